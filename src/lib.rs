@@ -1,0 +1,16 @@
+//! tetris-lab: a workbench for tuning and studying Tetris-playing AIs.
+//!
+//! The crate map, from the ground up:
+//! - [`board`], [`piece`]: the bitboard and the piece shapes;
+//! - [`randomizer`]: every piece generator, always seeded;
+//! - [`rules`]: one file per rule set (sizes, spawn, candidates, game over);
+//! - [`features`]: the board features, one file per published family;
+//! - [`eval`]: evaluators (named features + weights) and the named presets;
+//! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
+//! - [`sim`]: the one game loop every command uses;
+//! - [`report`]: statistics, CSV output;
+//! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
+
+pub mod board;
+pub mod cli;
+pub mod piece;

@@ -40,7 +40,12 @@ impl Board {
     pub fn new(width: usize, height: usize) -> Board {
         assert!((4..=MAX_WIDTH).contains(&width), "board width {width} out of range");
         assert!((1..=MAX_HEIGHT).contains(&height), "board height {height} out of range");
-        Board { width: width as u8, height: height as u8, rows: [0; ROW_CAPACITY], heights: [0; MAX_WIDTH] }
+        Board {
+            width: width as u8,
+            height: height as u8,
+            rows: [0; ROW_CAPACITY],
+            heights: [0; MAX_WIDTH],
+        }
     }
 
     /// Validates a user-supplied size.
@@ -191,7 +196,10 @@ impl Board {
             self.rows[y] = 0;
         }
         self.recompute_heights();
-        ClearInfo { rows: row_mask.count_ones(), row_mask }
+        ClearInfo {
+            rows: row_mask.count_ones(),
+            row_mask,
+        }
     }
 
     /// Removes every full row among `bottom..bottom+count`.
@@ -256,8 +264,11 @@ impl Board {
     /// to the length of the first line. Errors name the offending line (1-based, within
     /// the block).
     pub fn parse(text: &str, width: Option<usize>, height: usize) -> Result<Board> {
-        let lines: Vec<&str> =
-            text.lines().map(|l| l.trim_end_matches('\r')).filter(|l| !l.trim().is_empty() && !l.starts_with(';')).collect();
+        let lines: Vec<&str> = text
+            .lines()
+            .map(|l| l.trim_end_matches('\r'))
+            .filter(|l| !l.trim().is_empty() && !l.starts_with(';'))
+            .collect();
         let width = match width {
             Some(w) => w,
             None => lines.first().map(|l| l.chars().count()).unwrap_or(10),
@@ -277,20 +288,23 @@ impl Board {
                 match ch {
                     '#' | 'X' | 'x' => board.set(x, y),
                     '.' => {}
-                    other => bail!("row {} ({line:?}) has the character {other:?}; use '#' or 'X' for filled and '.' for empty", i + 1),
+                    other => bail!(
+                        "row {} ({line:?}) has the character {other:?}; use '#' or 'X' for filled and '.' for empty",
+                        i + 1
+                    ),
                 }
             }
         }
         Ok(board)
     }
 
-    /// Text form: top row first, `#` filled, `.` empty; `rows` rows from the top of the
-    /// board (all rows when `None`).
+    /// Text form: top row first, `#` filled, `.` empty; only the lowest `rows` rows when
+    /// given (all rows when `None`).
     pub fn to_text(&self, rows: Option<usize>) -> String {
         let h = self.height();
-        let shown = rows.unwrap_or(h).min(h);
+        let shown = rows.unwrap_or(h).min(ROW_CAPACITY);
         let mut s = String::new();
-        for y in (h - shown..h).rev() {
+        for y in (0..shown).rev() {
             for x in 0..self.width() {
                 s.push(if self.is_filled(x, y) { '#' } else { '.' });
             }
@@ -364,7 +378,7 @@ mod tests {
 
     #[test]
     fn parse_errors_name_the_row() {
-        let e = Board::parse("X..\nX.", None, 20).unwrap_err().to_string();
+        let e = Board::parse("X...\nX..", None, 20).unwrap_err().to_string();
         assert!(e.contains("row 2"), "{e}");
         let e = Board::parse("X..Q", None, 20).unwrap_err().to_string();
         assert!(e.contains("'Q'"), "{e}");

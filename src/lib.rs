@@ -13,4 +13,12 @@
 
 pub mod board;
 pub mod cli;
+pub mod eval;
+pub mod features;
+pub mod names;
 pub mod piece;
+pub mod policy;
+pub mod randomizer;
+pub mod report;
+pub mod rules;
+pub mod sim;

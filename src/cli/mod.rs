@@ -4,15 +4,34 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+pub mod best;
+pub mod boards;
+pub mod features;
+pub mod list;
+pub mod play;
+
 #[derive(Parser, Debug)]
-#[command(name = "tetris-lab", version, about = "A workbench for tuning and studying Tetris-playing AIs")]
+#[command(
+    name = "tetris-lab",
+    version,
+    about = "A workbench for tuning and studying Tetris-playing AIs"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// Play seeded games of a preset in parallel and summarise rows cleared.
+    Play(play::PlayArgs),
+    /// Print a preset's feature values for every board of a file (CSV).
+    Features(features::FeaturesArgs),
+    /// Show the placement a preset chooses on every board of a file.
+    Best(best::BestArgs),
+    /// List rule sets, features, presets and policies.
+    List,
+}
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
@@ -37,9 +56,17 @@ pub fn main() -> i32 {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    match cli.command {}
+    match cli.command {
+        Command::Play(args) => play::run(args),
+        Command::Features(args) => features::run(args),
+        Command::Best(args) => best::run(args),
+        Command::List => list::run(),
+    }
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

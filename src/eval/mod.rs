@@ -1,0 +1,217 @@
+//! Evaluators: named features with weights (data, keyed by feature name), a sense
+//! (higher-is-better score or lower-is-better penalty), and the named presets that
+//! reproduce each published system.
+
+use crate::board::Board;
+use crate::features::{Feature, FeatureContext};
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub mod presets;
+
+/// Whether an evaluator's value is a score to maximise or a penalty to minimise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sense {
+    /// Higher is better.
+    Maximize,
+    /// Lower is better (a penalty).
+    Minimize,
+}
+
+/// A weighted sum of features.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    /// Every feature with its weight, in preset order (zero weights included, for CSVs).
+    pub terms: Vec<(&'static Feature, f64)>,
+    /// The non-zero terms, the only ones computed during play.
+    active: Vec<(fn(&FeatureContext) -> f64, f64)>,
+    pub sense: Sense,
+    /// A board with any cell at or above this row is the worst possible (the 7-term bot's
+    /// hidden rows give +infinity).
+    pub forbidden_from_row: Option<usize>,
+}
+
+impl Evaluator {
+    pub fn new(terms: Vec<(&'static Feature, f64)>, sense: Sense, forbidden_from_row: Option<usize>) -> Evaluator {
+        let active = terms
+            .iter()
+            .filter(|(_, w)| *w != 0.0)
+            .map(|(f, w)| (f.compute, *w))
+            .collect();
+        Evaluator {
+            terms,
+            active,
+            sense,
+            forbidden_from_row,
+        }
+    }
+
+    /// Builds an evaluator from feature names and weights, checking the names.
+    pub fn from_names(
+        names_weights: &[(&str, f64)],
+        sense: Sense,
+        forbidden_from_row: Option<usize>,
+    ) -> Result<Evaluator> {
+        let mut terms = Vec::new();
+        for &(name, w) in names_weights {
+            terms.push((crate::features::find(name)?, w));
+        }
+        Ok(Evaluator::new(terms, sense, forbidden_from_row))
+    }
+
+    pub fn feature_names(&self) -> Vec<&'static str> {
+        self.terms.iter().map(|(f, _)| f.name).collect()
+    }
+    pub fn weights(&self) -> Vec<f64> {
+        self.terms.iter().map(|(_, w)| *w).collect()
+    }
+
+    /// The same features with other weights (same order).
+    pub fn with_weights(&self, weights: &[f64]) -> Evaluator {
+        assert_eq!(weights.len(), self.terms.len());
+        let terms = self.terms.iter().zip(weights).map(|((f, _), &w)| (*f, w)).collect();
+        Evaluator::new(terms, self.sense, self.forbidden_from_row)
+    }
+
+    /// The evaluator's own value: the weighted sum (a penalty for `Minimize`), or the worst
+    /// value when the board reaches a forbidden row.
+    #[inline]
+    pub fn value(&self, ctx: &FeatureContext) -> f64 {
+        if let Some(row) = self.forbidden_from_row {
+            if ctx.board.has_cells_from(row) {
+                return match self.sense {
+                    Sense::Maximize => f64::NEG_INFINITY,
+                    Sense::Minimize => f64::INFINITY,
+                };
+            }
+        }
+        let mut total = 0.0;
+        for (compute, w) in &self.active {
+            total += w * compute(ctx);
+        }
+        total
+    }
+
+    /// Higher is better whatever the sense: what policies compare.
+    #[inline]
+    pub fn utility(&self, ctx: &FeatureContext) -> f64 {
+        match self.sense {
+            Sense::Maximize => self.value(ctx),
+            Sense::Minimize => -self.value(ctx),
+        }
+    }
+
+    /// Converts a utility back to the evaluator's own value.
+    pub fn value_of_utility(&self, utility: f64) -> f64 {
+        match self.sense {
+            Sense::Maximize => utility,
+            Sense::Minimize => -utility,
+        }
+    }
+
+    /// Every feature's value on a bare board, in term order.
+    pub fn feature_values(&self, board: &Board) -> Vec<f64> {
+        let ctx = FeatureContext::board(board);
+        self.terms.iter().map(|(f, _)| (f.compute)(&ctx)).collect()
+    }
+
+    /// Replaces the weights from a TOML file: either `feature = weight` lines at the top
+    /// level or a `[weights]` table (as `best.toml` writes). Every feature of this
+    /// evaluator must be given, no other, each a finite number.
+    pub fn load_weights_file(&self, path: &Path) -> Result<Evaluator> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read weights file {}", path.display()))?;
+        let weights =
+            parse_weights(&text, &self.feature_names()).with_context(|| format!("weights file {}", path.display()))?;
+        Ok(self.with_weights(&weights))
+    }
+}
+
+/// Parses weights for exactly `names` from TOML text (see [`Evaluator::load_weights_file`]).
+pub fn parse_weights(text: &str, names: &[&str]) -> Result<Vec<f64>> {
+    let doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| anyhow::anyhow!("{}", e.to_string().trim()))?;
+    let table = match doc.get("weights") {
+        Some(toml::Value::Table(t)) => t.clone(),
+        Some(_) => bail!("`weights` must be a table of feature = weight"),
+        None => doc
+            .into_iter()
+            .filter(|(k, _)| !METADATA_KEYS.contains(&k.as_str()))
+            .collect(),
+    };
+    let mut given: BTreeMap<String, f64> = BTreeMap::new();
+    for (key, value) in &table {
+        if !names.contains(&key.as_str()) {
+            return Err(crate::names::unknown("feature", key, names.iter().copied())
+                .context(format!("feature {key:?} is not used by this evaluator")));
+        }
+        let w = match value {
+            toml::Value::Float(f) => *f,
+            toml::Value::Integer(i) => *i as f64,
+            other => bail!("weight {key:?} must be a number, found {}", other.type_str()),
+        };
+        if !w.is_finite() {
+            bail!("weight {key:?} is {w}: weights must be finite numbers");
+        }
+        given.insert(key.clone(), w);
+    }
+    let missing: Vec<&str> = names.iter().copied().filter(|n| !given.contains_key(*n)).collect();
+    if !missing.is_empty() {
+        bail!(
+            "missing weight(s) for {} (expected {} weights: {})",
+            missing.join(", "),
+            names.len(),
+            names.join(", ")
+        );
+    }
+    Ok(names.iter().map(|n| given[*n]).collect())
+}
+
+/// Top-level keys a weights file may carry besides the weights.
+const METADATA_KEYS: &[&str] = &["preset", "comment", "source", "fitness"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<&'static str> {
+        vec!["holes", "bumpiness"]
+    }
+
+    #[test]
+    fn weights_table_or_top_level() {
+        assert_eq!(
+            parse_weights("holes = -1\nbumpiness = 0.5\n", &names()).unwrap(),
+            vec![-1.0, 0.5]
+        );
+        assert_eq!(
+            parse_weights("preset = \"lee\"\n[weights]\nbumpiness = 2\nholes = 3.5\n", &names()).unwrap(),
+            vec![3.5, 2.0]
+        );
+    }
+
+    #[test]
+    fn bad_weights_are_refused() {
+        let e = format!("{:#}", parse_weights("holes = -1\n", &names()).unwrap_err());
+        assert!(e.contains("missing weight(s) for bumpiness"), "{e}");
+        let e = format!(
+            "{:#}",
+            parse_weights("holes = -1\nbumpines = 1\n", &names()).unwrap_err()
+        );
+        assert!(e.contains("did you mean \"bumpiness\""), "{e}");
+        let e = format!(
+            "{:#}",
+            parse_weights("holes = nan\nbumpiness = 1\n", &names()).unwrap_err()
+        );
+        assert!(e.contains("finite"), "{e}");
+        let e = format!(
+            "{:#}",
+            parse_weights("holes = [1]\nbumpiness = 1\n", &names()).unwrap_err()
+        );
+        assert!(e.contains("must be a number"), "{e}");
+        let e = format!("{:#}", parse_weights("holes = \n", &names()).unwrap_err());
+        assert!(e.contains("line 1"), "{e}");
+    }
+}

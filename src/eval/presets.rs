@@ -1,0 +1,159 @@
+//! Named presets: each published system as rule set + evaluator (features and weights) +
+//! move policy + tie-break, straight from `systems.md`.
+
+use super::{Evaluator, Sense};
+use crate::policy::{self, Policy, PolicyKind};
+use crate::rules::{self, RuleSet};
+use anyhow::{Context, Result};
+use std::path::Path;
+
+/// A published system.
+pub struct Preset {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub rule_set: &'static str,
+    pub weights: &'static [(&'static str, f64)],
+    pub sense: Sense,
+    pub policy: PolicyKind,
+    /// See [`Evaluator::forbidden_from_row`].
+    pub forbidden_from_row: Option<usize>,
+    /// The published figure, as `systems.md` states it.
+    pub published: &'static str,
+}
+
+const DELLACHERIE_WEIGHTS: &[(&str, f64)] = &[
+    ("landing_height", -1.0),
+    ("eroded_cells", 1.0),
+    ("row_transitions", -1.0),
+    ("column_transitions", -1.0),
+    ("holes", -4.0),
+    ("cumulative_wells", -1.0),
+];
+
+/// Every preset, in the order `tetris-lab list` shows them.
+pub static REGISTRY: &[Preset] = &[
+    Preset {
+        name: "dellacherie",
+        summary: "Dellacherie's 6 features as Fahey implemented them, on Fahey's standard rules",
+        rule_set: "standard",
+        weights: DELLACHERIE_WEIGHTS,
+        sense: Sense::Maximize,
+        policy: PolicyKind::OnePieceFaheyPriority,
+        forbidden_from_row: None,
+        published: "about 600,000-660,000 rows per game (56 games, +-27% at 95%)",
+    },
+    Preset {
+        name: "dellacherie-simplified",
+        summary: "Dellacherie's 6 features on the research rules (any WxH with --board)",
+        rule_set: "simplified",
+        weights: DELLACHERIE_WEIGHTS,
+        sense: Sense::Maximize,
+        policy: PolicyKind::OnePieceFirstBest,
+        forbidden_from_row: None,
+        published: "5,200,000 rows +-20% on 10x20 (about 100 games)",
+    },
+    Preset {
+        name: "el-tetris",
+        summary: "El-Tetris (Islam El-Ashi): 6 features tuned by PSO, on its own game",
+        rule_set: "eltetris",
+        weights: &[
+            ("landing_height_0", -4.500158825082766),
+            ("rows_cleared", 3.4181268101392694),
+            ("row_transitions", -3.2178882868487753),
+            ("column_transitions_nosky", -9.348695305445199),
+            ("holes", -7.899265427351652),
+            ("cumulative_wells", -3.3855972247263626),
+        ],
+        sense: Sense::Maximize,
+        policy: PolicyKind::OnePieceFirstBest,
+        forbidden_from_row: None,
+        published: "none verified (often quoted as millions of rows)",
+    },
+    Preset {
+        name: "bcts",
+        summary: "BCTS (Thiery-Scherrer): Dellacherie + hole depth + rows with holes, tuned by cross-entropy",
+        rule_set: "simplified",
+        weights: &[
+            ("landing_height", -12.63),
+            ("eroded_cells", 6.60),
+            ("row_transitions", -9.22),
+            ("column_transitions", -19.77),
+            ("holes", -13.08),
+            ("cumulative_wells", -10.49),
+            ("hole_depth", -1.61),
+            ("rows_with_holes", -24.04),
+        ],
+        sense: Sense::Maximize,
+        policy: PolicyKind::OnePieceFirstBest,
+        forbidden_from_row: None,
+        published: "35,000,000 rows +-20% on 10x20; 3,800 on 10x10",
+    },
+    Preset {
+        name: "lee",
+        summary: "Yiyuan Lee's GA-tuned AI: 4 features, current + preview piece, rows kept while searching",
+        rule_set: "lee",
+        weights: &[
+            ("aggregate_height", -0.510066),
+            ("complete_lines", 0.760666),
+            ("holes", -0.35663),
+            ("bumpiness", -0.184483),
+        ],
+        sense: Sense::Maximize,
+        policy: PolicyKind::TwoPieceNoClear,
+        forbidden_from_row: None,
+        published: "\"cleared lines indefinitely\", no figure",
+    },
+];
+
+impl Preset {
+    /// The preset's evaluator with its published weights.
+    pub fn evaluator(&self) -> Result<Evaluator> {
+        Evaluator::from_names(self.weights, self.sense, self.forbidden_from_row)
+    }
+
+    /// Builds the rule set and the policy; `size` overrides the board where the rule set
+    /// allows it, `weights_file` replaces the published weights.
+    pub fn build(&self, size: Option<(usize, usize)>, weights_file: Option<&Path>) -> Result<Built> {
+        let rules = rules::build(self.rule_set, size).with_context(|| format!("preset {}", self.name))?;
+        let mut evaluator = self.evaluator()?;
+        if let Some(path) = weights_file {
+            evaluator = evaluator.load_weights_file(path)?;
+        }
+        Ok(Built {
+            rules,
+            policy: policy::build(self.policy, evaluator),
+        })
+    }
+}
+
+/// A preset ready to play.
+pub struct Built {
+    pub rules: Box<dyn RuleSet>,
+    pub policy: Box<dyn Policy>,
+}
+
+/// Looks a preset up by name, with a "did you mean" on a miss.
+pub fn find(name: &str) -> Result<&'static Preset> {
+    REGISTRY
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| crate::names::unknown("preset", name, REGISTRY.iter().map(|p| p.name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_names_known_features() {
+        for p in REGISTRY {
+            p.evaluator().unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        }
+    }
+
+    #[test]
+    fn unknown_preset_suggests() {
+        let e = find("el-tetriss").err().unwrap().to_string();
+        assert!(e.contains("did you mean \"el-tetris\""), "{e}");
+    }
+}

@@ -1,0 +1,121 @@
+//! Board features, one file per published family. Each feature is a [`Feature`] value
+//! (name, source, sign convention, function); [`REGISTRY`] lists them all, and its order is
+//! the column order of every CSV. A feature's name is its CSV header and config key.
+
+use crate::board::Board;
+use crate::rules::PlacementInfo;
+
+pub mod bcts;
+pub mod dellacherie;
+pub mod lee;
+pub mod penalty7;
+
+/// What a feature sees: the evaluated board and, when a placement produced it, what the
+/// placement did (zeros for a bare board).
+#[derive(Clone, Copy, Debug)]
+pub struct FeatureContext<'a> {
+    pub board: &'a Board,
+    pub placement: PlacementInfo,
+}
+
+impl<'a> FeatureContext<'a> {
+    /// A bare board (placement-dependent features read 0).
+    pub fn board(board: &'a Board) -> FeatureContext<'a> {
+        FeatureContext {
+            board,
+            placement: PlacementInfo::default(),
+        }
+    }
+}
+
+/// One feature of the library.
+pub struct Feature {
+    /// Stable name: CSV header and weight key.
+    pub name: &'static str,
+    /// One line: what it counts and where it comes from.
+    pub summary: &'static str,
+    pub compute: fn(&FeatureContext) -> f64,
+}
+
+impl std::fmt::Debug for Feature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Every feature, grouped by family.
+pub static REGISTRY: &[Feature] = &[
+    dellacherie::LANDING_HEIGHT,
+    dellacherie::LANDING_HEIGHT_0,
+    dellacherie::ERODED_CELLS,
+    dellacherie::ROWS_CLEARED,
+    dellacherie::ROW_TRANSITIONS,
+    dellacherie::COLUMN_TRANSITIONS,
+    dellacherie::COLUMN_TRANSITIONS_NOSKY,
+    dellacherie::HOLES,
+    dellacherie::CUMULATIVE_WELLS,
+    bcts::HOLE_DEPTH,
+    bcts::ROWS_WITH_HOLES,
+    lee::AGGREGATE_HEIGHT,
+    lee::COMPLETE_LINES,
+    lee::BUMPINESS,
+    penalty7::HEIGHT_DIFFERENCE,
+    penalty7::COVERED,
+    penalty7::COVERED_RIGHTMOST,
+    penalty7::HEIGHT_RIGHTMOST,
+    penalty7::CONSECUTIVE_CHANGES,
+    penalty7::SMALL_PITS,
+    penalty7::BIG_PITS,
+];
+
+/// Looks a feature up by name, with a "did you mean" on a miss.
+pub fn find(name: &str) -> anyhow::Result<&'static Feature> {
+    REGISTRY
+        .iter()
+        .find(|f| f.name == name)
+        .ok_or_else(|| crate::names::unknown("feature", name, REGISTRY.iter().map(|f| f.name)))
+}
+
+#[cfg(test)]
+pub(crate) mod test_boards {
+    //! The reference boards of `golden.md`, top row first.
+    use crate::board::Board;
+
+    pub const B1_STAIRS: &str = "X.........\nX...X.....\nXX.XXX.X..\nXXXXXX.XX.\nXXXXXXXXX.";
+    pub const B2_HOLES: &str = ".X........\nXXX..X....\nX.X..XX...\nXXXX.XXX.X";
+    pub const B3_WELLS: &str = "X.XX.XXXX.\nX.XX.XXXX.\nXXXX.XXXX.";
+    pub const B4_PITS: &str = "X..X.....X\nX..XX..X.X\nXX.XX..XXX";
+
+    pub fn board(text: &str, height: usize) -> Board {
+        Board::parse(text, Some(10), height).unwrap()
+    }
+
+    /// The five golden boards B0..B4 on a 10 x `height` board.
+    pub fn golden(height: usize) -> [Board; 5] {
+        [
+            Board::new(10, height),
+            board(B1_STAIRS, height),
+            board(B2_HOLES, height),
+            board(B3_WELLS, height),
+            board(B4_PITS, height),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            assert!(REGISTRY[i + 1..].iter().all(|b| b.name != a.name), "{} twice", a.name);
+        }
+    }
+
+    #[test]
+    fn unknown_feature_suggests() {
+        let e = find("hole").unwrap_err().to_string();
+        assert!(e.contains("did you mean"), "{e}");
+    }
+}

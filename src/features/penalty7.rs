@@ -1,0 +1,131 @@
+//! The 7-term penalty of the 2016 Java bot (seed 003). Lower is better. The rightmost
+//! column is the I-well: it has terms of its own and is left out of the others in the
+//! original's particular ways (kept here exactly). h(c) = highest filled row + 1,
+//! n(c) = filled cells of column c.
+
+use super::{Feature, FeatureContext};
+use crate::board::Board;
+
+pub const HEIGHT_DIFFERENCE: Feature = Feature {
+    name: "height_difference",
+    summary: "7-term: max height over all columns minus min height over all but the rightmost",
+    compute: |ctx: &FeatureContext| height_difference(ctx.board) as f64,
+};
+
+pub const COVERED: Feature = Feature {
+    name: "covered",
+    summary: "7-term: empty cells below each column top, rightmost column excluded",
+    compute: |ctx: &FeatureContext| covered(ctx.board) as f64,
+};
+
+pub const COVERED_RIGHTMOST: Feature = Feature {
+    name: "covered_rightmost",
+    summary: "7-term: empty cells below the rightmost column's top",
+    compute: |ctx: &FeatureContext| {
+        let last = ctx.board.width() - 1;
+        (ctx.board.column_height(last) - column_cells(ctx.board, last)) as f64
+    },
+};
+
+pub const HEIGHT_RIGHTMOST: Feature = Feature {
+    name: "height_rightmost",
+    summary: "7-term: filled cells in the rightmost column (not its height)",
+    compute: |ctx: &FeatureContext| column_cells(ctx.board, ctx.board.width() - 1) as f64,
+};
+
+pub const CONSECUTIVE_CHANGES: Feature = Feature {
+    name: "consecutive_changes",
+    summary: "7-term: columns c in 2..W-2 where h changes at c and at c-1 (rightmost ignored)",
+    compute: |ctx: &FeatureContext| consecutive_changes(ctx.board) as f64,
+};
+
+pub const SMALL_PITS: Feature = Feature {
+    name: "small_pits",
+    summary: "7-term: columns at least 2 below both neighbours, the shallower side exactly 2",
+    compute: |ctx: &FeatureContext| pits(ctx.board).0 as f64,
+};
+
+pub const BIG_PITS: Feature = Feature {
+    name: "big_pits",
+    summary: "7-term: columns at least 3 below both neighbours (walls count 5; rightmost ignored)",
+    compute: |ctx: &FeatureContext| pits(ctx.board).1 as f64,
+};
+
+fn column_cells(board: &Board, x: usize) -> usize {
+    (0..board.column_height(x)).filter(|&y| board.is_filled(x, y)).count()
+}
+
+pub fn height_difference(board: &Board) -> usize {
+    let h = &board.heights()[..board.width()];
+    let max = *h.iter().max().unwrap();
+    let min = *h[..h.len() - 1].iter().min().unwrap();
+    (max - min) as usize
+}
+
+pub fn covered(board: &Board) -> usize {
+    (0..board.width() - 1)
+        .map(|x| board.column_height(x) - column_cells(board, x))
+        .sum()
+}
+
+pub fn consecutive_changes(board: &Board) -> usize {
+    let h = &board.heights()[..board.width()];
+    (2..h.len() - 1)
+        .filter(|&c| h[c] != h[c - 1] && h[c - 1] != h[c - 2])
+        .count()
+}
+
+/// (small, big) pits over columns 0..W-2; the side beyond column W-2 is a wall of depth 5.
+pub fn pits(board: &Board) -> (usize, usize) {
+    let h = &board.heights()[..board.width()];
+    let last = h.len() - 2;
+    let (mut small, mut big) = (0, 0);
+    for c in 0..=last {
+        let left = if c == 0 {
+            5
+        } else {
+            (h[c - 1] as i32 - h[c] as i32).max(0)
+        };
+        let right = if c == last {
+            5
+        } else {
+            (h[c + 1] as i32 - h[c] as i32).max(0)
+        };
+        if left >= 2 && right >= 2 {
+            if left.min(right) == 2 {
+                small += 1;
+            } else {
+                big += 1;
+            }
+        }
+    }
+    (small, big)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::test_boards::golden;
+
+    #[test]
+    fn terms_on_golden_boards() {
+        let b = golden(22);
+        // B1: heights 5,3,2,3,4,3,1,3,2,0 -> difference 4, 7 changes, one small pit (column 6).
+        assert_eq!(height_difference(&b[1]), 4);
+        assert_eq!(consecutive_changes(&b[1]), 7);
+        assert_eq!(pits(&b[1]), (1, 0));
+        assert_eq!(covered(&b[1]), 0);
+        // B2: column 1 has one covered cell.
+        assert_eq!(covered(&b[2]), 1);
+        // B0: all zero, and column 0 would be a pit but for its right neighbour.
+        assert_eq!((height_difference(&b[0]), covered(&b[0]), pits(&b[0])), (0, 0, (0, 0)));
+    }
+
+    #[test]
+    fn rightmost_counts_cells_not_height() {
+        let b = Board::parse(".........#\n.........#\n..........\n.........#", None, 22).unwrap();
+        let ctx = FeatureContext::board(&b);
+        assert_eq!((HEIGHT_RIGHTMOST.compute)(&ctx), 3.0);
+        assert_eq!((COVERED_RIGHTMOST.compute)(&ctx), 1.0);
+    }
+}

@@ -1,0 +1,3 @@
+//! Reporting: summary statistics, CSV writers and (later) plots.
+
+pub mod stats;

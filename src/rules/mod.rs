@@ -1,0 +1,256 @@
+//! Rule sets: what a game is (board size, pieces, randomizer, preview, hold), which
+//! placements a piece can reach, and what locking one does (clears, score, game over).
+//! One file per rule set; [`REGISTRY`] lists them for the CLI and the presets.
+
+use crate::board::Board;
+use crate::piece::{DropShape, Piece, Shape};
+use crate::randomizer::RandomizerKind;
+use anyhow::Result;
+
+pub mod eltetris;
+pub mod simplified;
+
+/// A placement reachable under some rule set: the piece, how the rules label it
+/// (orientation index and column), and where its bounding box lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub piece: Piece,
+    /// Orientation index as the rule set counts it (0 = spawn / first orientation).
+    pub orientation: u8,
+    /// Column as the rule set reports it (its piece origin; the box's left column for
+    /// rule sets without an origin).
+    pub column: i8,
+    /// Columns moved from the spawn column (negative = left); 0 where there is no spawn.
+    pub shift: i8,
+    /// Bounding-box left column on the board.
+    pub left: u8,
+    /// Bounding-box bottom row after the drop (0 = floor).
+    pub bottom: u8,
+    pub shape: DropShape,
+}
+
+impl Placement {
+    /// Lowest row holding a cell of the piece.
+    #[inline]
+    pub fn lowest_row(&self) -> usize {
+        self.bottom as usize
+    }
+    /// Highest row holding a cell of the piece.
+    #[inline]
+    pub fn highest_row(&self) -> usize {
+        self.bottom as usize + self.shape.height as usize - 1
+    }
+    /// Writes the piece into `board` without clearing rows.
+    #[inline]
+    pub fn write(&self, board: &mut Board) {
+        let masks = self.shape.masks_at(self.left as usize);
+        board.place_masks(self.bottom as usize, &masks[..self.shape.height as usize]);
+    }
+    /// Writes the piece, removes the rows it completed, and says what happened (the
+    /// values placement-dependent features need).
+    #[inline]
+    pub fn apply(&self, board: &mut Board) -> PlacementInfo {
+        self.write(board);
+        let full = board.full_rows_in(self.bottom as usize, self.shape.height as usize);
+        let mut eroded = 0;
+        if full != 0 {
+            let masks = self.shape.masks_at(self.left as usize);
+            for i in 0..self.shape.height as usize {
+                if full >> (self.bottom as usize + i) & 1 == 1 {
+                    eroded += masks[i].count_ones();
+                }
+            }
+            board.remove_rows(full);
+        }
+        PlacementInfo {
+            lowest_row: self.bottom,
+            highest_row: self.highest_row() as u8,
+            rows_cleared: full.count_ones() as u8,
+            piece_cells_cleared: eroded as u8,
+        }
+    }
+}
+
+/// What a placement did, as the placement-dependent features need it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlacementInfo {
+    /// Lowest and highest row of the piece's cells before rows were removed (0 = floor).
+    pub lowest_row: u8,
+    pub highest_row: u8,
+    /// Rows removed by this placement.
+    pub rows_cleared: u8,
+    /// The placed piece's own cells that were in the removed rows.
+    pub piece_cells_cleared: u8,
+}
+
+/// The result of locking a placement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub info: PlacementInfo,
+    /// Points scored, for rule sets that score (0 otherwise).
+    pub score: u64,
+    /// The game ended with this placement.
+    pub game_over: bool,
+}
+
+/// How a rule set lets a player hold a piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HoldRule {
+    None,
+    /// Once per piece: no second hold before the held piece locks.
+    OncePerPiece,
+    /// Any turn (the 7-term bot's simulator).
+    EveryTurn,
+}
+
+/// A rule set. Implementations are immutable values shared by all threads.
+pub trait RuleSet: Send + Sync {
+    /// Short name used in presets, experiment files and logs.
+    fn name(&self) -> &'static str;
+    /// Changes whenever the behaviour changes; recorded with every run.
+    fn version(&self) -> &'static str;
+    /// One line for `tetris-lab list` and run manifests (size included).
+    fn describe(&self) -> String;
+    /// An empty board of the rule set's size.
+    fn new_board(&self) -> Board;
+    fn randomizer(&self) -> RandomizerKind;
+    /// Pieces visible after the current one.
+    fn preview(&self) -> usize {
+        0
+    }
+    fn hold(&self) -> HoldRule {
+        HoldRule::None
+    }
+    /// Whether a new `piece` can enter the board; `false` ends the game.
+    fn can_spawn(&self, _board: &Board, _piece: Piece) -> bool {
+        true
+    }
+    /// Appends (after clearing `out`) every placement of `piece` the rules let a player
+    /// reach, in the rule set's own loop order (tie-breaks depend on it).
+    fn candidates(&self, board: &Board, piece: Piece, out: &mut Vec<Placement>);
+    /// Locks a placement returned by [`RuleSet::candidates`]: writes it, removes full
+    /// rows, scores, and decides whether the game is over.
+    fn lock(&self, board: &mut Board, placement: &Placement) -> Outcome {
+        let info = placement.apply(board);
+        Outcome {
+            info,
+            score: 0,
+            game_over: false,
+        }
+    }
+}
+
+/// The distinct orientations of each piece, packed for straight drops, in the order a
+/// rule set loops over them.
+#[derive(Clone, Debug)]
+pub struct OrientationTable {
+    /// `shapes[piece][k]` = orientation `k` of `piece`.
+    pub shapes: [Vec<(Shape, DropShape)>; 7],
+}
+
+impl OrientationTable {
+    /// Builds the table from each piece's first orientation, rotating clockwise and keeping
+    /// only orientations whose cell pattern is new.
+    pub fn distinct_rotations(base: &[(Piece, Shape)]) -> OrientationTable {
+        let mut shapes: [Vec<(Shape, DropShape)>; 7] = Default::default();
+        for &(piece, shape) in base {
+            let list = &mut shapes[piece.index()];
+            for turns in 0..4 {
+                let s = shape.rotated_clockwise(turns);
+                if !list
+                    .iter()
+                    .any(|(seen, _): &(Shape, DropShape)| seen.normalized() == s.normalized())
+                {
+                    list.push((s, s.drop_shape()));
+                }
+            }
+        }
+        OrientationTable { shapes }
+    }
+    #[inline]
+    pub fn of(&self, piece: Piece) -> &[(Shape, DropShape)] {
+        &self.shapes[piece.index()]
+    }
+}
+
+/// The shapes of Fahey's / MdpTetris' / El-Tetris' tables, first orientation lying flat,
+/// origin at the cell the column label refers to.
+pub fn flat_first_shapes() -> [(Piece, Shape); 7] {
+    [
+        (Piece::I, Shape::new([(0, 0), (1, 0), (2, 0), (3, 0)])),
+        (Piece::O, Shape::new([(0, 0), (1, 0), (0, 1), (1, 1)])),
+        (Piece::T, Shape::new([(0, 0), (1, 0), (2, 0), (1, 1)])),
+        (Piece::S, Shape::new([(0, 0), (1, 0), (1, 1), (2, 1)])),
+        (Piece::Z, Shape::new([(0, 1), (1, 1), (1, 0), (2, 0)])),
+        (Piece::J, Shape::new([(0, 1), (0, 0), (1, 0), (2, 0)])),
+        (Piece::L, Shape::new([(0, 0), (1, 0), (2, 0), (2, 1)])),
+    ]
+}
+
+/// One entry of the rule-set registry.
+pub struct RuleSetEntry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Builds the rule set; `size` overrides the board where the rule set allows it.
+    pub build: fn(size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>>,
+}
+
+/// Every rule set, in the order `tetris-lab list` shows them.
+pub static REGISTRY: &[RuleSetEntry] = &[simplified::ENTRY, eltetris::ENTRY];
+
+/// Looks a rule set up by name, with a "did you mean" on a miss.
+pub fn build(name: &str, size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>> {
+    match REGISTRY.iter().find(|e| e.name == name) {
+        Some(e) => (e.build)(size),
+        None => Err(crate::names::unknown("rule set", name, REGISTRY.iter().map(|e| e.name))),
+    }
+}
+
+/// Error for rule sets whose board size is fixed.
+pub fn fixed_size(name: &str, size: Option<(usize, usize)>, fixed: (usize, usize)) -> Result<()> {
+    match size {
+        Some(s) if s != fixed => {
+            anyhow::bail!(
+                "rule set {name} has a fixed {}x{} board; --board {}x{} is only for `simplified`",
+                fixed.0,
+                fixed.1,
+                s.0,
+                s.1
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Straight-drop candidates from above the board over every box column, orientations in
+/// table order. Placements whose cells would rise above the top are skipped unless
+/// `keep_overflow`.
+#[inline]
+pub fn drop_candidates(
+    table: &OrientationTable,
+    board: &Board,
+    piece: Piece,
+    keep_overflow: bool,
+    out: &mut Vec<Placement>,
+) {
+    out.clear();
+    let width = board.width();
+    let height = board.height();
+    for (k, (_, shape)) in table.of(piece).iter().enumerate() {
+        for left in 0..=(width - shape.width as usize) {
+            let bottom = shape.drop_row(board.heights(), left);
+            if !keep_overflow && bottom + shape.height as usize > height {
+                continue;
+            }
+            out.push(Placement {
+                piece,
+                orientation: k as u8,
+                column: left as i8,
+                shift: 0,
+                left: left as u8,
+                bottom: bottom as u8,
+                shape: *shape,
+            });
+        }
+    }
+}

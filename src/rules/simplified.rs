@@ -1,0 +1,123 @@
+//! `simplified`: the research rules of Bertsekas-Tsitsiklis, MdpTetris and BCTS. Any W x H,
+//! no hold, no preview; every distinct orientation at every column is dropped from above
+//! the board. A placement sticking out above the top ends the game even if it completes
+//! rows (MdpTetris' default); the `lines_after_overflow` variant clears rows first.
+
+use super::{drop_candidates, flat_first_shapes, OrientationTable, Placement, RuleSet, RuleSetEntry};
+use crate::board::Board;
+use crate::piece::Piece;
+use crate::randomizer::RandomizerKind;
+
+pub const ENTRY: RuleSetEntry = RuleSetEntry {
+    name: "simplified",
+    summary: "research rules (MdpTetris, BCTS): any WxH, drop from above, no hold/preview, overflow ends the game",
+    build: |size| {
+        let (width, height) = size.unwrap_or((10, 20));
+        Board::check_size(width, height)?;
+        Ok(Box::new(Simplified::new(width, height, false)))
+    },
+};
+
+/// The research rule set.
+pub struct Simplified {
+    width: usize,
+    height: usize,
+    /// MdpTetris' "allow lines after overflow": remove full rows before checking the top.
+    lines_after_overflow: bool,
+    table: OrientationTable,
+}
+
+impl Simplified {
+    pub fn new(width: usize, height: usize, lines_after_overflow: bool) -> Simplified {
+        Simplified {
+            width,
+            height,
+            lines_after_overflow,
+            table: OrientationTable::distinct_rotations(&flat_first_shapes()),
+        }
+    }
+}
+
+impl RuleSet for Simplified {
+    fn name(&self) -> &'static str {
+        "simplified"
+    }
+    fn version(&self) -> &'static str {
+        "simplified/1"
+    }
+    fn describe(&self) -> String {
+        format!(
+            "simplified {}x{} (uniform pieces, drop from above, {})",
+            self.width,
+            self.height,
+            if self.lines_after_overflow {
+                "rows cleared before the overflow check"
+            } else {
+                "overflow ends the game"
+            }
+        )
+    }
+    fn new_board(&self) -> Board {
+        Board::new(self.width, self.height)
+    }
+    fn randomizer(&self) -> RandomizerKind {
+        RandomizerKind::Uniform
+    }
+    /// Game-ending placements are never offered: players never choose one while another
+    /// exists, and when all end the game the game is over whichever is chosen.
+    fn candidates(&self, board: &Board, piece: Piece, out: &mut Vec<Placement>) {
+        if !self.lines_after_overflow {
+            drop_candidates(&self.table, board, piece, false, out);
+            return;
+        }
+        drop_candidates(&self.table, board, piece, true, out);
+        let height = self.height;
+        out.retain(|p| {
+            if p.highest_row() < height {
+                return true;
+            }
+            let mut b = *board;
+            p.apply(&mut b);
+            !b.has_cells_from(height)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidate_counts_on_an_empty_board() {
+        let rules = Simplified::new(10, 20, false);
+        let board = rules.new_board();
+        let mut out = Vec::new();
+        let expect = [
+            (Piece::I, 17),
+            (Piece::O, 9),
+            (Piece::T, 34),
+            (Piece::S, 17),
+            (Piece::Z, 17),
+            (Piece::J, 34),
+            (Piece::L, 34),
+        ];
+        for (piece, count) in expect {
+            rules.candidates(&board, piece, &mut out);
+            assert_eq!(out.len(), count, "{piece}");
+        }
+    }
+
+    #[test]
+    fn overflowing_placements_are_not_offered_even_if_they_clear() {
+        // A vertical I in column 0 would complete three rows but its top cell sticks out.
+        let board = Board::parse(".###\n.###\n.###\n####", None, 4).unwrap();
+        let mut out = Vec::new();
+        Simplified::new(4, 4, false).candidates(&board, Piece::I, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        Simplified::new(4, 4, true).candidates(&board, Piece::I, &mut out);
+        // The variant clears first: the vertical I (three rows) and the flat I on top (its
+        // own row, full) both leave nothing above the top.
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!((out[1].orientation, out[1].left, out[1].bottom), (1, 0, 1));
+    }
+}

@@ -1,0 +1,137 @@
+//! The CLI contracts of the core: `play`, `features`, `best`, `list`, and bad input.
+
+mod common;
+use common::*;
+
+#[test]
+fn play_writes_one_csv_row_per_game_and_summarises() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("games.csv");
+    let o = run(&["play", "--preset", "dellacherie-simplified", "--board", "10x8", "--games", "6", "--seed", "7", "--csv", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("lines") && out.contains("95% interval") && out.contains("median") && out.contains("pieces/s"), "{out}");
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(&headers.iter().take(5).collect::<Vec<_>>(), &["game", "seed", "lines", "pieces", "score"]);
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 6);
+    // Every game ended (8 rows is small) and placed at least a few pieces.
+    for r in &rows {
+        assert!(r[3].parse::<u64>().unwrap() >= 3);
+    }
+}
+
+#[test]
+fn play_is_the_same_at_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.csv");
+    let b = dir.path().join("b.csv");
+    for (threads, path) in [("1", &a), ("2", &b)] {
+        let o = run(&["play", "--preset", "bcts", "--board", "10x8", "--games", "8", "--seed", "3", "--threads", threads, "--csv", path.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
+}
+
+#[test]
+fn features_prints_the_preset_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "boards.txt", GOLDEN_FILE);
+    let o = run(&["features", "--preset", "el-tetris", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "board,landing_height_0,rows_cleared,row_transitions,column_transitions_nosky,holes,cumulative_wells,score"
+    );
+    // golden.md, El-Tetris: row_transitions, column_transitions_nosky, holes, cumulative_wells.
+    assert!(lines[1].starts_with("B0_empty,0,0,40,10,0,0,"), "{}", lines[1]);
+    assert!(lines[3].starts_with("B2_holes,0,0,50,12,1,4,"), "{}", lines[3]);
+    assert!(lines[4].starts_with("B3_wells,0,0,50,10,0,15,"), "{}", lines[4]);
+    assert_eq!(lines.len(), 6);
+    // The score is the weighted sum of the columns.
+    let fields: Vec<f64> = lines[2].split(',').skip(1).map(|f| f.parse().unwrap()).collect();
+    let weights = [-4.500158825082766, 3.4181268101392694, -3.2178882868487753, -9.348695305445199, -7.899265427351652, -3.3855972247263626];
+    let sum: f64 = fields[..6].iter().zip(weights).map(|(v, w)| v * w).sum();
+    assert!((sum - fields[6]).abs() < 1e-9);
+}
+
+#[test]
+fn unnamed_boards_are_numbered() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "boards.txt", "X.........\n\n.X........\n");
+    let o = run(&["features", "--preset", "bcts", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().nth(1).unwrap().starts_with("1,"));
+    assert!(out.lines().nth(2).unwrap().starts_with("2,"));
+}
+
+#[test]
+fn best_prints_a_placement_and_the_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "boards.txt", "; well\n#########.\n#########.\n#########.\n#########.\n");
+    let o = run(&["best", "--preset", "dellacherie-simplified", "--piece", "I", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("board well: piece I hold no orientation 1 column 9"), "{out}");
+    assert!(out.contains("(4 rows cleared)"), "{out}");
+    let o = run(&["best", "--preset", "dellacherie-simplified", "--piece", "I", "--format", "csv", file.to_str().unwrap()]);
+    let out = stdout(&o);
+    let mut lines = out.lines();
+    assert_eq!(lines.next().unwrap(), "board,piece,hold,orientation,column,score");
+    assert!(lines.next().unwrap().starts_with("well,I,no,1,9,"), "{out}");
+}
+
+#[test]
+fn list_names_everything() {
+    let o = run(&["list"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for name in ["simplified", "landing_height", "cumulative_wells", "dellacherie-simplified", "bcts", "one-piece"] {
+        assert!(out.contains(name), "{name} missing");
+    }
+}
+
+#[test]
+fn bad_input_gives_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.txt", "X.........\n");
+    assert_clean_error(&run(&["play", "--preset", "delacherie", "--games", "1"]), "did you mean \"dellacherie\"");
+    assert_clean_error(&run(&["play", "--preset", "bcts", "--games", "0"]), "--games must be at least 1");
+    let wide = write(dir.path(), "wide.txt", "X..........\n");
+    assert_clean_error(&run(&["features", "--preset", "bcts", wide.to_str().unwrap()]), "has 11 cells, expected 10");
+    let odd = write(dir.path(), "odd.txt", "X...o.....\n");
+    assert_clean_error(&run(&["features", "--preset", "bcts", odd.to_str().unwrap()]), "'o'");
+    let missing = write(dir.path(), "w1.toml", "holes = -1\n");
+    assert_clean_error(
+        &run(&["features", "--preset", "lee", "--weights", missing.to_str().unwrap(), good.to_str().unwrap()]),
+        "missing weight(s) for aggregate_height",
+    );
+    let unknown = write(dir.path(), "w2.toml", "aggregate_height = -1\ncomplete_lines = 1\nholes = -1\nbumpiness = -1\nbumpy = 2\n");
+    assert_clean_error(
+        &run(&["features", "--preset", "lee", "--weights", unknown.to_str().unwrap(), good.to_str().unwrap()]),
+        "w2.toml",
+    );
+    let nan = write(dir.path(), "w3.toml", "aggregate_height = nan\ncomplete_lines = 1\nholes = -1\nbumpiness = -1\n");
+    assert_clean_error(&run(&["play", "--preset", "lee", "--weights", nan.to_str().unwrap()]), "finite");
+    let inf = write(dir.path(), "w4.toml", "aggregate_height = inf\ncomplete_lines = 1\nholes = -1\nbumpiness = -1\n");
+    assert_clean_error(&run(&["play", "--preset", "lee", "--weights", inf.to_str().unwrap()]), "finite");
+    let nowhere = dir.path().join("no/such/dir/out.csv");
+    assert_clean_error(&run(&["play", "--preset", "bcts", "--board", "10x6", "--games", "1", "--csv", nowhere.to_str().unwrap()]), "cannot write");
+    assert_clean_error(&run(&["features", "--preset", "bcts", "/no/such/file"]), "cannot read board file");
+    assert_clean_error(&run(&["best", "--preset", "bcts", "--piece", "Q", good.to_str().unwrap()]), "unknown piece");
+}
+
+#[test]
+fn a_failed_run_leaves_an_existing_csv_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "keep.csv", "precious\n");
+    let bad = write(dir.path(), "bad.toml", "landing_height = 1\n");
+    let o = run(&["play", "--preset", "bcts", "--games", "1", "--weights", bad.to_str().unwrap(), "--csv", csv.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "precious\n");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left behind");
+}

@@ -1,0 +1,37 @@
+//! Helpers for the integration tests: run the binary, write temporary files.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub fn run(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tetris-lab")).args(args).output().expect("binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The golden boards of `golden.md` as a board file with `; name` lines.
+pub const GOLDEN_FILE: &str = "; B0_empty\n..........\n\n; B1_stairs\nX.........\nX...X.....\nXX.XXX.X..\nXXXXXX.XX.\nXXXXXXXXX.\n\n; B2_holes\n.X........\nXXX..X....\nX.X..XX...\nXXXX.XXX.X\n\n; B3_wells\nX.XX.XXXX.\nX.XX.XXXX.\nXXXX.XXXX.\n\n; B4_pits\nX..X.....X\nX..XX..X.X\nXX.XX..XXX\n";
+
+/// Asserts a failed run: non-zero exit, one `error:` line naming `needle`, no panic.
+pub fn assert_clean_error(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert!(!o.status.success(), "expected failure, got success; stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
+    assert!(lines[0].starts_with("error:"), "{err}");
+    assert!(err.contains(needle), "expected {needle:?} in: {err}");
+}

@@ -1,0 +1,75 @@
+//! Invariants checked on random boards and games (proptest).
+
+use proptest::prelude::*;
+use tetris_lab::board::Board;
+use tetris_lab::eval::presets;
+use tetris_lab::features::{self, FeatureContext};
+use tetris_lab::piece::Piece;
+use tetris_lab::rules::{self, RuleSet};
+use tetris_lab::sim::{self, GameLimits};
+
+/// A random board: each column filled up to a random height with random holes.
+fn arbitrary_board() -> impl Strategy<Value = Board> {
+    (4usize..=12, 6usize..=22).prop_flat_map(|(w, h)| {
+        proptest::collection::vec(proptest::collection::vec(any::<bool>(), h - 2), w).prop_map(move |cols| {
+            let mut b = Board::new(w, h);
+            for (x, col) in cols.iter().enumerate() {
+                for (y, &filled) in col.iter().enumerate() {
+                    // Thin the top half so boards look like stacks, not noise.
+                    if filled && (y < (h - 2) / 2 || x % 3 == 0) {
+                        b.set(x, y);
+                    }
+                }
+            }
+            b
+        })
+    })
+}
+
+fn heights_from_cells(b: &Board) -> Vec<usize> {
+    (0..b.width()).map(|x| (0..b.height()).rev().find(|&y| b.is_filled(x, y)).map_or(0, |y| y + 1)).collect()
+}
+
+proptest! {
+    #[test]
+    fn heights_match_cells_after_placements(board in arbitrary_board(), piece in 0usize..7, pick in any::<prop::sample::Index>()) {
+        let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);
+        let mut out = Vec::new();
+        rules.candidates(&board, Piece::from_index(piece), &mut out);
+        prop_assume!(!out.is_empty());
+        let p = out[pick.index(out.len())];
+        let mut after = board;
+        let before_cells = board.cell_count();
+        let info = p.apply(&mut after);
+        prop_assert_eq!(heights_from_cells(&after), after.heights()[..after.width()].iter().map(|&h| h as usize).collect::<Vec<_>>());
+        // Cells are conserved: four added, a full row's worth removed per cleared row.
+        prop_assert_eq!(after.cell_count() + info.rows_cleared as u32 * board.width() as u32, before_cells + 4);
+        // Every row the piece completed was removed.
+        if board.full_rows() == 0 {
+            prop_assert_eq!(after.full_rows(), 0);
+        }
+    }
+
+    #[test]
+    fn mirrored_boards_have_equal_symmetric_features(board in arbitrary_board()) {
+        let mirrored = board.mirrored();
+        prop_assert_eq!(mirrored.mirrored(), board);
+        for name in ["row_transitions", "column_transitions", "column_transitions_nosky", "holes", "cumulative_wells",
+                     "hole_depth", "rows_with_holes", "aggregate_height", "complete_lines", "bumpiness"] {
+            let f = features::find(name).unwrap();
+            let a = (f.compute)(&FeatureContext::board(&board));
+            let b = (f.compute)(&FeatureContext::board(&mirrored));
+            prop_assert_eq!(a, b, "{}", name);
+        }
+    }
+
+    #[test]
+    fn same_seed_same_game(seed in any::<u64>()) {
+        let preset = presets::find("dellacherie-simplified").unwrap();
+        let built = preset.build(Some((8, 8)), None).unwrap();
+        let limits = GameLimits { max_pieces: Some(300) };
+        let a = sim::play_game(built.rules.as_ref(), built.policy.as_ref(), seed, limits, None);
+        let b = sim::play_game(built.rules.as_ref(), built.policy.as_ref(), seed, limits, None);
+        prop_assert_eq!(a, b);
+    }
+}

@@ -40,12 +40,7 @@ impl Board {
     pub fn new(width: usize, height: usize) -> Board {
         assert!((4..=MAX_WIDTH).contains(&width), "board width {width} out of range");
         assert!((1..=MAX_HEIGHT).contains(&height), "board height {height} out of range");
-        Board {
-            width: width as u8,
-            height: height as u8,
-            rows: [0; ROW_CAPACITY],
-            heights: [0; MAX_WIDTH],
-        }
+        Board { width: width as u8, height: height as u8, rows: [0; ROW_CAPACITY], heights: [0; MAX_WIDTH] }
     }
 
     /// Validates a user-supplied size.
@@ -161,6 +156,22 @@ impl Board {
         }
     }
 
+    /// ORs a dropped shape into the board with its box at (`left`, `bottom`); heights are
+    /// updated per column from the shape's column tops, not per cell.
+    #[inline]
+    pub fn place_shape(&mut self, shape: &crate::piece::DropShape, left: usize, bottom: usize) {
+        for i in 0..shape.height as usize {
+            debug_assert!(self.rows[bottom + i] & (shape.rows[i] << left) == 0, "piece overlaps the stack");
+            self.rows[bottom + i] |= shape.rows[i] << left;
+        }
+        for j in 0..shape.width as usize {
+            let top = (bottom + shape.top[j] as usize + 1) as u8;
+            if self.heights[left + j] < top {
+                self.heights[left + j] = top;
+            }
+        }
+    }
+
     /// Full rows among `bottom..bottom+count` (the only rows a placement can complete).
     #[inline]
     pub fn full_rows_in(&self, bottom: usize, count: usize) -> u64 {
@@ -185,8 +196,9 @@ impl Board {
             return ClearInfo::default();
         }
         let top = self.stack_top();
-        let mut write = row_mask.trailing_zeros() as usize;
-        for read in write..top {
+        let first = row_mask.trailing_zeros() as usize;
+        let mut write = first;
+        for read in first..top {
             if row_mask >> read & 1 == 0 {
                 self.rows[write] = self.rows[read];
                 write += 1;
@@ -196,10 +208,7 @@ impl Board {
             self.rows[y] = 0;
         }
         self.recompute_heights();
-        ClearInfo {
-            rows: row_mask.count_ones(),
-            row_mask,
-        }
+        ClearInfo { rows: row_mask.count_ones(), row_mask }
     }
 
     /// Removes every full row among `bottom..bottom+count`.
@@ -215,9 +224,20 @@ impl Board {
         self.remove_rows(mask)
     }
 
-    /// One past the highest non-empty stored row (headroom included).
+    /// One past the highest non-empty stored row (headroom included): the highest column,
+    /// since no cell lies above its column's height.
     #[inline]
     pub fn stack_top(&self) -> usize {
+        let mut top = 0u8;
+        for &h in &self.heights {
+            top = top.max(h);
+        }
+        top as usize
+    }
+
+    /// The same, found by scanning the rows (used while the heights are being rebuilt).
+    #[inline]
+    fn scan_top(&self) -> usize {
         let mut top = ROW_CAPACITY;
         while top > 0 && self.rows[top - 1] == 0 {
             top -= 1;
@@ -229,7 +249,7 @@ impl Board {
     pub fn recompute_heights(&mut self) {
         self.heights = [0; MAX_WIDTH];
         let mut unknown = self.full_row();
-        let mut y = self.stack_top();
+        let mut y = self.scan_top();
         while y > 0 && unknown != 0 {
             y -= 1;
             let mut hit = self.rows[y] & unknown;

@@ -33,10 +33,7 @@ impl Piece {
     }
     /// Parses a piece letter (case-insensitive).
     pub fn from_letter(c: char) -> Option<Piece> {
-        Piece::ALL
-            .iter()
-            .copied()
-            .find(|p| p.letter() == c.to_ascii_uppercase())
+        Piece::ALL.iter().copied().find(|p| p.letter() == c.to_ascii_uppercase())
     }
     /// Parses a piece name with a clear error.
     pub fn parse(s: &str) -> anyhow::Result<Piece> {
@@ -133,26 +130,13 @@ impl DropShape {
             bottom[bx] = bottom[bx].min(by as u8);
             top[bx] = top[bx].max(by as u8);
         }
-        DropShape {
-            width,
-            height,
-            rows,
-            bottom,
-            top,
-            origin_to_left: mx,
-            origin_to_bottom: my,
-        }
+        DropShape { width, height, rows, bottom, top, origin_to_left: mx, origin_to_bottom: my }
     }
 
     /// The row masks shifted to box column `left`.
     #[inline]
     pub fn masks_at(&self, left: usize) -> [u16; 4] {
-        [
-            self.rows[0] << left,
-            self.rows[1] << left,
-            self.rows[2] << left,
-            self.rows[3] << left,
-        ]
+        [self.rows[0] << left, self.rows[1] << left, self.rows[2] << left, self.rows[3] << left]
     }
 
     /// Row of the box bottom after a straight drop from above the board at box column

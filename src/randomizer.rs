@@ -31,14 +31,7 @@ pub struct Xoshiro256 {
 impl Xoshiro256 {
     pub fn new(seed: u64) -> Xoshiro256 {
         let mut sm = seed;
-        Xoshiro256 {
-            s: [
-                splitmix64(&mut sm),
-                splitmix64(&mut sm),
-                splitmix64(&mut sm),
-                splitmix64(&mut sm),
-            ],
-        }
+        Xoshiro256 { s: [splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm)] }
     }
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
@@ -83,9 +76,7 @@ impl JavaRandom {
 
     /// `new Random(seed)`.
     pub fn new(seed: i64) -> JavaRandom {
-        JavaRandom {
-            seed: (seed as u64 ^ Self::MULTIPLIER) & Self::MASK,
-        }
+        JavaRandom { seed: (seed as u64 ^ Self::MULTIPLIER) & Self::MASK }
     }
     /// `next(bits)`.
     pub fn next(&mut self, bits: u32) -> i32 {
@@ -131,32 +122,18 @@ pub enum RandomizerKind {
 #[derive(Clone, Debug)]
 pub enum Randomizer {
     Uniform(Xoshiro256),
-    SevenBag {
-        rng: Xoshiro256,
-        bag: [Piece; 7],
-        next: usize,
-    },
-    NoTriple {
-        rng: JavaRandom,
-        order: [Piece; 7],
-        previous: [Option<Piece>; 2],
-    },
+    SevenBag { rng: Xoshiro256, bag: [Piece; 7], next: usize },
+    NoTriple { rng: JavaRandom, order: [Piece; 7], previous: [Option<Piece>; 2] },
 }
 
 impl Randomizer {
     pub fn new(kind: RandomizerKind, seed: u64) -> Randomizer {
         match kind {
             RandomizerKind::Uniform => Randomizer::Uniform(Xoshiro256::new(seed)),
-            RandomizerKind::SevenBag => Randomizer::SevenBag {
-                rng: Xoshiro256::new(seed),
-                bag: Piece::ALL,
-                next: 7,
-            },
-            RandomizerKind::NoTriple { order } => Randomizer::NoTriple {
-                rng: JavaRandom::new(seed as i64),
-                order,
-                previous: [None, None],
-            },
+            RandomizerKind::SevenBag => Randomizer::SevenBag { rng: Xoshiro256::new(seed), bag: Piece::ALL, next: 7 },
+            RandomizerKind::NoTriple { order } => {
+                Randomizer::NoTriple { rng: JavaRandom::new(seed as i64), order, previous: [None, None] }
+            }
         }
     }
 

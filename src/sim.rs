@@ -121,13 +121,7 @@ pub fn play_game(
     if let Some(counter) = progress {
         counter.fetch_add(pieces - reported, Ordering::Relaxed);
     }
-    GameRecord {
-        seed,
-        lines,
-        pieces,
-        score,
-        end,
-    }
+    GameRecord { seed, lines, pieces, score, end }
 }
 
 /// Plays `games` games seeded from `master_seed` in parallel on the current rayon pool;

@@ -7,10 +7,25 @@ use common::*;
 fn play_writes_one_csv_row_per_game_and_summarises() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("games.csv");
-    let o = run(&["play", "--preset", "dellacherie-simplified", "--board", "10x8", "--games", "6", "--seed", "7", "--csv", csv.to_str().unwrap()]);
+    let o = run(&[
+        "play",
+        "--preset",
+        "dellacherie-simplified",
+        "--board",
+        "10x8",
+        "--games",
+        "6",
+        "--seed",
+        "7",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("lines") && out.contains("95% interval") && out.contains("median") && out.contains("pieces/s"), "{out}");
+    assert!(
+        out.contains("lines") && out.contains("95% interval") && out.contains("median") && out.contains("pieces/s"),
+        "{out}"
+    );
     let mut reader = csv::Reader::from_path(&csv).unwrap();
     let headers = reader.headers().unwrap().clone();
     assert_eq!(&headers.iter().take(5).collect::<Vec<_>>(), &["game", "seed", "lines", "pieces", "score"]);
@@ -28,7 +43,21 @@ fn play_is_the_same_at_any_thread_count() {
     let a = dir.path().join("a.csv");
     let b = dir.path().join("b.csv");
     for (threads, path) in [("1", &a), ("2", &b)] {
-        let o = run(&["play", "--preset", "bcts", "--board", "10x8", "--games", "8", "--seed", "3", "--threads", threads, "--csv", path.to_str().unwrap()]);
+        let o = run(&[
+            "play",
+            "--preset",
+            "bcts",
+            "--board",
+            "10x8",
+            "--games",
+            "8",
+            "--seed",
+            "3",
+            "--threads",
+            threads,
+            "--csv",
+            path.to_str().unwrap(),
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     assert_eq!(std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
@@ -53,7 +82,14 @@ fn features_prints_the_preset_columns() {
     assert_eq!(lines.len(), 6);
     // The score is the weighted sum of the columns.
     let fields: Vec<f64> = lines[2].split(',').skip(1).map(|f| f.parse().unwrap()).collect();
-    let weights = [-4.500158825082766, 3.4181268101392694, -3.2178882868487753, -9.348695305445199, -7.899265427351652, -3.3855972247263626];
+    let weights = [
+        -4.500158825082766,
+        3.4181268101392694,
+        -3.2178882868487753,
+        -9.348695305445199,
+        -7.899265427351652,
+        -3.3855972247263626,
+    ];
     let sum: f64 = fields[..6].iter().zip(weights).map(|(v, w)| v * w).sum();
     assert!((sum - fields[6]).abs() < 1e-9);
 }
@@ -78,7 +114,8 @@ fn best_prints_a_placement_and_the_board() {
     let out = stdout(&o);
     assert!(out.contains("board well: piece I hold no orientation 1 column 9"), "{out}");
     assert!(out.contains("(4 rows cleared)"), "{out}");
-    let o = run(&["best", "--preset", "dellacherie-simplified", "--piece", "I", "--format", "csv", file.to_str().unwrap()]);
+    let o =
+        run(&["best", "--preset", "dellacherie-simplified", "--piece", "I", "--format", "csv", file.to_str().unwrap()]);
     let out = stdout(&o);
     let mut lines = out.lines();
     assert_eq!(lines.next().unwrap(), "board,piece,hold,orientation,column,score");
@@ -110,7 +147,11 @@ fn bad_input_gives_one_clear_line() {
         &run(&["features", "--preset", "lee", "--weights", missing.to_str().unwrap(), good.to_str().unwrap()]),
         "missing weight(s) for aggregate_height",
     );
-    let unknown = write(dir.path(), "w2.toml", "aggregate_height = -1\ncomplete_lines = 1\nholes = -1\nbumpiness = -1\nbumpy = 2\n");
+    let unknown = write(
+        dir.path(),
+        "w2.toml",
+        "aggregate_height = -1\ncomplete_lines = 1\nholes = -1\nbumpiness = -1\nbumpy = 2\n",
+    );
     assert_clean_error(
         &run(&["features", "--preset", "lee", "--weights", unknown.to_str().unwrap(), good.to_str().unwrap()]),
         "w2.toml",
@@ -120,7 +161,10 @@ fn bad_input_gives_one_clear_line() {
     let inf = write(dir.path(), "w4.toml", "aggregate_height = inf\ncomplete_lines = 1\nholes = -1\nbumpiness = -1\n");
     assert_clean_error(&run(&["play", "--preset", "lee", "--weights", inf.to_str().unwrap()]), "finite");
     let nowhere = dir.path().join("no/such/dir/out.csv");
-    assert_clean_error(&run(&["play", "--preset", "bcts", "--board", "10x6", "--games", "1", "--csv", nowhere.to_str().unwrap()]), "cannot write");
+    assert_clean_error(
+        &run(&["play", "--preset", "bcts", "--board", "10x6", "--games", "1", "--csv", nowhere.to_str().unwrap()]),
+        "cannot write",
+    );
     assert_clean_error(&run(&["features", "--preset", "bcts", "/no/such/file"]), "cannot read board file");
     assert_clean_error(&run(&["best", "--preset", "bcts", "--piece", "Q", good.to_str().unwrap()]), "unknown piece");
 }
@@ -130,7 +174,17 @@ fn a_failed_run_leaves_an_existing_csv_alone() {
     let dir = tempfile::tempdir().unwrap();
     let csv = write(dir.path(), "keep.csv", "precious\n");
     let bad = write(dir.path(), "bad.toml", "landing_height = 1\n");
-    let o = run(&["play", "--preset", "bcts", "--games", "1", "--weights", bad.to_str().unwrap(), "--csv", csv.to_str().unwrap()]);
+    let o = run(&[
+        "play",
+        "--preset",
+        "bcts",
+        "--games",
+        "1",
+        "--weights",
+        bad.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
     assert_eq!(std::fs::read_to_string(&csv).unwrap(), "precious\n");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left behind");

@@ -42,16 +42,8 @@ pub fn run(args: BestArgs) -> Result<()> {
     let preset = presets::find(&args.preset)?;
     let built = preset.build(None, args.weights.as_deref())?;
     let current = Piece::parse(&args.piece).context("--piece")?;
-    let preview = args
-        .preview
-        .iter()
-        .map(|p| Piece::parse(p).context("--preview"))
-        .collect::<Result<Vec<_>>>()?;
-    let hold = args
-        .hold
-        .as_deref()
-        .map(|p| Piece::parse(p).context("--hold"))
-        .transpose()?;
+    let preview = args.preview.iter().map(|p| Piece::parse(p).context("--preview")).collect::<Result<Vec<_>>>()?;
+    let hold = args.hold.as_deref().map(|p| Piece::parse(p).context("--hold")).transpose()?;
     let rules = built.rules.as_ref();
     let boards = read_boards(&args.file, &rules.new_board())?;
     let mut scratch = Scratch::default();
@@ -60,13 +52,7 @@ pub fn run(args: BestArgs) -> Result<()> {
         w.write_record(["board", "piece", "hold", "orientation", "column", "score"])?;
     }
     for (name, board) in &boards {
-        let view = GameView {
-            board,
-            current,
-            preview: &preview,
-            hold,
-            can_hold: rules.hold() != HoldRule::None,
-        };
+        let view = GameView { board, current, preview: &preview, hold, can_hold: rules.hold() != HoldRule::None };
         let decision = built.policy.choose(rules, &view, &mut scratch);
         match (decision, csv.as_mut()) {
             (None, Some(w)) => w.write_record([name.as_str(), &current.to_string(), "", "", "", ""])?,

@@ -11,11 +11,7 @@ pub mod list;
 pub mod play;
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "tetris-lab",
-    version,
-    about = "A workbench for tuning and studying Tetris-playing AIs"
-)]
+#[command(name = "tetris-lab", version, about = "A workbench for tuning and studying Tetris-playing AIs")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -65,8 +61,5 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }

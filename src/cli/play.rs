@@ -40,17 +40,9 @@ pub struct PlayArgs {
 
 /// Parses `WxH`.
 pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("board size {s:?} is not WxH (e.g. 10x20)"))?;
-    let w: usize = w
-        .trim()
-        .parse()
-        .map_err(|_| format!("board width {w:?} is not a number"))?;
-    let h: usize = h
-        .trim()
-        .parse()
-        .map_err(|_| format!("board height {h:?} is not a number"))?;
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("board size {s:?} is not WxH (e.g. 10x20)"))?;
+    let w: usize = w.trim().parse().map_err(|_| format!("board width {w:?} is not a number"))?;
+    let h: usize = h.trim().parse().map_err(|_| format!("board height {h:?} is not a number"))?;
     crate::board::Board::check_size(w, h).map_err(|e| e.to_string())?;
     Ok((w, h))
 }
@@ -60,10 +52,7 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     if threads == Some(0) {
         bail!("--threads must be at least 1");
     }
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")
+    rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build().context("cannot start worker threads")
 }
 
 /// A file written under a temporary name and renamed into place on success, so a failed
@@ -76,16 +65,10 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     pub fn create(target: &Path) -> Result<AtomicFile> {
-        let name = target
-            .file_name()
-            .with_context(|| format!("{} is not a file path", target.display()))?;
+        let name = target.file_name().with_context(|| format!("{} is not a file path", target.display()))?;
         let temporary = target.with_file_name(format!(".{}.partial-{}", name.to_string_lossy(), std::process::id()));
         let file = std::fs::File::create(&temporary).with_context(|| format!("cannot write {}", target.display()))?;
-        Ok(AtomicFile {
-            target: target.to_path_buf(),
-            temporary,
-            file: Some(file),
-        })
+        Ok(AtomicFile { target: target.to_path_buf(), temporary, file: Some(file) })
     }
     pub fn writer(&mut self) -> &mut std::fs::File {
         self.file.as_mut().expect("file open until commit")
@@ -128,9 +111,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         policy.name(),
         args.games,
         args.seed,
-        args.max_pieces
-            .map(|m| format!(", at most {m} pieces per game"))
-            .unwrap_or_default()
+        args.max_pieces.map(|m| format!(", at most {m} pieces per game")).unwrap_or_default()
     );
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_style(
@@ -152,14 +133,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
             }
         })
     };
-    let limits = GameLimits {
-        max_pieces: args.max_pieces,
-    };
-    let records = pool.install(|| {
-        sim::play_batch(rules, policy, args.seed, args.games, limits, Some(&pieces), &|_| {
-            bar.inc(1)
-        })
-    });
+    let limits = GameLimits { max_pieces: args.max_pieces };
+    let records =
+        pool.install(|| sim::play_batch(rules, policy, args.seed, args.games, limits, Some(&pieces), &|_| bar.inc(1)));
     done.store(true, Ordering::Relaxed);
     let _ = ticker.join();
     bar.finish_and_clear();
@@ -219,11 +195,7 @@ fn print_row(name: &str, s: &Summary) {
         s.mean,
         s.low_95(),
         s.high_95(),
-        if s.mean != 0.0 {
-            100.0 * s.half_width_95 / s.mean
-        } else {
-            0.0
-        },
+        if s.mean != 0.0 { 100.0 * s.half_width_95 / s.mean } else { 0.0 },
         s.median,
         s.standard_deviation,
         s.min,

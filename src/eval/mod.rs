@@ -19,13 +19,16 @@ pub enum Sense {
     Minimize,
 }
 
+/// How a feature is computed.
+pub type FeatureFunction = fn(&FeatureContext) -> f64;
+
 /// A weighted sum of features.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     /// Every feature with its weight, in preset order (zero weights included, for CSVs).
     pub terms: Vec<(&'static Feature, f64)>,
     /// The non-zero terms, the only ones computed during play.
-    active: Vec<(fn(&FeatureContext) -> f64, f64)>,
+    active: Vec<(FeatureFunction, f64)>,
     pub sense: Sense,
     /// A board with any cell at or above this row is the worst possible (the 7-term bot's
     /// hidden rows give +infinity).
@@ -34,17 +37,8 @@ pub struct Evaluator {
 
 impl Evaluator {
     pub fn new(terms: Vec<(&'static Feature, f64)>, sense: Sense, forbidden_from_row: Option<usize>) -> Evaluator {
-        let active = terms
-            .iter()
-            .filter(|(_, w)| *w != 0.0)
-            .map(|(f, w)| (f.compute, *w))
-            .collect();
-        Evaluator {
-            terms,
-            active,
-            sense,
-            forbidden_from_row,
-        }
+        let active = terms.iter().filter(|(_, w)| *w != 0.0).map(|(f, w)| (f.compute, *w)).collect();
+        Evaluator { terms, active, sense, forbidden_from_row }
     }
 
     /// Builds an evaluator from feature names and weights, checking the names.
@@ -130,16 +124,11 @@ impl Evaluator {
 
 /// Parses weights for exactly `names` from TOML text (see [`Evaluator::load_weights_file`]).
 pub fn parse_weights(text: &str, names: &[&str]) -> Result<Vec<f64>> {
-    let doc: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| anyhow::anyhow!("{}", e.to_string().trim()))?;
+    let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| anyhow::anyhow!("{}", e.to_string().trim()))?;
     let table = match doc.get("weights") {
         Some(toml::Value::Table(t)) => t.clone(),
         Some(_) => bail!("`weights` must be a table of feature = weight"),
-        None => doc
-            .into_iter()
-            .filter(|(k, _)| !METADATA_KEYS.contains(&k.as_str()))
-            .collect(),
+        None => doc.into_iter().filter(|(k, _)| !METADATA_KEYS.contains(&k.as_str())).collect(),
     };
     let mut given: BTreeMap<String, f64> = BTreeMap::new();
     for (key, value) in &table {
@@ -159,12 +148,7 @@ pub fn parse_weights(text: &str, names: &[&str]) -> Result<Vec<f64>> {
     }
     let missing: Vec<&str> = names.iter().copied().filter(|n| !given.contains_key(*n)).collect();
     if !missing.is_empty() {
-        bail!(
-            "missing weight(s) for {} (expected {} weights: {})",
-            missing.join(", "),
-            names.len(),
-            names.join(", ")
-        );
+        bail!("missing weight(s) for {} (expected {} weights: {})", missing.join(", "), names.len(), names.join(", "));
     }
     Ok(names.iter().map(|n| given[*n]).collect())
 }
@@ -182,10 +166,7 @@ mod tests {
 
     #[test]
     fn weights_table_or_top_level() {
-        assert_eq!(
-            parse_weights("holes = -1\nbumpiness = 0.5\n", &names()).unwrap(),
-            vec![-1.0, 0.5]
-        );
+        assert_eq!(parse_weights("holes = -1\nbumpiness = 0.5\n", &names()).unwrap(), vec![-1.0, 0.5]);
         assert_eq!(
             parse_weights("preset = \"lee\"\n[weights]\nbumpiness = 2\nholes = 3.5\n", &names()).unwrap(),
             vec![3.5, 2.0]
@@ -196,20 +177,11 @@ mod tests {
     fn bad_weights_are_refused() {
         let e = format!("{:#}", parse_weights("holes = -1\n", &names()).unwrap_err());
         assert!(e.contains("missing weight(s) for bumpiness"), "{e}");
-        let e = format!(
-            "{:#}",
-            parse_weights("holes = -1\nbumpines = 1\n", &names()).unwrap_err()
-        );
+        let e = format!("{:#}", parse_weights("holes = -1\nbumpines = 1\n", &names()).unwrap_err());
         assert!(e.contains("did you mean \"bumpiness\""), "{e}");
-        let e = format!(
-            "{:#}",
-            parse_weights("holes = nan\nbumpiness = 1\n", &names()).unwrap_err()
-        );
+        let e = format!("{:#}", parse_weights("holes = nan\nbumpiness = 1\n", &names()).unwrap_err());
         assert!(e.contains("finite"), "{e}");
-        let e = format!(
-            "{:#}",
-            parse_weights("holes = [1]\nbumpiness = 1\n", &names()).unwrap_err()
-        );
+        let e = format!("{:#}", parse_weights("holes = [1]\nbumpiness = 1\n", &names()).unwrap_err());
         assert!(e.contains("must be a number"), "{e}");
         let e = format!("{:#}", parse_weights("holes = \n", &names()).unwrap_err());
         assert!(e.contains("line 1"), "{e}");

@@ -119,10 +119,7 @@ impl Preset {
             evaluator = evaluator.load_weights_file(path)?;
         }
         let rules = rules::build(self.rule_set, size).with_context(|| format!("preset {}", self.name))?;
-        Ok(Built {
-            rules,
-            policy: policy::build(self.policy, evaluator),
-        })
+        Ok(Built { rules, policy: policy::build(self.policy, evaluator) })
     }
 }
 

@@ -12,7 +12,7 @@ pub const HOLE_DEPTH: Feature = Feature {
 pub const ROWS_WITH_HOLES: Feature = Feature {
     name: "rows_with_holes",
     summary: "BCTS: rows containing at least one hole",
-    compute: |ctx: &FeatureContext| rows_with_holes(ctx.board) as f64,
+    compute: |ctx: &FeatureContext| ctx.scan().rows_with_holes as f64,
 };
 
 pub fn hole_depth(board: &Board) -> u32 {

@@ -33,31 +33,31 @@ pub const ROWS_CLEARED: Feature = Feature {
 pub const ROW_TRANSITIONS: Feature = Feature {
     name: "row_transitions",
     summary: "filled/empty changes along every row, walls filled (an empty row counts 2)",
-    compute: |ctx| row_transitions(ctx.board) as f64,
+    compute: |ctx| ctx.scan().row_transitions as f64,
 };
 
 pub const COLUMN_TRANSITIONS: Feature = Feature {
     name: "column_transitions",
     summary: "Fahey: filled/empty changes down every column, floor filled, empty sky above the top",
-    compute: |ctx| column_transitions(ctx.board, true) as f64,
+    compute: |ctx| ctx.scan().column_transitions as f64,
 };
 
 pub const COLUMN_TRANSITIONS_NOSKY: Feature = Feature {
     name: "column_transitions_nosky",
     summary: "El-Tetris: column_transitions without the sky term",
-    compute: |ctx| column_transitions(ctx.board, false) as f64,
+    compute: |ctx| (ctx.scan().column_transitions - ctx.scan().top_row_cells) as f64,
 };
 
 pub const HOLES: Feature = Feature {
     name: "holes",
     summary: "empty cells with a filled cell anywhere above in the same column",
-    compute: |ctx| holes(ctx.board) as f64,
+    compute: |ctx| ctx.scan().holes as f64,
 };
 
 pub const CUMULATIVE_WELLS: Feature = Feature {
     name: "cumulative_wells",
     summary: "for every empty cell with both neighbours filled (walls filled), the empty run from it down",
-    compute: |ctx| cumulative_wells(ctx.board) as f64,
+    compute: |ctx| ctx.scan().cumulative_wells as f64,
 };
 
 /// Rows are only examined up to the stack (and never past the board's top): every empty
@@ -111,26 +111,27 @@ pub fn holes(board: &Board) -> u32 {
     total
 }
 
+/// Well cells are rare, so rows are screened with bit operations and only a well cell's
+/// own column is walked down to measure its empty run.
 pub fn cumulative_wells(board: &Board) -> u32 {
     let width = board.width();
     let top = board.stack_top().min(board.height());
     let full = board.full_row();
-    // Empty run length ending at the current row, per column, from the floor up.
-    let mut run = [0u32; 16];
+    let rows = board.rows();
     let mut total = 0;
-    for &row in &board.rows()[..top] {
+    for y in 0..top {
+        let row = rows[y];
         let left_filled = (row << 1) | 1;
         let right_filled = (row >> 1) | 1 << (width - 1);
-        let wells = !row & left_filled & right_filled & full;
-        for (x, r) in run.iter_mut().enumerate().take(width) {
-            if row >> x & 1 == 1 {
-                *r = 0;
-            } else {
-                *r += 1;
-                if wells >> x & 1 == 1 {
-                    total += *r;
-                }
+        let mut wells = !row & left_filled & right_filled & full;
+        while wells != 0 {
+            let bit = wells & wells.wrapping_neg();
+            wells ^= bit;
+            let mut below = y;
+            while below > 0 && rows[below - 1] & bit == 0 {
+                below -= 1;
             }
+            total += (y - below + 1) as u32;
         }
     }
     total
@@ -146,26 +147,11 @@ mod tests {
     #[test]
     fn el_tetris_golden_values() {
         // golden.md: row_transitions, column_transitions_nosky, holes, cumulative_wells.
-        let expect = [
-            (40, 10, 0, 0),
-            (48, 10, 0, 7),
-            (50, 12, 1, 4),
-            (50, 10, 0, 15),
-            (48, 10, 0, 2),
-        ];
+        let expect = [(40, 10, 0, 0), (48, 10, 0, 7), (50, 12, 1, 4), (50, 10, 0, 15), (48, 10, 0, 2)];
         for (board, want) in golden(20).iter().zip(expect) {
-            let got = (
-                row_transitions(board),
-                column_transitions(board, false),
-                holes(board),
-                cumulative_wells(board),
-            );
+            let got = (row_transitions(board), column_transitions(board, false), holes(board), cumulative_wells(board));
             assert_eq!(got, want, "{board:?}");
-            assert_eq!(
-                column_transitions(board, true),
-                want.1,
-                "no top cell filled, so no sky term"
-            );
+            assert_eq!(column_transitions(board, true), want.1, "no top cell filled, so no sky term");
         }
     }
 
@@ -189,35 +175,31 @@ mod tests {
     #[test]
     fn landing_height_examples_from_the_spec() {
         let b = Board::new(10, 20);
-        let flat = FeatureContext {
-            board: &b,
-            placement: PlacementInfo {
-                lowest_row: 0,
-                highest_row: 0,
-                ..Default::default()
-            },
-        };
-        let upright = FeatureContext {
-            board: &b,
-            placement: PlacementInfo {
-                lowest_row: 0,
-                highest_row: 3,
-                ..Default::default()
-            },
-        };
+        let flat = FeatureContext::new(&b, PlacementInfo { lowest_row: 0, highest_row: 0, ..Default::default() });
+        let upright = FeatureContext::new(&b, PlacementInfo { lowest_row: 0, highest_row: 3, ..Default::default() });
         assert_eq!((LANDING_HEIGHT.compute)(&flat), 1.0);
         assert_eq!((LANDING_HEIGHT.compute)(&upright), 2.5);
         assert_eq!((LANDING_HEIGHT_0.compute)(&upright), 1.5);
-        let eroded = FeatureContext {
-            board: &b,
-            placement: PlacementInfo {
-                rows_cleared: 2,
-                piece_cells_cleared: 3,
-                ..Default::default()
-            },
-        };
+        let eroded =
+            FeatureContext::new(&b, PlacementInfo { rows_cleared: 2, piece_cells_cleared: 3, ..Default::default() });
         assert_eq!((ERODED_CELLS.compute)(&eroded), 6.0);
         assert_eq!((ROWS_CLEARED.compute)(&eroded), 2.0);
+    }
+
+    #[test]
+    fn the_shared_scan_agrees_with_the_direct_definitions() {
+        let mut boards = golden(20).to_vec();
+        boards.push(Board::parse("#...\n#.#.\n..#.\n##.#", None, 4).unwrap());
+        boards.push(Board::parse("#.#.\n#..#\n.#..", None, 3).unwrap());
+        for b in &boards {
+            let s = crate::features::scan::scan(b);
+            assert_eq!(s.row_transitions, row_transitions(b), "{b:?}");
+            assert_eq!(s.column_transitions, column_transitions(b, true), "{b:?}");
+            assert_eq!(s.column_transitions - s.top_row_cells, column_transitions(b, false), "{b:?}");
+            assert_eq!(s.holes, holes(b), "{b:?}");
+            assert_eq!(s.cumulative_wells, cumulative_wells(b), "{b:?}");
+            assert_eq!(s.rows_with_holes, crate::features::bcts::rows_with_holes(b), "{b:?}");
+        }
     }
 
     #[test]

@@ -28,10 +28,7 @@ pub fn aggregate_height(board: &Board) -> u32 {
 }
 
 pub fn bumpiness(board: &Board) -> u32 {
-    board.heights()[..board.width()]
-        .windows(2)
-        .map(|w| w[0].abs_diff(w[1]) as u32)
-        .sum()
+    board.heights()[..board.width()].windows(2).map(|w| w[0].abs_diff(w[1]) as u32).sum()
 }
 
 #[cfg(test)]
@@ -42,13 +39,7 @@ mod tests {
     #[test]
     fn golden_values() {
         // golden.md, 22-row grid: aggregate_height, complete_lines, holes, bumpiness.
-        let expect = [
-            (0, 0, 0, 0),
-            (26, 0, 0, 13),
-            (18, 0, 1, 12),
-            (22, 0, 0, 13),
-            (15, 0, 0, 14),
-        ];
+        let expect = [(0, 0, 0, 0), (26, 0, 0, 13), (18, 0, 1, 12), (22, 0, 0, 13), (15, 0, 0, 14)];
         for (board, want) in golden(22).iter().zip(expect) {
             let ctx = FeatureContext::board(board);
             let got = (

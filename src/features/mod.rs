@@ -9,22 +9,29 @@ pub mod bcts;
 pub mod dellacherie;
 pub mod lee;
 pub mod penalty7;
+pub mod scan;
 
 /// What a feature sees: the evaluated board and, when a placement produced it, what the
-/// placement did (zeros for a bare board).
-#[derive(Clone, Copy, Debug)]
+/// placement did (zeros for a bare board), plus the row scan shared by several features.
+#[derive(Clone, Debug)]
 pub struct FeatureContext<'a> {
     pub board: &'a Board,
     pub placement: PlacementInfo,
+    scan: std::cell::OnceCell<scan::BoardScan>,
 }
 
 impl<'a> FeatureContext<'a> {
+    pub fn new(board: &'a Board, placement: PlacementInfo) -> FeatureContext<'a> {
+        FeatureContext { board, placement, scan: std::cell::OnceCell::new() }
+    }
     /// A bare board (placement-dependent features read 0).
     pub fn board(board: &'a Board) -> FeatureContext<'a> {
-        FeatureContext {
-            board,
-            placement: PlacementInfo::default(),
-        }
+        FeatureContext::new(board, PlacementInfo::default())
+    }
+    /// The row scan of the board, computed on first use.
+    #[inline]
+    pub fn scan(&self) -> &scan::BoardScan {
+        self.scan.get_or_init(|| scan::scan(self.board))
     }
 }
 

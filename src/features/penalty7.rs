@@ -63,16 +63,12 @@ pub fn height_difference(board: &Board) -> usize {
 }
 
 pub fn covered(board: &Board) -> usize {
-    (0..board.width() - 1)
-        .map(|x| board.column_height(x) - column_cells(board, x))
-        .sum()
+    (0..board.width() - 1).map(|x| board.column_height(x) - column_cells(board, x)).sum()
 }
 
 pub fn consecutive_changes(board: &Board) -> usize {
     let h = &board.heights()[..board.width()];
-    (2..h.len() - 1)
-        .filter(|&c| h[c] != h[c - 1] && h[c - 1] != h[c - 2])
-        .count()
+    (2..h.len() - 1).filter(|&c| h[c] != h[c - 1] && h[c - 1] != h[c - 2]).count()
 }
 
 /// (small, big) pits over columns 0..W-2; the side beyond column W-2 is a wall of depth 5.
@@ -81,16 +77,8 @@ pub fn pits(board: &Board) -> (usize, usize) {
     let last = h.len() - 2;
     let (mut small, mut big) = (0, 0);
     for c in 0..=last {
-        let left = if c == 0 {
-            5
-        } else {
-            (h[c - 1] as i32 - h[c] as i32).max(0)
-        };
-        let right = if c == last {
-            5
-        } else {
-            (h[c + 1] as i32 - h[c] as i32).max(0)
-        };
+        let left = if c == 0 { 5 } else { (h[c - 1] as i32 - h[c] as i32).max(0) };
+        let right = if c == last { 5 } else { (h[c + 1] as i32 - h[c] as i32).max(0) };
         if left >= 2 && right >= 2 {
             if left.min(right) == 2 {
                 small += 1;

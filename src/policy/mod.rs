@@ -59,11 +59,7 @@ pub enum PolicyKind {
 
 /// Every policy kind with its name and a line for `tetris-lab list`.
 pub static REGISTRY: &[(&str, PolicyKind, &str)] = &[
-    (
-        "one-piece",
-        PolicyKind::OnePieceFirstBest,
-        "every placement of the current piece; first best in loop order wins",
-    ),
+    ("one-piece", PolicyKind::OnePieceFirstBest, "every placement of the current piece; first best in loop order wins"),
     (
         "one-piece-fahey",
         PolicyKind::OnePieceFaheyPriority,
@@ -88,11 +84,7 @@ pub fn build(kind: PolicyKind, evaluator: Evaluator) -> Box<dyn Policy> {
 }
 
 pub fn kind_name(kind: PolicyKind) -> &'static str {
-    REGISTRY
-        .iter()
-        .find(|(_, k, _)| *k == kind)
-        .map(|(n, _, _)| *n)
-        .unwrap_or("?")
+    REGISTRY.iter().find(|(_, k, _)| *k == kind).map(|(n, _, _)| *n).unwrap_or("?")
 }
 
 #[allow(dead_code)]

@@ -51,10 +51,7 @@ impl Policy for OnePiece {
         for p in candidates.iter() {
             let mut board = *view.board;
             let info = p.apply(&mut board);
-            let rating = self.evaluator.utility(&FeatureContext {
-                board: &board,
-                placement: info,
-            });
+            let rating = self.evaluator.utility(&FeatureContext::new(&board, info));
             let replace = match (&best, self.tie_break) {
                 (None, _) => true,
                 (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,

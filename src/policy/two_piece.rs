@@ -34,20 +34,14 @@ impl Policy for TwoPieceNoClear {
             let mut board1 = *view.board;
             p1.write(&mut board1);
             let score = match view.preview.first() {
-                None => self.evaluator.utility(&FeatureContext {
-                    board: &board1,
-                    placement: info_of(p1),
-                }),
+                None => self.evaluator.utility(&FeatureContext::new(&board1, info_of(p1))),
                 Some(&next) => {
                     rules.candidates(&board1, next, &mut second);
                     let mut leaf_best = f64::NEG_INFINITY;
                     for p2 in &second {
                         let mut board2 = board1;
                         p2.write(&mut board2);
-                        let s = self.evaluator.utility(&FeatureContext {
-                            board: &board2,
-                            placement: info_of(p2),
-                        });
+                        let s = self.evaluator.utility(&FeatureContext::new(&board2, info_of(p2)));
                         if s > leaf_best {
                             leaf_best = s;
                         }
@@ -71,10 +65,5 @@ impl Policy for TwoPieceNoClear {
 
 /// Placement data without clearing (Lee never removes rows while searching).
 fn info_of(p: &Placement) -> PlacementInfo {
-    PlacementInfo {
-        lowest_row: p.bottom,
-        highest_row: p.highest_row() as u8,
-        rows_cleared: 0,
-        piece_cells_cleared: 0,
-    }
+    PlacementInfo { lowest_row: p.bottom, highest_row: p.highest_row() as u8, rows_cleared: 0, piece_cells_cleared: 0 }
 }

@@ -24,9 +24,7 @@ pub struct ElTetris {
 
 impl ElTetris {
     pub fn new() -> ElTetris {
-        ElTetris {
-            table: OrientationTable::distinct_rotations(&flat_first_shapes()),
-        }
+        ElTetris { table: OrientationTable::distinct_rotations(&flat_first_shapes()) }
     }
 }
 
@@ -58,10 +56,6 @@ impl RuleSet for ElTetris {
     fn lock(&self, board: &mut Board, placement: &Placement) -> Outcome {
         let game_over = placement.highest_row() >= board.height();
         let info = placement.apply(board);
-        Outcome {
-            info,
-            score: 0,
-            game_over,
-        }
+        Outcome { info, score: 0, game_over }
     }
 }

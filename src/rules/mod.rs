@@ -43,8 +43,7 @@ impl Placement {
     /// Writes the piece into `board` without clearing rows.
     #[inline]
     pub fn write(&self, board: &mut Board) {
-        let masks = self.shape.masks_at(self.left as usize);
-        board.place_masks(self.bottom as usize, &masks[..self.shape.height as usize]);
+        board.place_shape(&self.shape, self.left as usize, self.bottom as usize);
     }
     /// Writes the piece, removes the rows it completed, and says what happened (the
     /// values placement-dependent features need).
@@ -55,9 +54,9 @@ impl Placement {
         let mut eroded = 0;
         if full != 0 {
             let masks = self.shape.masks_at(self.left as usize);
-            for i in 0..self.shape.height as usize {
+            for (i, mask) in masks.iter().enumerate().take(self.shape.height as usize) {
                 if full >> (self.bottom as usize + i) & 1 == 1 {
-                    eroded += masks[i].count_ones();
+                    eroded += mask.count_ones();
                 }
             }
             board.remove_rows(full);
@@ -132,11 +131,7 @@ pub trait RuleSet: Send + Sync {
     /// rows, scores, and decides whether the game is over.
     fn lock(&self, board: &mut Board, placement: &Placement) -> Outcome {
         let info = placement.apply(board);
-        Outcome {
-            info,
-            score: 0,
-            game_over: false,
-        }
+        Outcome { info, score: 0, game_over: false }
     }
 }
 
@@ -157,10 +152,7 @@ impl OrientationTable {
             let list = &mut shapes[piece.index()];
             for turns in 0..4 {
                 let s = shape.rotated_clockwise(turns);
-                if !list
-                    .iter()
-                    .any(|(seen, _): &(Shape, DropShape)| seen.normalized() == s.normalized())
-                {
+                if !list.iter().any(|(seen, _): &(Shape, DropShape)| seen.normalized() == s.normalized()) {
                     list.push((s, s.drop_shape()));
                 }
             }
@@ -187,12 +179,15 @@ pub fn flat_first_shapes() -> [(Piece, Shape); 7] {
     ]
 }
 
+/// Builds a rule set; the size overrides the board where the rule set allows it.
+pub type RuleSetBuilder = fn(size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>>;
+
 /// One entry of the rule-set registry.
 pub struct RuleSetEntry {
     pub name: &'static str,
     pub summary: &'static str,
     /// Builds the rule set; `size` overrides the board where the rule set allows it.
-    pub build: fn(size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>>,
+    pub build: RuleSetBuilder,
 }
 
 /// Every rule set, in the order `tetris-lab list` shows them.

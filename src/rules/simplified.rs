@@ -50,11 +50,7 @@ impl RuleSet for Simplified {
             "simplified {}x{} (uniform pieces, drop from above, {})",
             self.width,
             self.height,
-            if self.lines_after_overflow {
-                "rows cleared before the overflow check"
-            } else {
-                "overflow ends the game"
-            }
+            if self.lines_after_overflow { "rows cleared before the overflow check" } else { "overflow ends the game" }
         )
     }
     fn new_board(&self) -> Board {

@@ -207,7 +207,7 @@ impl Board {
         for y in write..top {
             self.rows[y] = 0;
         }
-        self.recompute_heights();
+        self.recompute_heights_below(write);
         ClearInfo { rows: row_mask.count_ones(), row_mask }
     }
 
@@ -247,9 +247,14 @@ impl Board {
 
     /// Recomputes the cached column heights from the rows.
     pub fn recompute_heights(&mut self) {
+        self.recompute_heights_below(self.scan_top());
+    }
+
+    /// Recomputes the heights knowing that every row from `top` up is empty.
+    fn recompute_heights_below(&mut self, top: usize) {
         self.heights = [0; MAX_WIDTH];
         let mut unknown = self.full_row();
-        let mut y = self.scan_top();
+        let mut y = top;
         while y > 0 && unknown != 0 {
             y -= 1;
             let mut hit = self.rows[y] & unknown;

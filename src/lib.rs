@@ -11,6 +11,7 @@
 //! - [`report`]: statistics, CSV output;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
+pub mod benchmark;
 pub mod board;
 pub mod cli;
 pub mod eval;

@@ -1,0 +1,119 @@
+//! The simulator benchmark: one-piece Dellacherie decisions per second per core on
+//! `simplified` 10x10 and 10x20, nanoseconds per place-and-clear, and games per second at
+//! 1 and 2 threads with the parallel efficiency. Run by `cargo bench --bench simulator`
+//! (and `tetris-lab bench core`); never by a test, since timings are not test material.
+
+use crate::eval::presets;
+use crate::piece::Piece;
+use crate::randomizer::game_seed;
+use crate::rules::{simplified::Simplified, RuleSet};
+use crate::sim::{self, GameLimits};
+use std::time::{Duration, Instant};
+
+/// One measured line of the report.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    pub name: String,
+    pub value: f64,
+    pub unit: &'static str,
+}
+
+/// Plays single-threaded games of `dellacherie-simplified` on `size` for about `budget`,
+/// and returns decisions (pieces) per second.
+pub fn decisions_per_second(size: (usize, usize), max_pieces: u64, budget: Duration) -> f64 {
+    let built = presets::find("dellacherie-simplified").expect("preset").build(Some(size), None).expect("builds");
+    let start = Instant::now();
+    let mut pieces = 0u64;
+    let mut game = 0u64;
+    while start.elapsed() < budget {
+        let record = sim::play_game(
+            built.rules.as_ref(),
+            built.policy.as_ref(),
+            game_seed(12345, game),
+            GameLimits { max_pieces: Some(max_pieces) },
+            None,
+        );
+        pieces += record.pieces;
+        game += 1;
+    }
+    pieces as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Nanoseconds per place-and-clear on 10x20: every candidate of every piece on a set of
+/// mid-game boards, copied, placed and cleared.
+pub fn nanoseconds_per_place(budget: Duration) -> f64 {
+    let rules = Simplified::new(10, 20, false);
+    let boards = [
+        "..........\n#.........\n##.###.#..\n######.##.\n#########.",
+        "....#.....\n.#.##.##..\n########.#\n#.########\n####.#####",
+        "#########.\n#########.\n#########.\n#########.",
+    ]
+    .map(|t| crate::board::Board::parse(t, Some(10), 20).expect("bench board"));
+    let mut placements = Vec::new();
+    let mut out = Vec::new();
+    for board in &boards {
+        for piece in Piece::ALL {
+            rules.candidates(board, piece, &mut out);
+            placements.extend(out.iter().map(|p| (*board, *p)));
+        }
+    }
+    let start = Instant::now();
+    let mut count = 0u64;
+    let mut checksum = 0u64;
+    while start.elapsed() < budget {
+        for (board, placement) in &placements {
+            let mut b = std::hint::black_box(*board);
+            let info = placement.apply(&mut b);
+            checksum = checksum.wrapping_add(info.rows_cleared as u64 + b.column_height(0) as u64);
+        }
+        count += placements.len() as u64;
+    }
+    std::hint::black_box(checksum);
+    start.elapsed().as_nanos() as f64 / count as f64
+}
+
+/// Games per second of `dellacherie-simplified` 10x10 (capped at `max_pieces`) on a pool
+/// of `threads` workers, over `games` games.
+pub fn games_per_second(threads: usize, games: u64, max_pieces: u64) -> f64 {
+    let built = presets::find("dellacherie-simplified").expect("preset").build(Some((10, 10)), None).expect("builds");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+    let start = Instant::now();
+    let records = pool.install(|| {
+        sim::play_batch(
+            built.rules.as_ref(),
+            built.policy.as_ref(),
+            777,
+            games,
+            GameLimits { max_pieces: Some(max_pieces) },
+            None,
+            &|_| {},
+        )
+    });
+    std::hint::black_box(records);
+    games as f64 / start.elapsed().as_secs_f64()
+}
+
+/// The whole report; `scale` multiplies every time budget (1.0 takes about 20 seconds).
+pub fn run(scale: f64) -> Vec<Measurement> {
+    let budget = Duration::from_secs_f64(3.0 * scale);
+    let mut out = Vec::new();
+    let rate10 = decisions_per_second((10, 10), 1_000_000, budget);
+    out.push(Measurement { name: "decisions/s per core, simplified 10x10".into(), value: rate10, unit: "1/s" });
+    let rate20 = decisions_per_second((10, 20), 20_000, budget);
+    out.push(Measurement { name: "decisions/s per core, simplified 10x20".into(), value: rate20, unit: "1/s" });
+    out.push(Measurement { name: "place-and-clear, 10x20".into(), value: nanoseconds_per_place(budget), unit: "ns" });
+    let games = (40.0 * scale).max(8.0) as u64;
+    let one = games_per_second(1, games, 5_000);
+    let two = games_per_second(2, games, 5_000);
+    out.push(Measurement { name: "games/s, 1 thread (10x10, cap 5,000 pieces)".into(), value: one, unit: "1/s" });
+    out.push(Measurement { name: "games/s, 2 threads".into(), value: two, unit: "1/s" });
+    out.push(Measurement { name: "parallel efficiency at 2 threads".into(), value: 100.0 * two / (2.0 * one), unit: "%" });
+    out
+}
+
+/// Prints a report as an aligned table.
+pub fn print(measurements: &[Measurement]) {
+    for m in measurements {
+        println!("{:<48} {:>14.1} {}", m.name, m.value, m.unit);
+    }
+}

@@ -8,7 +8,12 @@ use crate::board::Board;
 pub const LANDING_HEIGHT: Feature = Feature {
     name: "landing_height",
     summary: "Dellacherie: mean of the placed piece's lowest and highest row, floor = 1, before clearing",
-    compute: |ctx| (ctx.placement.lowest_row as f64 + ctx.placement.highest_row as f64) / 2.0 + 1.0,
+    compute: |ctx| {
+        if !ctx.placement.placed {
+            return 0.0;
+        }
+        (ctx.placement.lowest_row as f64 + ctx.placement.highest_row as f64) / 2.0 + 1.0
+    },
 };
 
 /// El-Tetris: the same counted from 0.
@@ -175,14 +180,15 @@ mod tests {
     #[test]
     fn landing_height_examples_from_the_spec() {
         let b = Board::new(10, 20);
-        let flat = FeatureContext::new(&b, PlacementInfo { lowest_row: 0, highest_row: 0, ..Default::default() });
-        let upright = FeatureContext::new(&b, PlacementInfo { lowest_row: 0, highest_row: 3, ..Default::default() });
+        let flat = FeatureContext::new(&b, PlacementInfo { placed: true, lowest_row: 0, highest_row: 0, ..Default::default() });
+        let upright = FeatureContext::new(&b, PlacementInfo { placed: true, lowest_row: 0, highest_row: 3, ..Default::default() });
         assert_eq!((LANDING_HEIGHT.compute)(&flat), 1.0);
         assert_eq!((LANDING_HEIGHT.compute)(&upright), 2.5);
         assert_eq!((LANDING_HEIGHT_0.compute)(&upright), 1.5);
         let eroded =
             FeatureContext::new(&b, PlacementInfo { rows_cleared: 2, piece_cells_cleared: 3, ..Default::default() });
         assert_eq!((ERODED_CELLS.compute)(&eroded), 6.0);
+        assert_eq!((LANDING_HEIGHT.compute)(&FeatureContext::board(&b)), 0.0, "no placement, no landing height");
         assert_eq!((ROWS_CLEARED.compute)(&eroded), 2.0);
     }
 

@@ -62,6 +62,7 @@ impl Placement {
             board.remove_rows(full);
         }
         PlacementInfo {
+            placed: true,
             lowest_row: self.bottom,
             highest_row: self.highest_row() as u8,
             rows_cleared: full.count_ones() as u8,
@@ -73,6 +74,9 @@ impl Placement {
 /// What a placement did, as the placement-dependent features need it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PlacementInfo {
+    /// Whether a placement produced the board (false for a bare board, where the
+    /// placement features read 0).
+    pub placed: bool,
     /// Lowest and highest row of the piece's cells before rows were removed (0 = floor).
     pub lowest_row: u8,
     pub highest_row: u8,

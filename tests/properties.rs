@@ -73,3 +73,28 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 }
+
+proptest! {
+    /// The one-piece fast path scores every non-clearing placement exactly as the full-board
+    /// features do.
+    #[test]
+    fn fast_path_matches_full_board_features(board in arbitrary_board(), piece in 0usize..7) {
+        use tetris_lab::features::incremental::{ParentSummary, SUPPORTED};
+        let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);
+        let summary = ParentSummary::new(&board);
+        let mut out = Vec::new();
+        rules.candidates(&board, Piece::from_index(piece), &mut out);
+        for p in &out {
+            if summary.clears_rows(&board, p) {
+                continue;
+            }
+            let fast = summary.features_after(&board, p);
+            let mut after = board;
+            let info = p.apply(&mut after);
+            let ctx = FeatureContext::new(&after, info);
+            for (i, name) in SUPPORTED.iter().enumerate() {
+                prop_assert_eq!(fast[i], (features::find(name).unwrap().compute)(&ctx), "{}", name);
+            }
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! reproduce each published system.
 
 use crate::board::Board;
-use crate::features::{Feature, FeatureContext};
+use crate::features::{incremental, Feature, FeatureContext};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +29,8 @@ pub struct Evaluator {
     pub terms: Vec<(&'static Feature, f64)>,
     /// The non-zero terms, the only ones computed during play.
     active: Vec<(FeatureFunction, f64)>,
+    /// The active terms as indices of the incremental fast path, when it covers them all.
+    fast: Option<Vec<(usize, f64)>>,
     pub sense: Sense,
     /// A board with any cell at or above this row is the worst possible (the 7-term bot's
     /// hidden rows give +infinity).
@@ -38,7 +40,16 @@ pub struct Evaluator {
 impl Evaluator {
     pub fn new(terms: Vec<(&'static Feature, f64)>, sense: Sense, forbidden_from_row: Option<usize>) -> Evaluator {
         let active = terms.iter().filter(|(_, w)| *w != 0.0).map(|(f, w)| (f.compute, *w)).collect();
-        Evaluator { terms, active, sense, forbidden_from_row }
+        let fast = if forbidden_from_row.is_none() {
+            terms
+                .iter()
+                .filter(|(_, w)| *w != 0.0)
+                .map(|(f, w)| incremental::index_of(f.name).map(|i| (i, *w)))
+                .collect::<Option<Vec<_>>>()
+        } else {
+            None
+        };
+        Evaluator { terms, active, fast, sense, forbidden_from_row }
     }
 
     /// Builds an evaluator from feature names and weights, checking the names.
@@ -93,6 +104,27 @@ impl Evaluator {
         match self.sense {
             Sense::Maximize => self.value(ctx),
             Sense::Minimize => -self.value(ctx),
+        }
+    }
+
+    /// Whether every active feature is covered by the incremental fast path.
+    #[inline]
+    pub fn has_fast_path(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// The utility from the fast path's raw feature values; the terms are summed in the
+    /// same order as [`Evaluator::value`], so the result is bit-identical.
+    #[inline]
+    pub fn fast_utility(&self, values: &[f64; 9]) -> f64 {
+        let terms = self.fast.as_ref().expect("has_fast_path checked");
+        let mut total = 0.0;
+        for &(index, w) in terms {
+            total += w * values[index];
+        }
+        match self.sense {
+            Sense::Maximize => total,
+            Sense::Minimize => -total,
         }
     }
 

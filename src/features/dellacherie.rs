@@ -180,8 +180,14 @@ mod tests {
     #[test]
     fn landing_height_examples_from_the_spec() {
         let b = Board::new(10, 20);
-        let flat = FeatureContext::new(&b, PlacementInfo { placed: true, lowest_row: 0, highest_row: 0, ..Default::default() });
-        let upright = FeatureContext::new(&b, PlacementInfo { placed: true, lowest_row: 0, highest_row: 3, ..Default::default() });
+        let flat = FeatureContext::new(
+            &b,
+            PlacementInfo { placed: true, lowest_row: 0, highest_row: 0, ..Default::default() },
+        );
+        let upright = FeatureContext::new(
+            &b,
+            PlacementInfo { placed: true, lowest_row: 0, highest_row: 3, ..Default::default() },
+        );
         assert_eq!((LANDING_HEIGHT.compute)(&flat), 1.0);
         assert_eq!((LANDING_HEIGHT.compute)(&upright), 2.5);
         assert_eq!((LANDING_HEIGHT_0.compute)(&upright), 1.5);

@@ -7,6 +7,7 @@ use crate::rules::PlacementInfo;
 
 pub mod bcts;
 pub mod dellacherie;
+pub mod incremental;
 pub mod lee;
 pub mod penalty7;
 pub mod scan;

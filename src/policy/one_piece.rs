@@ -3,6 +3,7 @@
 
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::Evaluator;
+use crate::features::incremental::ParentSummary;
 use crate::features::FeatureContext;
 use crate::rules::{Placement, RuleSet};
 
@@ -48,10 +49,18 @@ impl Policy for OnePiece {
         let candidates = &mut scratch.depth[0];
         rules.candidates(view.board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
+        let summary = self.evaluator.has_fast_path().then(|| ParentSummary::new(view.board));
         for p in candidates.iter() {
-            let mut board = *view.board;
-            let info = p.apply(&mut board);
-            let rating = self.evaluator.utility(&FeatureContext::new(&board, info));
+            let rating = match &summary {
+                Some(s) if !s.clears_rows(view.board, p) => {
+                    self.evaluator.fast_utility(&s.features_after(view.board, p))
+                }
+                _ => {
+                    let mut board = *view.board;
+                    let info = p.apply(&mut board);
+                    self.evaluator.utility(&FeatureContext::new(&board, info))
+                }
+            };
             let replace = match (&best, self.tie_break) {
                 (None, _) => true,
                 (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,

@@ -65,5 +65,11 @@ impl Policy for TwoPieceNoClear {
 
 /// Placement data without clearing (Lee never removes rows while searching).
 fn info_of(p: &Placement) -> PlacementInfo {
-    PlacementInfo { placed: true, lowest_row: p.bottom, highest_row: p.highest_row() as u8, rows_cleared: 0, piece_cells_cleared: 0 }
+    PlacementInfo {
+        placed: true,
+        lowest_row: p.bottom,
+        highest_row: p.highest_row() as u8,
+        rows_cleared: 0,
+        piece_cells_cleared: 0,
+    }
 }

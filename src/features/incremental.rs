@@ -1,0 +1,271 @@
+//! Fast path for one-piece search with the Dellacherie family: the parent board is
+//! summarised once per decision, and each placement that clears no row is scored from the
+//! few rows and columns it changes, without copying the board. The values are the same
+//! integers the features compute on the full board (tested against them), so choices are
+//! bit-identical to the slow path; placements that clear rows take the slow path.
+
+use crate::board::{Board, MAX_WIDTH, ROW_CAPACITY};
+use crate::rules::Placement;
+
+/// Features the fast path computes, by index.
+pub const SUPPORTED: [&str; 9] = [
+    "landing_height",
+    "landing_height_0",
+    "eroded_cells",
+    "rows_cleared",
+    "row_transitions",
+    "column_transitions",
+    "column_transitions_nosky",
+    "holes",
+    "cumulative_wells",
+];
+
+/// Index of a feature in [`SUPPORTED`].
+pub fn index_of(name: &str) -> Option<usize> {
+    SUPPORTED.iter().position(|n| *n == name)
+}
+
+/// What the fast path needs to know about the board before the placement.
+#[derive(Clone, Debug)]
+pub struct ParentSummary {
+    width: usize,
+    height: usize,
+    full: u16,
+    row_transitions: u32,
+    column_transitions: u32,
+    holes: u32,
+    wells: u32,
+    /// Row transitions of every row (empty rows: 2).
+    row_transitions_of: [u8; ROW_CAPACITY],
+    /// Column bitmasks, bit y = row y.
+    columns: [u64; MAX_WIDTH],
+    wells_of: [u32; MAX_WIDTH],
+}
+
+#[inline]
+fn row_transitions_of(row: u16, width: usize) -> u32 {
+    let walled = (row as u32) << 1 | 1 | 1 << (width + 1);
+    ((walled ^ (walled >> 1)) & ((1u32 << (width + 1)) - 1)).count_ones()
+}
+
+/// Wells of column `x` given the column masks of it and its neighbours (walls filled).
+#[inline]
+fn column_wells(column: u64, left: u64, right: u64, rows: u64) -> u32 {
+    let mut wells = !column & left & right & rows;
+    let mut total = 0;
+    while wells != 0 {
+        let y = wells.trailing_zeros();
+        wells &= wells - 1;
+        let below = column & ((1u64 << y) - 1);
+        // Empty run from y down to the highest filled cell below it (or the floor).
+        let floor = if below == 0 { 0 } else { 64 - below.leading_zeros() };
+        total += y + 1 - floor;
+    }
+    total
+}
+
+impl ParentSummary {
+    pub fn new(board: &Board) -> ParentSummary {
+        let width = board.width();
+        let height = board.height();
+        let top = board.stack_top().min(height);
+        let rows = board.rows();
+        let mut s = ParentSummary {
+            width,
+            height,
+            full: board.full_row(),
+            row_transitions: 0,
+            column_transitions: 0,
+            holes: 0,
+            wells: 0,
+            row_transitions_of: [2; ROW_CAPACITY],
+            columns: [0; MAX_WIDTH],
+            wells_of: [0; MAX_WIDTH],
+        };
+        let mut below = board.full_row();
+        for (y, &row) in rows.iter().enumerate().take(top) {
+            s.row_transitions_of[y] = row_transitions_of(row, width) as u8;
+            s.column_transitions += (row ^ below).count_ones();
+            below = row;
+            let mut bits = row;
+            while bits != 0 {
+                let x = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                s.columns[x] |= 1 << y;
+            }
+        }
+        s.column_transitions += below.count_ones();
+        if top == 0 {
+            s.column_transitions = width as u32;
+        }
+        s.row_transitions = s.row_transitions_of[..height].iter().map(|&t| t as u32).sum();
+        for x in 0..width {
+            s.holes += board.column_height(x) as u32 - s.columns[x].count_ones();
+        }
+        for x in 0..width {
+            s.wells_of[x] = s.wells_at(x, &s.columns);
+            s.wells += s.wells_of[x];
+        }
+        s
+    }
+
+    #[inline]
+    fn wells_at(&self, x: usize, columns: &[u64; MAX_WIDTH]) -> u32 {
+        let all = (1u64 << self.height) - 1;
+        let left = if x == 0 { all } else { columns[x - 1] };
+        let right = if x + 1 == self.width { all } else { columns[x + 1] };
+        column_wells(columns[x], left, right, all)
+    }
+
+    /// Whether placing `p` on `board` (the summarised board) completes a row.
+    #[inline]
+    pub fn clears_rows(&self, board: &Board, p: &Placement) -> bool {
+        let masks = p.shape.masks_at(p.left as usize);
+        (0..p.shape.height as usize).any(|i| board.row(p.bottom as usize + i) | masks[i] == self.full)
+    }
+
+    /// The supported features after placing `p` (which must clear no row), by index of
+    /// [`SUPPORTED`], exactly as the full-board features compute them.
+    #[inline]
+    pub fn features_after(&self, board: &Board, p: &Placement) -> [f64; 9] {
+        let left = p.left as usize;
+        let bottom = p.bottom as usize;
+        let shape = &p.shape;
+        let piece_height = shape.height as usize;
+        let masks = shape.masks_at(left);
+        let rows = board.rows();
+        let mut row_transitions = self.row_transitions;
+        let mut column_transitions = self.column_transitions;
+        // Pairs (y, y-1) for y in bottom..=bottom+piece_height change; the pair at the top
+        // compares with the unchanged row above (row H, the sky, is empty).
+        let mut below_old = if bottom == 0 { self.full } else { rows[bottom - 1] };
+        let mut below_new = below_old;
+        for (i, mask) in masks.iter().enumerate().take(piece_height) {
+            let y = bottom + i;
+            let old = rows[y];
+            let new = old | mask;
+            row_transitions += row_transitions_of(new, self.width);
+            row_transitions -= self.row_transitions_of[y] as u32;
+            column_transitions += (new ^ below_new).count_ones();
+            column_transitions -= (old ^ below_old).count_ones();
+            below_old = old;
+            below_new = new;
+        }
+        let above = rows[bottom + piece_height];
+        column_transitions += (above ^ below_new).count_ones();
+        column_transitions -= (above ^ below_old).count_ones();
+        let top_y = self.height - 1;
+        let top_row = if top_y >= bottom && top_y < bottom + piece_height {
+            rows[top_y] | masks[top_y - bottom]
+        } else {
+            rows[top_y]
+        };
+
+        // The empty cells between a column's old top and the piece's lowest cell in it
+        // become holes. Wells of a column depend on it and its two neighbours only, so only
+        // the piece's columns and their neighbours are recomputed, from local copies.
+        let piece_width = shape.width as usize;
+        let mut holes = self.holes;
+        // local[k] = column left - 1 + k, for k in 0..piece_width + 2 (out-of-board: filled walls).
+        let all = (1u64 << self.height) - 1;
+        let mut local = [all; 6];
+        for (k, column) in local.iter_mut().enumerate().take(piece_width + 2) {
+            let x = left as isize - 1 + k as isize;
+            if x >= 0 && (x as usize) < self.width {
+                *column = self.columns[x as usize];
+            }
+        }
+        for j in 0..piece_width {
+            let lowest = bottom + shape.bottom[j] as usize;
+            holes += (lowest - board.column_height(left + j)) as u32;
+            let cells = shape.top[j] as u32 - shape.bottom[j] as u32 + 1;
+            local[j + 1] |= ((1u64 << cells) - 1) << lowest;
+        }
+        let mut wells = self.wells;
+        let first = left.saturating_sub(1);
+        let last = (left + piece_width).min(self.width - 1);
+        for x in first..=last {
+            let k = x + 1 - left;
+            let left_neighbour = if k == 0 {
+                if x == 0 {
+                    all
+                } else {
+                    self.columns[x - 1]
+                }
+            } else {
+                local[k - 1]
+            };
+            let right_neighbour = if k + 1 < piece_width + 2 {
+                local[k + 1]
+            } else if x + 1 < self.width {
+                self.columns[x + 1]
+            } else {
+                all
+            };
+            wells -= self.wells_of[x];
+            wells += column_wells(local[k], left_neighbour, right_neighbour, all);
+        }
+
+        let lowest = bottom as u32;
+        let highest = (bottom + piece_height - 1) as u32;
+        [
+            // The same arithmetic as the landing-height features, so the same reals.
+            (lowest as f64 + highest as f64) / 2.0 + 1.0,
+            (lowest as f64 + highest as f64) / 2.0,
+            0.0,
+            0.0,
+            row_transitions as f64,
+            column_transitions as f64,
+            (column_transitions - top_row.count_ones()) as f64,
+            holes as f64,
+            wells as f64,
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{self, FeatureContext};
+    use crate::piece::Piece;
+    use crate::rules::{simplified::Simplified, RuleSet};
+
+    /// Every non-clearing placement of every piece on a set of boards: the fast path gives
+    /// exactly the full-board values.
+    #[test]
+    fn agrees_with_the_full_board_features() {
+        let boards = [
+            Board::new(10, 20),
+            Board::parse("X.........\nX...X.....\nXX.XXX.X..\nXXXXXX.XX.\nXXXXXXXXX.", Some(10), 20).unwrap(),
+            Board::parse(".X........\nXXX..X....\nX.X..XX...\nXXXX.XXX.X", Some(10), 20).unwrap(),
+            Board::parse("X.XX.XXXX.\nX.XX.XXXX.\nXXXX.XXXX.", Some(10), 20).unwrap(),
+            Board::parse("#.#.\n#..#\n.#..\n##.#", None, 6).unwrap(),
+            Board::parse("...#\n#...\n#.##\n#.#.\n##.#", None, 6).unwrap(),
+        ];
+        let mut checked = 0;
+        for board in &boards {
+            let rules = Simplified::new(board.width(), board.height(), false);
+            let summary = ParentSummary::new(board);
+            let mut out = Vec::new();
+            for piece in Piece::ALL {
+                rules.candidates(board, piece, &mut out);
+                for p in &out {
+                    if summary.clears_rows(board, p) {
+                        continue;
+                    }
+                    let fast = summary.features_after(board, p);
+                    let mut after = *board;
+                    let info = p.apply(&mut after);
+                    assert_eq!(info.rows_cleared, 0);
+                    let ctx = FeatureContext::new(&after, info);
+                    for (i, name) in SUPPORTED.iter().enumerate() {
+                        let slow = (features::find(name).unwrap().compute)(&ctx);
+                        assert_eq!(fast[i], slow, "{name} for {p:?} on {board:?}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+}

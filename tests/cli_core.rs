@@ -64,6 +64,23 @@ fn play_is_the_same_at_any_thread_count() {
 }
 
 #[test]
+fn the_lines_after_overflow_variant_is_a_named_rule_set() {
+    let o = run(&[
+        "play",
+        "--preset",
+        "dellacherie-simplified",
+        "--rules",
+        "simplified-lines-after-overflow",
+        "--board",
+        "10x8",
+        "--games",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rows cleared before the overflow check"), "{}", stderr(&o));
+}
+
+#[test]
 fn features_prints_the_preset_columns() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "boards.txt", GOLDEN_FILE);
@@ -138,6 +155,8 @@ fn bad_input_gives_one_clear_line() {
     let good = write(dir.path(), "good.txt", "X.........\n");
     assert_clean_error(&run(&["play", "--preset", "delacherie", "--games", "1"]), "did you mean \"dellacherie\"");
     assert_clean_error(&run(&["play", "--preset", "bcts", "--games", "0"]), "--games must be at least 1");
+    assert_clean_error(&run(&["play", "--preset", "bcts", "--rules", "simplifed"]), "did you mean \"simplified\"");
+    assert_clean_error(&run(&["play", "--preset", "bcts", "--board", "3x10"]), "board width 3");
     let wide = write(dir.path(), "wide.txt", "X..........\n");
     assert_clean_error(&run(&["features", "--preset", "bcts", wide.to_str().unwrap()]), "has 11 cells, expected 10");
     let odd = write(dir.path(), "odd.txt", "X...o.....\n");

@@ -21,6 +21,10 @@ pub struct PlayArgs {
     /// Master seed: game i is seeded from (seed, i), whatever the thread count.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Play the preset's evaluator and policy under another rule set (e.g.
+    /// `simplified-lines-after-overflow`).
+    #[arg(long)]
+    pub rules: Option<String>,
     /// Board size WxH (rule sets that allow it, e.g. `simplified`).
     #[arg(long, value_parser = parse_size)]
     pub board: Option<(usize, usize)>,
@@ -98,7 +102,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         bail!("--max-pieces must be at least 1");
     }
     let preset = presets::find(&args.preset)?;
-    let built = preset.build(args.board, args.weights.as_deref())?;
+    let built = preset.build_with_rules(args.rules.as_deref(), args.board, args.weights.as_deref())?;
     let pool = thread_pool(args.threads)?;
     let mut csv_out = args.csv.as_deref().map(AtomicFile::create).transpose()?;
 

@@ -114,11 +114,22 @@ impl Preset {
     /// Builds the rule set and the policy; `size` overrides the board where the rule set
     /// allows it, `weights_file` replaces the published weights.
     pub fn build(&self, size: Option<(usize, usize)>, weights_file: Option<&Path>) -> Result<Built> {
+        self.build_with_rules(None, size, weights_file)
+    }
+
+    /// As [`Preset::build`], with the preset's evaluator and policy under another rule set.
+    pub fn build_with_rules(
+        &self,
+        rule_set: Option<&str>,
+        size: Option<(usize, usize)>,
+        weights_file: Option<&Path>,
+    ) -> Result<Built> {
         let mut evaluator = self.evaluator()?;
         if let Some(path) = weights_file {
             evaluator = evaluator.load_weights_file(path)?;
         }
-        let rules = rules::build(self.rule_set, size).with_context(|| format!("preset {}", self.name))?;
+        let rules =
+            rules::build(rule_set.unwrap_or(self.rule_set), size).with_context(|| format!("preset {}", self.name))?;
         Ok(Built { rules, policy: policy::build(self.policy, evaluator) })
     }
 }

@@ -18,6 +18,18 @@ pub const ENTRY: RuleSetEntry = RuleSetEntry {
     },
 };
 
+/// The variant MdpTetris calls "allow lines after overflow": full rows are removed before
+/// the top is checked, so a placement sticking out may survive if its rows clear.
+pub const LINES_AFTER_OVERFLOW: RuleSetEntry = RuleSetEntry {
+    name: "simplified-lines-after-overflow",
+    summary: "simplified, but full rows are removed before the overflow check (MdpTetris' option)",
+    build: |size| {
+        let (width, height) = size.unwrap_or((10, 20));
+        Board::check_size(width, height)?;
+        Ok(Box::new(Simplified::new(width, height, true)))
+    },
+};
+
 /// The research rule set.
 pub struct Simplified {
     width: usize,
@@ -40,10 +52,18 @@ impl Simplified {
 
 impl RuleSet for Simplified {
     fn name(&self) -> &'static str {
-        "simplified"
+        if self.lines_after_overflow {
+            "simplified-lines-after-overflow"
+        } else {
+            "simplified"
+        }
     }
     fn version(&self) -> &'static str {
-        "simplified/1"
+        if self.lines_after_overflow {
+            "simplified-lines-after-overflow/1"
+        } else {
+            "simplified/1"
+        }
     }
     fn describe(&self) -> String {
         format!(

@@ -30,7 +30,9 @@ pub fn assert_clean_error(o: &Output, needle: &str) {
     let err = stderr(o);
     assert!(!o.status.success(), "expected failure, got success; stderr: {err}");
     assert!(!err.contains("panicked"), "panic: {err}");
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    // clap's usage errors add a "For more information, try '--help'." hint line.
+    let lines: Vec<&str> =
+        err.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("For more information")).collect();
     assert_eq!(lines.len(), 1, "expected one error line, got: {err}");
     assert!(lines[0].starts_with("error:"), "{err}");
     assert!(err.contains(needle), "expected {needle:?} in: {err}");

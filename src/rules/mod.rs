@@ -8,6 +8,7 @@ use crate::randomizer::RandomizerKind;
 use anyhow::Result;
 
 pub mod eltetris;
+pub mod lee;
 pub mod simplified;
 
 /// A placement reachable under some rule set: the piece, how the rules label it
@@ -195,7 +196,7 @@ pub struct RuleSetEntry {
 }
 
 /// Every rule set, in the order `tetris-lab list` shows them.
-pub static REGISTRY: &[RuleSetEntry] = &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY];
+pub static REGISTRY: &[RuleSetEntry] = &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY];
 
 /// Looks a rule set up by name, with a "did you mean" on a miss.
 pub fn build(name: &str, size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>> {

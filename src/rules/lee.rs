@@ -135,11 +135,7 @@ impl Matrix {
             if grid_row < 0 || grid_row >= HEIGHT as i8 {
                 return false;
             }
-            let shifted = if column >= 0 {
-                mask << column
-            } else {
-                mask >> -column
-            };
+            let shifted = if column >= 0 { mask << column } else { mask >> -column };
             if board.row(HEIGHT - 1 - grid_row as usize) & shifted != 0 {
                 return false;
             }
@@ -161,8 +157,7 @@ impl Matrix {
             return resting as usize;
         }
         let masks = self.shape.masks_at(left);
-        let collides =
-            |y: isize| (0..self.shape.height as usize).any(|i| board.collides_row(y + i as isize, masks[i]));
+        let collides = |y: isize| (0..self.shape.height as usize).any(|i| board.collides_row(y + i as isize, masks[i]));
         let mut y = start;
         while !collides(y - 1) {
             y -= 1;
@@ -478,11 +473,24 @@ mod tests {
 
     #[test]
     fn golden_two_piece_leaf_scores() {
-        // golden.md: best T placement with I as the preview piece, B0..B4.
-        let want = [-4.633977, -18.241925, -14.518027, -17.275574, -13.945314];
-        for (board, want) in crate::features::test_boards::golden(HEIGHT).iter().zip(want) {
+        // golden.md: best T placement with I as the preview piece, B0..B4; the labels are
+        // what his `ai.js` chooses (rotation count, his column).
+        let want = [
+            (0, 0, -4.633977),
+            (2, 1, -18.241925),
+            (2, 7, -14.518027),
+            (2, 0, -17.275574),
+            (3, 1, -13.945314),
+        ];
+        for (board, (orientation, column, value)) in crate::features::test_boards::golden(HEIGHT).iter().zip(want) {
             let decision = lee_choice(board, Piece::T, &[Piece::I]);
-            assert!((decision.value - want).abs() < 5e-7, "{board:?} {} != {want}", decision.value);
+            assert!(
+                (decision.value - value).abs() < 5e-7,
+                "{board:?} {} != {value}",
+                decision.value
+            );
+            let label = (decision.placement.orientation, decision.placement.column);
+            assert_eq!(label, (orientation, column), "{board:?}");
         }
     }
 

@@ -8,10 +8,7 @@ use common::*;
 fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let header = reader.headers().unwrap().iter().map(String::from).collect();
-    let rows = reader
-        .records()
-        .map(|r| r.unwrap().iter().map(String::from).collect())
-        .collect();
+    let rows = reader.records().map(|r| r.unwrap().iter().map(String::from).collect()).collect();
     (header, rows)
 }
 
@@ -22,17 +19,7 @@ fn features_match_the_golden_values() {
     let o = run(&["features", "--preset", "lee", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (header, rows) = parse_csv(&stdout(&o));
-    assert_eq!(
-        header,
-        [
-            "board",
-            "aggregate_height",
-            "complete_lines",
-            "holes",
-            "bumpiness",
-            "score"
-        ]
-    );
+    assert_eq!(header, ["board", "aggregate_height", "complete_lines", "holes", "bumpiness", "score"]);
     // golden.md, Lee's features on the 22-row grid.
     let want = [
         ("B0_empty", [0, 0, 0, 0], 0.0),
@@ -55,18 +42,8 @@ fn features_match_the_golden_values() {
 fn best_t_with_i_preview_gives_the_golden_leaf_scores() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "boards.txt", GOLDEN_FILE);
-    let o = run(&[
-        "best",
-        "--preset",
-        "lee",
-        "--piece",
-        "T",
-        "--preview",
-        "I",
-        "--format",
-        "csv",
-        file.to_str().unwrap(),
-    ]);
+    let o =
+        run(&["best", "--preset", "lee", "--piece", "T", "--preview", "I", "--format", "csv", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (header, rows) = parse_csv(&stdout(&o));
     assert_eq!(header, ["board", "piece", "hold", "orientation", "column", "score"]);

@@ -185,10 +185,7 @@ pub struct Lee {
 impl Lee {
     pub fn new() -> Lee {
         let matrices = Piece::ALL.map(|piece| {
-            let (_, text) = SPAWN_MATRICES
-                .iter()
-                .find(|(p, _)| *p == piece)
-                .expect("every piece has a matrix");
+            let (_, text) = SPAWN_MATRICES.iter().find(|(p, _)| *p == piece).expect("every piece has a matrix");
             let spawn = Matrix::parse(text);
             let one = spawn.rotated_clockwise();
             let two = one.rotated_clockwise();
@@ -206,11 +203,7 @@ impl Lee {
     /// His spawn position: matrix top in grid row 0, column `floor((10 - size) / 2)`.
     fn spawn(&self, piece: Piece) -> Position {
         let size = self.matrix(piece, 0).size;
-        Position {
-            state: 0,
-            row: 0,
-            column: (WIDTH as i8 - size) / 2,
-        }
+        Position { state: 0, row: 0, column: (WIDTH as i8 - size) / 2 }
     }
 
     /// One clockwise turn with his kick search; unchanged when nothing fits.
@@ -296,11 +289,7 @@ impl RuleSet for Lee {
     /// Full rows are removed before the hidden rows are checked (`game_manager.js`).
     fn lock(&self, board: &mut Board, placement: &Placement) -> Outcome {
         let info = placement.apply(board);
-        Outcome {
-            info,
-            score: 0,
-            game_over: board.has_cells_from(HIDDEN_FROM_ROW),
-        }
+        Outcome { info, score: 0, game_over: board.has_cells_from(HIDDEN_FROM_ROW) }
     }
 }
 
@@ -425,6 +414,20 @@ mod tests {
     }
 
     #[test]
+    fn a_piece_starting_under_a_column_top_falls_past_it() {
+        let rules = Lee::new();
+        // A cell in hidden row 21, column 0 (a board only the second-piece search sees). The
+        // T pointing down at his column 0 spans our rows 19-20 under that cell, so it falls
+        // from there to the floor; a drop from above the stack would stop it on the cell.
+        let mut b = rules.new_board();
+        b.set(0, 21);
+        let mut out = Vec::new();
+        rules.candidates(&b, Piece::T, &mut out);
+        let down = out.iter().find(|p| p.orientation == 2 && p.column == 0).unwrap();
+        assert_eq!((down.left, down.bottom), (0, 0));
+    }
+
+    #[test]
     fn game_over_is_judged_after_clearing() {
         let rules = Lee::new();
         let mut out = Vec::new();
@@ -460,13 +463,7 @@ mod tests {
     /// The `lee` preset's choice (current piece, one preview piece) on `board`.
     fn lee_choice(board: &Board, current: Piece, preview: &[Piece]) -> crate::policy::Decision {
         let built = crate::eval::presets::find("lee").unwrap().build(None, None).unwrap();
-        let view = crate::policy::GameView {
-            board,
-            current,
-            preview,
-            hold: None,
-            can_hold: false,
-        };
+        let view = crate::policy::GameView { board, current, preview, hold: None, can_hold: false };
         let mut scratch = crate::policy::Scratch::default();
         built.policy.choose(built.rules.as_ref(), &view, &mut scratch).unwrap()
     }
@@ -475,20 +472,10 @@ mod tests {
     fn golden_two_piece_leaf_scores() {
         // golden.md: best T placement with I as the preview piece, B0..B4; the labels are
         // what his `ai.js` chooses (rotation count, his column).
-        let want = [
-            (0, 0, -4.633977),
-            (2, 1, -18.241925),
-            (2, 7, -14.518027),
-            (2, 0, -17.275574),
-            (3, 1, -13.945314),
-        ];
+        let want = [(0, 0, -4.633977), (2, 1, -18.241925), (2, 7, -14.518027), (2, 0, -17.275574), (3, 1, -13.945314)];
         for (board, (orientation, column, value)) in crate::features::test_boards::golden(HEIGHT).iter().zip(want) {
             let decision = lee_choice(board, Piece::T, &[Piece::I]);
-            assert!(
-                (decision.value - value).abs() < 5e-7,
-                "{board:?} {} != {value}",
-                decision.value
-            );
+            assert!((decision.value - value).abs() < 5e-7, "{board:?} {} != {value}", decision.value);
             let label = (decision.placement.orientation, decision.placement.column);
             assert_eq!(label, (orientation, column), "{board:?}");
         }

@@ -196,7 +196,8 @@ pub struct RuleSetEntry {
 }
 
 /// Every rule set, in the order `tetris-lab list` shows them.
-pub static REGISTRY: &[RuleSetEntry] = &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY];
+pub static REGISTRY: &[RuleSetEntry] =
+    &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY];
 
 /// Looks a rule set up by name, with a "did you mean" on a miss.
 pub fn build(name: &str, size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>> {

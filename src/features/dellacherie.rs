@@ -56,7 +56,9 @@ pub const COLUMN_TRANSITIONS_NOSKY: Feature = Feature {
 pub const HOLES: Feature = Feature {
     name: "holes",
     summary: "empty cells with a filled cell anywhere above in the same column",
-    compute: |ctx| ctx.scan().holes as f64,
+    // Every empty cell below a column's top is a hole: heights minus cells, no scan needed
+    // (Lee's evaluator uses this feature without the Dellacherie ones).
+    compute: |ctx| holes(ctx.board) as f64,
 };
 
 pub const CUMULATIVE_WELLS: Feature = Feature {
@@ -106,14 +108,10 @@ pub fn column_transitions(board: &Board, sky: bool) -> u32 {
 }
 
 pub fn holes(board: &Board) -> u32 {
-    let top = board.stack_top().min(board.height());
-    let mut covered = 0u16;
-    let mut total = 0;
-    for &row in board.rows()[..top].iter().rev() {
-        total += (covered & !row).count_ones();
-        covered |= row;
-    }
-    total
+    let heights: u32 = board.heights()[..board.width()].iter().map(|&h| h as u32).sum();
+    let top = board.stack_top();
+    let cells: u32 = board.rows()[..top].iter().map(|r| r.count_ones()).sum();
+    heights - cells
 }
 
 /// Well cells are rare, so rows are screened with bit operations and only a well cell's

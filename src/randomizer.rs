@@ -118,6 +118,20 @@ pub enum RandomizerKind {
     NoTriple { order: [Piece; 7] },
 }
 
+impl RandomizerKind {
+    /// The seed of game `index` of a batch with master seed `master`. A `java.util.Random`
+    /// seed is the original program's own: game `i` of master seed `S` is `new Random(S + i)`
+    /// (the `u64` read as Java's `long`, so the original's int seed `-k` is `2^64 - k`), so
+    /// `--seed S --games 1` replays the original's game `S`. Other generators mix the two
+    /// with [`game_seed`].
+    pub fn game_seed(self, master: u64, index: u64) -> u64 {
+        match self {
+            RandomizerKind::NoTriple { .. } => master.wrapping_add(index),
+            RandomizerKind::Uniform | RandomizerKind::SevenBag => game_seed(master, index),
+        }
+    }
+}
+
 /// A seeded piece stream.
 #[derive(Clone, Debug)]
 pub enum Randomizer {
@@ -206,6 +220,18 @@ mod tests {
             counts[p.index()] += 1;
         }
         assert!(counts.iter().all(|&c| (9_500..10_500).contains(&c)), "{counts:?}");
+    }
+
+    #[test]
+    fn java_seeds_are_the_original_seeds() {
+        let kind = RandomizerKind::NoTriple { order: Piece::ALL };
+        assert_eq!(kind.game_seed(42, 0), 42);
+        assert_eq!(kind.game_seed(42, 3), 45);
+        assert_eq!(kind.game_seed(u64::MAX, 1), 0);
+        // The original's `new Random(-1)` is the u64 seed 2^64 - 1 (OpenJDK 17: 3, 6, 4).
+        let mut r = JavaRandom::new(kind.game_seed(u64::MAX, 0) as i64);
+        assert_eq!([r.next_int(7), r.next_int(7), r.next_int(7)], [3, 6, 4]);
+        assert_ne!(RandomizerKind::Uniform.game_seed(42, 0), 42);
     }
 
     #[test]

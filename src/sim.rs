@@ -4,8 +4,8 @@
 
 use crate::piece::Piece;
 use crate::policy::{GameView, Policy, Scratch};
-use crate::randomizer::{game_seed, Randomizer};
-use crate::rules::{HoldRule, RuleSet};
+use crate::randomizer::Randomizer;
+use crate::rules::{HoldRule, Placement, RuleSet};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -47,8 +47,44 @@ pub struct GameRecord {
     pub end: GameEnd,
 }
 
-/// Pieces queued after the current one, enough for any preview and a hold.
+/// Pieces queued: the current one and the preview, with room for a hold.
 const QUEUE: usize = 8;
+
+/// The current piece and the preview, drawn only when needed: under `erikko` the search
+/// draws pieces of its own between turns, so drawing ahead would change the game.
+struct PieceQueue {
+    pieces: [Piece; QUEUE],
+    len: usize,
+}
+
+impl PieceQueue {
+    /// Draws until `count` pieces are queued.
+    #[inline]
+    fn fill(&mut self, count: usize, randomizer: &mut Randomizer) {
+        while self.len < count {
+            self.pieces[self.len] = randomizer.next_piece();
+            self.len += 1;
+        }
+    }
+    #[inline]
+    fn pop_front(&mut self) {
+        self.pieces.copy_within(1..self.len, 0);
+        self.len -= 1;
+    }
+}
+
+/// One move as the game loop made it (see [`play_game_traced`]).
+#[derive(Clone, Copy, Debug)]
+pub struct MoveRecord {
+    /// Moves made before this one.
+    pub index: u64,
+    /// The current piece before the move; after a hold the placed piece is another.
+    pub current: Piece,
+    pub hold: bool,
+    pub placement: Placement,
+    /// The policy's value for the move (the evaluator's own sense).
+    pub value: f64,
+}
 
 /// Plays one game. `progress` (if given) is incremented by the pieces placed, every 4,096
 /// pieces and at the end, for progress bars.
@@ -59,50 +95,87 @@ pub fn play_game(
     limits: GameLimits,
     progress: Option<&AtomicU64>,
 ) -> GameRecord {
+    play(rules, policy, seed, limits, progress, |_| {})
+}
+
+/// Plays one game like [`play_game`], calling `on_move` before each move is locked (for
+/// move traces and replays against the original programs).
+pub fn play_game_traced(
+    rules: &dyn RuleSet,
+    policy: &dyn Policy,
+    seed: u64,
+    limits: GameLimits,
+    on_move: &mut dyn FnMut(&MoveRecord),
+) -> GameRecord {
+    play(rules, policy, seed, limits, None, on_move)
+}
+
+/// The loop itself, generic in the move callback so that [`play_game`]'s empty one
+/// compiles away.
+#[inline(always)]
+fn play<F: FnMut(&MoveRecord)>(
+    rules: &dyn RuleSet,
+    policy: &dyn Policy,
+    seed: u64,
+    limits: GameLimits,
+    progress: Option<&AtomicU64>,
+    mut on_move: F,
+) -> GameRecord {
     let mut randomizer = Randomizer::new(rules.randomizer(), seed);
     let mut board = rules.new_board();
     let preview_len = rules.preview().min(QUEUE - 1);
     let hold_rule = rules.hold();
-    let mut queue = [Piece::I; QUEUE];
-    for slot in queue.iter_mut() {
-        *slot = randomizer.next_piece();
-    }
-    // queue[0] is the current piece; queue[1..=preview_len] are visible.
+    let draws_per_tried_move = rules.draws_per_tried_move();
+    // pieces[0] is the current piece; pieces[1..=preview_len] are visible.
+    let mut queue = PieceQueue { pieces: [Piece::I; QUEUE], len: 0 };
     let mut hold: Option<Piece> = None;
     let mut scratch = Scratch::default();
     let (mut lines, mut pieces, mut score) = (0u64, 0u64, 0u64);
     let mut reported = 0u64;
-    let advance = |queue: &mut [Piece; QUEUE], randomizer: &mut Randomizer| {
-        queue.copy_within(1.., 0);
-        queue[QUEUE - 1] = randomizer.next_piece();
-    };
     let end = loop {
         if limits.max_pieces.is_some_and(|m| pieces >= m) {
             break GameEnd::PieceCap;
         }
-        if !rules.can_spawn(&board, queue[0]) {
+        queue.fill(1 + preview_len, &mut randomizer);
+        let current = queue.pieces[0];
+        if !rules.can_spawn(&board, current) {
             break GameEnd::GameOver;
         }
         let view = GameView {
             board: &board,
-            current: queue[0],
-            preview: &queue[1..=preview_len],
+            current,
+            preview: &queue.pieces[1..=preview_len],
             hold,
             // A hold and the placement that follows it are one decision, so "once per
             // piece" never forbids a hold here.
             can_hold: hold_rule != HoldRule::None,
         };
-        let Some(decision) = policy.choose(rules, &view, &mut scratch) else {
+        let decision = policy.choose(rules, &view, &mut scratch);
+        let tried_moves = std::mem::take(&mut scratch.tried_moves);
+        for _ in 0..tried_moves * draws_per_tried_move {
+            randomizer.next_piece();
+        }
+        let Some(decision) = decision else {
             break GameEnd::GameOver;
         };
         if decision.hold {
             debug_assert!(view.can_hold);
-            match hold.replace(queue[0]) {
-                Some(held) => queue[0] = held,
-                None => advance(&mut queue, &mut randomizer),
+            match hold.replace(current) {
+                Some(held) => queue.pieces[0] = held,
+                None => {
+                    queue.pop_front();
+                    queue.fill(1, &mut randomizer);
+                }
             }
         }
-        debug_assert_eq!(decision.placement.piece, queue[0]);
+        debug_assert_eq!(decision.placement.piece, queue.pieces[0]);
+        on_move(&MoveRecord {
+            index: pieces,
+            current,
+            hold: decision.hold,
+            placement: decision.placement,
+            value: decision.value,
+        });
         let outcome = rules.lock(&mut board, &decision.placement);
         pieces += 1;
         lines += outcome.info.rows_cleared as u64;
@@ -110,7 +183,7 @@ pub fn play_game(
         if outcome.game_over {
             break GameEnd::GameOver;
         }
-        advance(&mut queue, &mut randomizer);
+        queue.pop_front();
         if let Some(counter) = progress {
             if pieces - reported >= 4096 {
                 counter.fetch_add(pieces - reported, Ordering::Relaxed);
@@ -124,7 +197,8 @@ pub fn play_game(
     GameRecord { seed, lines, pieces, score, end }
 }
 
-/// Plays `games` games seeded from `master_seed` in parallel on the current rayon pool;
+/// Plays `games` games seeded from `master_seed` (game `i` gets
+/// [`crate::randomizer::RandomizerKind::game_seed`]`(master_seed, i)`) in parallel on the current rayon pool;
 /// the result (in game order) does not depend on the number of threads. `on_game` is
 /// called as each game finishes (from any thread), e.g. to advance a progress bar.
 pub fn play_batch(
@@ -139,9 +213,55 @@ pub fn play_batch(
     (0..games)
         .into_par_iter()
         .map(|i| {
-            let record = play_game(rules, policy, game_seed(master_seed, i), limits, progress);
+            let seed = rules.randomizer().game_seed(master_seed, i);
+            let record = play_game(rules, policy, seed, limits, progress);
             on_game(&record);
             record
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::presets;
+
+    fn traced(preset: &str, seed: u64, max_pieces: u64) -> (GameRecord, Vec<MoveRecord>) {
+        let built = presets::find(preset).unwrap().build(None, None).unwrap();
+        let limits = GameLimits { max_pieces: Some(max_pieces) };
+        let mut moves = Vec::new();
+        let record =
+            play_game_traced(built.rules.as_ref(), built.policy.as_ref(), seed, limits, &mut |m| moves.push(*m));
+        let untraced = play_game(built.rules.as_ref(), built.policy.as_ref(), seed, limits, None);
+        assert_eq!(record, untraced, "tracing must not change the game");
+        (record, moves)
+    }
+
+    #[test]
+    fn without_hold_the_pieces_are_the_generator_stream() {
+        let (record, moves) = traced("el-tetris", 5, 300);
+        assert_eq!(record.pieces, moves.len() as u64);
+        let built = presets::find("el-tetris").unwrap().build(None, None).unwrap();
+        let mut stream = Randomizer::new(built.rules.randomizer(), 5);
+        for (i, m) in moves.iter().enumerate() {
+            assert_eq!(m.index, i as u64);
+            assert_eq!(m.current, stream.next_piece(), "move {i}");
+            assert!(!m.hold);
+        }
+    }
+
+    #[test]
+    fn erikko_search_draws_eighty_pieces_a_searched_turn() {
+        let (_, moves) = traced("erikko", 1, 8);
+        let kind = presets::find("erikko").unwrap().build(None, None).unwrap().rules.randomizer();
+        let mut generator = Randomizer::new(kind, 1);
+        let stream: Vec<Piece> = (0..89).map(|_| generator.next_piece()).collect();
+        // Turn 0 sees pieces 0..6 and holds (a shortcut: nothing tried); pieces 6 and 7
+        // refill the preview. Turn 1 searches, which throws pieces 8..88 away, so the
+        // piece that refills the preview after it, current at turn 7, is piece 88.
+        assert_eq!((moves[0].current, moves[0].hold, moves[0].placement.piece), (stream[0], true, stream[1]));
+        assert_eq!(moves[1].current, stream[2]);
+        assert_ne!(stream[8], stream[88], "the check below needs pieces 8 and 88 to differ");
+        assert_eq!(moves[7].current, stream[88]);
+    }
 }

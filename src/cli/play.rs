@@ -18,7 +18,8 @@ pub struct PlayArgs {
     /// Number of games.
     #[arg(long, default_value_t = 100)]
     pub games: u64,
-    /// Master seed: game i is seeded from (seed, i), whatever the thread count.
+    /// Master seed: game i is seeded from (seed, i), whatever the thread count (erikko:
+    /// game i is the original program's `java.util.Random` seed seed+i).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Play the preset's evaluator and policy under another rule set (e.g.

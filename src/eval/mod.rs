@@ -3,7 +3,7 @@
 //! reproduce each published system.
 
 use crate::board::Board;
-use crate::features::{incremental, Feature, FeatureContext};
+use crate::features::{incremental, penalty7, Feature, FeatureContext};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -35,6 +35,9 @@ pub struct Evaluator {
     /// A board with any cell at or above this row is the worst possible (the 7-term bot's
     /// hidden rows give +infinity).
     pub forbidden_from_row: Option<usize>,
+    /// Weights when the terms are exactly the 7-term penalty's, in its order: the value is
+    /// then summed in the original program's order, bit for bit (its ties depend on it).
+    penalty7_weights: Option<[f64; 7]>,
 }
 
 impl Evaluator {
@@ -49,7 +52,9 @@ impl Evaluator {
         } else {
             None
         };
-        Evaluator { terms, active, fast, sense, forbidden_from_row }
+        let is_penalty7 = terms.len() == 7 && terms.iter().zip(penalty7::NAMES).all(|((f, _), n)| f.name == n);
+        let penalty7_weights = is_penalty7.then(|| std::array::from_fn(|i| terms[i].1));
+        Evaluator { terms, active, fast, sense, forbidden_from_row, penalty7_weights }
     }
 
     /// Builds an evaluator from feature names and weights, checking the names.
@@ -90,6 +95,9 @@ impl Evaluator {
                     Sense::Minimize => f64::INFINITY,
                 };
             }
+        }
+        if let Some(weights) = &self.penalty7_weights {
+            return penalty7::original_order_penalty(ctx.board, weights);
         }
         let mut total = 0.0;
         for (compute, w) in &self.active {

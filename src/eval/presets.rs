@@ -103,6 +103,24 @@ pub static REGISTRY: &[Preset] = &[
         forbidden_from_row: None,
         published: "\"cleared lines indefinitely\", no figure",
     },
+    Preset {
+        name: "erikko",
+        summary: "the 7-term Java bot (EriKKo, 2016): penalty over 80 hold x column x rotation moves, two shortcuts",
+        rule_set: "erikko",
+        weights: &[
+            ("height_difference", 5.2652791317118375),
+            ("covered", 19.65102385016857),
+            ("covered_rightmost", 50.0),
+            ("height_rightmost", 5.0),
+            ("consecutive_changes", 1.7050572208699066),
+            ("small_pits", 5.604402435574228),
+            ("big_pits", 22.46371775813374),
+        ],
+        sense: Sense::Minimize,
+        policy: PolicyKind::HoldAware,
+        forbidden_from_row: Some(20),
+        published: "none (weights tuned by random search on mean turns survived over 30 games)",
+    },
 ];
 
 impl Preset {

@@ -51,6 +51,77 @@ pub const BIG_PITS: Feature = Feature {
     compute: |ctx: &FeatureContext| pits(ctx.board).1 as f64,
 };
 
+/// The seven terms in the order of the preset and of [`original_order_penalty`]'s weights.
+pub const NAMES: [&str; 7] = [
+    "height_difference",
+    "covered",
+    "covered_rightmost",
+    "height_rightmost",
+    "consecutive_changes",
+    "small_pits",
+    "big_pits",
+];
+
+/// The weighted penalty summed in the 2016 program's own order (`TetrisBoard.getBoardPenalty`):
+/// the height difference, then each column's covered cells (the rightmost column's covered
+/// cells then its cell count), then one addition per consecutive change and per pit in
+/// column order. Floating-point sums depend on their order, and the bot breaks ties on
+/// exact equality, so replaying its games needs this order (a plain weighted sum differs
+/// in the last digit on two of the five golden boards). `weights` follow [`NAMES`].
+pub fn original_order_penalty(board: &Board, weights: &[f64; 7]) -> f64 {
+    let [difference_w, covered_w, covered_rightmost_w, height_rightmost_w, change_w, small_w, big_w] = *weights;
+    let width = board.width();
+    let h = board.heights();
+    let covered = covered_per_column(board);
+    let last = width - 1;
+    let mut total = 0.0;
+
+    let min = h[..last].iter().copied().min().unwrap_or(0);
+    let max = h[..width].iter().copied().max().unwrap_or(0);
+    total += difference_w * (max - min) as f64;
+
+    for &holes in &covered[..last] {
+        total += holes as f64 * covered_w;
+    }
+    let cells_rightmost = h[last] as usize - covered[last] as usize;
+    total += covered[last] as f64 * covered_rightmost_w;
+    total += cells_rightmost as f64 * height_rightmost_w;
+
+    for c in 2..last {
+        if h[c] != h[c - 1] && h[c - 1] != h[c - 2] {
+            total += change_w;
+        }
+    }
+
+    let last_pit = width - 2;
+    for c in 0..=last_pit {
+        let left = if c == 0 { 5 } else { (h[c - 1] as i32 - h[c] as i32).max(0) };
+        let right = if c == last_pit { 5 } else { (h[c + 1] as i32 - h[c] as i32).max(0) };
+        if left >= 2 && right >= 2 {
+            total += if left.min(right) == 2 { small_w } else { big_w };
+        }
+    }
+    total
+}
+
+/// Empty cells below each column's top (index = column), from the row masks: holes are
+/// rare, so walking the covered-and-empty bits costs little.
+fn covered_per_column(board: &Board) -> [u8; crate::board::MAX_WIDTH] {
+    let mut covered = [0u8; crate::board::MAX_WIDTH];
+    let rows = board.rows();
+    let full = board.full_row();
+    let mut covering = 0u16;
+    for y in (0..board.max_height()).rev() {
+        covering |= rows[y];
+        let mut holes = covering & !rows[y] & full;
+        while holes != 0 {
+            covered[holes.trailing_zeros() as usize] += 1;
+            holes &= holes - 1;
+        }
+    }
+    covered
+}
+
 fn column_cells(board: &Board, x: usize) -> usize {
     (0..board.column_height(x)).filter(|&y| board.is_filled(x, y)).count()
 }
@@ -107,6 +178,39 @@ mod tests {
         assert_eq!(covered(&b[2]), 1);
         // B0: all zero, and column 0 would be a pit but for its right neighbour.
         assert_eq!((height_difference(&b[0]), covered(&b[0]), pits(&b[0])), (0, 0, (0, 0)));
+    }
+
+    #[test]
+    fn original_order_gives_the_golden_penalties_to_the_last_bit() {
+        // golden.md, printed by the original program (Java's shortest round-trip digits).
+        let expected: [f64; 5] = [0.0, 38.60091950851093, 57.64754092310525, 47.27407203058329, 39.32112349948503];
+        let preset = crate::eval::presets::find("erikko").unwrap();
+        let weights: [f64; 7] = std::array::from_fn(|i| {
+            assert_eq!(preset.weights[i].0, NAMES[i]);
+            preset.weights[i].1
+        });
+        let evaluator = preset.evaluator().unwrap();
+        for (board, want) in golden(22).iter().zip(expected) {
+            let direct = original_order_penalty(board, &weights);
+            let through_preset = evaluator.value(&FeatureContext::board(board));
+            assert_eq!(direct.to_bits(), want.to_bits(), "{board:?}");
+            assert_eq!(through_preset.to_bits(), want.to_bits(), "{board:?}");
+        }
+        // A plain weighted sum in term order misses two of them by an ulp or two.
+        let plain = |b: &Board| -> f64 {
+            evaluator.terms.iter().map(|(f, w)| w * (f.compute)(&FeatureContext::board(b))).sum()
+        };
+        assert_ne!(plain(&golden(22)[2]).to_bits(), expected[2].to_bits());
+    }
+
+    #[test]
+    fn covered_counts_match_the_per_column_definition() {
+        for board in golden(22) {
+            let covered = covered_per_column(&board);
+            for (x, &holes) in covered.iter().enumerate().take(10) {
+                assert_eq!(holes as usize, board.column_height(x) - column_cells(&board, x));
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::eval::Evaluator;
 use crate::piece::Piece;
 use crate::rules::{Placement, RuleSet};
 
+pub mod hold_aware;
 pub mod one_piece;
 pub mod two_piece;
 
@@ -36,6 +37,10 @@ pub struct Decision {
 #[derive(Default, Debug)]
 pub struct Scratch {
     pub depth: [Vec<Placement>; 3],
+    /// Moves tried on a copy of the game since the game loop last looked (policies that
+    /// replay a simulator whose search draws pieces report them; see
+    /// [`RuleSet::draws_per_tried_move`]).
+    pub tried_moves: u32,
 }
 
 /// A placement policy.
@@ -55,6 +60,8 @@ pub enum PolicyKind {
     OnePieceFaheyPriority,
     /// Current + one preview piece, no rows removed between the two placements (Lee).
     TwoPieceNoClear,
+    /// The 7-term bot: hold no/yes x column x rotation, first lowest penalty, two shortcuts.
+    HoldAware,
 }
 
 /// Every policy kind with its name and a line for `tetris-lab list`.
@@ -70,6 +77,11 @@ pub static REGISTRY: &[(&str, PolicyKind, &str)] = &[
         PolicyKind::TwoPieceNoClear,
         "current + next piece, rows not removed between the two placements; first best wins (Lee)",
     ),
+    (
+        "hold-aware",
+        PolicyKind::HoldAware,
+        "hold no/yes x column x rotation, first best wins, the 7-term bot's two shortcuts (erikko)",
+    ),
 ];
 
 /// Builds a policy of `kind` around `evaluator`.
@@ -80,6 +92,7 @@ pub fn build(kind: PolicyKind, evaluator: Evaluator) -> Box<dyn Policy> {
             Box::new(one_piece::OnePiece::new(evaluator, one_piece::TieBreak::FaheyPriority))
         }
         PolicyKind::TwoPieceNoClear => Box::new(two_piece::TwoPieceNoClear::new(evaluator)),
+        PolicyKind::HoldAware => Box::new(hold_aware::HoldAware::new(evaluator)),
     }
 }
 
@@ -94,5 +107,6 @@ fn policies_are_send_and_sync() {
     assert_send_sync::<dyn Policy>();
     assert_send_sync::<one_piece::OnePiece>();
     assert_send_sync::<two_piece::TwoPieceNoClear>();
+    assert_send_sync::<hold_aware::HoldAware>();
     assert_send_sync::<Evaluator>();
 }

@@ -8,6 +8,7 @@ use crate::randomizer::RandomizerKind;
 use anyhow::Result;
 
 pub mod eltetris;
+pub mod erikko;
 pub mod lee;
 pub mod simplified;
 
@@ -125,6 +126,12 @@ pub trait RuleSet: Send + Sync {
     fn hold(&self) -> HoldRule {
         HoldRule::None
     }
+    /// Pieces the generator deals and throws away for every move a policy tries (reported
+    /// in [`crate::policy::Scratch::tried_moves`]): 0 but where the original simulator's
+    /// search shares the game's generator (`erikko`).
+    fn draws_per_tried_move(&self) -> u32 {
+        0
+    }
     /// Whether a new `piece` can enter the board; `false` ends the game.
     fn can_spawn(&self, _board: &Board, _piece: Piece) -> bool {
         true
@@ -197,7 +204,7 @@ pub struct RuleSetEntry {
 
 /// Every rule set, in the order `tetris-lab list` shows them.
 pub static REGISTRY: &[RuleSetEntry] =
-    &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY];
+    &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY, erikko::ENTRY];
 
 /// Looks a rule set up by name, with a "did you mean" on a miss.
 pub fn build(name: &str, size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>> {

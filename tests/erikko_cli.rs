@@ -3,56 +3,30 @@
 //! --games 1` replays the original's seed S.
 
 use std::path::Path;
-use std::process::Command;
 use tetris_lab::board::Board;
 use tetris_lab::eval::presets;
 use tetris_lab::piece::Piece;
 use tetris_lab::policy::{GameView, Scratch};
 
-const BOARDS: &str = "\
-; B0
-..........
+mod common;
 
-; B1
-X.........
-X...X.....
-XX.XXX.X..
-XXXXXX.XX.
-XXXXXXXXX.
+use common::{stderr, stdout, write, GOLDEN_FILE};
 
-; B2
-.X........
-XXX..X....
-X.X..XX...
-XXXX.XXX.X
-
-; B3
-X.XX.XXXX.
-X.XX.XXXX.
-XXXX.XXXX.
-
-; B4
-X..X.....X
-X..XX..X.X
-XX.XX..XXX
-";
-
+/// Runs the binary and returns its stdout, failing on a non-zero exit.
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tetris-lab")).args(args).output().expect("the binary runs");
-    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
+    let out = common::run(args);
+    assert!(out.status.success(), "{args:?} failed: {}", stderr(&out));
+    stdout(&out)
 }
 
 fn board_file(dir: &Path, text: &str) -> String {
-    let path = dir.join("boards.txt");
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
+    write(dir, "boards.txt", text).to_str().unwrap().to_string()
 }
 
 #[test]
 fn features_prints_the_golden_penalties() {
     let dir = tempfile::tempdir().unwrap();
-    let file = board_file(dir.path(), BOARDS);
+    let file = board_file(dir.path(), GOLDEN_FILE);
     let out = run(&["features", "--preset", "erikko", &file]);
     let mut lines = out.lines();
     assert_eq!(
@@ -61,11 +35,11 @@ fn features_prints_the_golden_penalties() {
     );
     // golden.md: the original program's penalties.
     let expected = [
-        ("B0", "0"),
-        ("B1", "38.60091950851093"),
-        ("B2", "57.64754092310525"),
-        ("B3", "47.27407203058329"),
-        ("B4", "39.32112349948503"),
+        ("B0_empty", "0"),
+        ("B1_stairs", "38.60091950851093"),
+        ("B2_holes", "57.64754092310525"),
+        ("B3_wells", "47.27407203058329"),
+        ("B4_pits", "39.32112349948503"),
     ];
     for (line, (name, penalty)) in lines.by_ref().zip(expected) {
         let fields: Vec<&str> = line.split(',').collect();
@@ -74,7 +48,7 @@ fn features_prints_the_golden_penalties() {
     }
     assert_eq!(lines.next(), None);
     // B1 by hand (golden.md): difference 4, 7 consecutive changes, one small pit.
-    assert!(out.contains("\nB1,4,0,0,0,7,1,0,"), "{out}");
+    assert!(out.contains("\nB1_stairs,4,0,0,0,7,1,0,"), "{out}");
 }
 
 #[test]
@@ -90,9 +64,9 @@ fn features_rates_a_cell_in_the_hidden_rows_infinite() {
 #[test]
 fn best_reports_hold_as_the_library_decides() {
     let dir = tempfile::tempdir().unwrap();
-    let file = board_file(dir.path(), BOARDS);
+    let file = board_file(dir.path(), GOLDEN_FILE);
     let built = presets::find("erikko").unwrap().build(None, None).unwrap();
-    let boards: Vec<Board> = tetris_lab::board::split_board_file(BOARDS)
+    let boards: Vec<Board> = tetris_lab::board::split_board_file(GOLDEN_FILE)
         .iter()
         .map(|(_, body)| Board::parse(body, Some(10), 22).unwrap())
         .collect();
@@ -140,7 +114,7 @@ fn best_reports_hold_as_the_library_decides() {
 #[test]
 fn best_with_an_empty_hold_takes_the_first_shortcut() {
     let dir = tempfile::tempdir().unwrap();
-    let file = board_file(dir.path(), BOARDS);
+    let file = board_file(dir.path(), GOLDEN_FILE);
     let out = run(&["best", "--preset", "erikko", "--piece", "T", "--preview", "Z", "--format", "csv", &file]);
     for line in out.lines().skip(1) {
         let fields: Vec<&str> = line.split(',').collect();

@@ -8,6 +8,8 @@
 //! 2. an I piece when every other column stands at least 4 above the rightmost: no hold,
 //!    vertical (rotation 1) at origin column W-2, which fills the rightmost column.
 //!
+//! When a shortcut's move does not fit (never in the original's own games) the search runs.
+//!
 //! The search reports the moves it tried in [`Scratch::tried_moves`] (all of them, valid or
 //! not, as the original tries each on a copy of the game; see
 //! [`crate::rules::RuleSet::draws_per_tried_move`]); the shortcuts try none.
@@ -43,7 +45,9 @@ impl HoldAware {
     }
 
     /// A shortcut's fixed move, rated only for the report; `None` when the move does not
-    /// fit (the original would fail there; in its own games it never does).
+    /// fit. The original would crash there; in its own games it never happens (the first
+    /// hold is on an empty board, and a well 4 deep leaves room for the vertical I), so the
+    /// search runs instead, for boards given to `best` and other rule sets.
     fn fixed_move(
         &self,
         rules: &dyn RuleSet,
@@ -76,12 +80,17 @@ impl Policy for HoldAware {
     fn choose(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
         let board = view.board;
         if view.can_hold && view.hold.is_none() {
-            let next = *view.preview.first()?;
-            return self.fixed_move(rules, board, (true, next), (FIRST_HOLD_COLUMN, 0), scratch);
+            if let Some(&next) = view.preview.first() {
+                if let Some(d) = self.fixed_move(rules, board, (true, next), (FIRST_HOLD_COLUMN, 0), scratch) {
+                    return Some(d);
+                }
+            }
         }
         if view.current == Piece::I && rightmost_well_is_deep(board) {
             let column = board.width() as i8 - 2;
-            return self.fixed_move(rules, board, (false, Piece::I), (column, 1), scratch);
+            if let Some(d) = self.fixed_move(rules, board, (false, Piece::I), (column, 1), scratch) {
+                return Some(d);
+            }
         }
 
         let hold_options = if view.can_hold { 2 } else { 1 };
@@ -162,6 +171,23 @@ mod tests {
         let (decision, tried) = choose(&board, Piece::I, &[Piece::O], Some(Piece::T));
         assert_eq!(tried, 80);
         assert!(decision.is_some());
+    }
+
+    #[test]
+    fn a_shortcut_that_does_not_fit_falls_back_to_the_search() {
+        // Column 4 full up to row 19: the first hold's move (origin 4, rotation 0) cannot fit.
+        let mut board = Board::new(10, 22);
+        for y in 0..20 {
+            board.set(4, y);
+        }
+        let (decision, tried) = choose(&board, Piece::J, &[Piece::T], None);
+        let d = decision.unwrap();
+        assert!(!d.hold, "with an empty hold the search has only the current piece");
+        assert_eq!(d.placement.piece, Piece::J);
+        assert_eq!(tried, 80);
+        // Without a preview the first shortcut has no piece to place: search too.
+        let (decision, _) = choose(&Board::new(10, 22), Piece::J, &[], None);
+        assert_eq!(decision.unwrap().placement.piece, Piece::J);
     }
 
     #[test]

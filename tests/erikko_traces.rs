@@ -65,6 +65,13 @@ fn seed_42_starts_as_golden_and_ends_after_508_moves() {
     );
     assert!(text.starts_with(&golden), "first moves:\n{}", &text[..golden.len().min(text.len())]);
     assert_eq!((record.pieces, record.end), (508, GameEnd::GameOver));
+    // Every move, as the original made it: name the first that differs.
+    let original: Vec<&str> =
+        include_str!("data/erikko_seed42_moves.txt").lines().filter(|l| !l.starts_with('#')).collect();
+    let ours: Vec<&str> = text.lines().collect();
+    if let Some(i) = (0..original.len().max(ours.len())).find(|&i| original.get(i) != ours.get(i)) {
+        panic!("move {i}: the original made {:?}, we made {:?}", original.get(i), ours.get(i));
+    }
 }
 
 #[test]

@@ -285,4 +285,77 @@ mod tests {
         sorted.sort();
         assert_eq!(keys, sorted);
     }
+
+    /// The original's move, cell by cell (`TetrisBoard.dropMino`): fit at origin row 19,
+    /// then step the origin down while the piece fits; the cells where it rests.
+    fn naive_drop(board: &Board, piece: Piece, column: i32, rotation: usize) -> Option<Vec<(usize, usize)>> {
+        let offsets = cells(piece, rotation);
+        let fits = |row: i32| {
+            offsets.iter().all(|&(r, c)| {
+                let (y, x) = (row + r as i32, column + c as i32);
+                (0..HEIGHT as i32).contains(&y)
+                    && (0..WIDTH as i32).contains(&x)
+                    && !board.is_filled(x as usize, y as usize)
+            })
+        };
+        if !fits(ORIGIN_ROW) {
+            return None;
+        }
+        let mut row = ORIGIN_ROW;
+        while fits(row - 1) {
+            row -= 1;
+        }
+        let mut placed: Vec<(usize, usize)> =
+            offsets.iter().map(|&(r, c)| ((column + c as i32) as usize, (row + r as i32) as usize)).collect();
+        placed.sort();
+        Some(placed)
+    }
+
+    fn placed_cells(p: &Placement) -> Vec<(usize, usize)> {
+        let mut board = Board::new(WIDTH, HEIGHT);
+        p.write(&mut board);
+        let mut placed: Vec<(usize, usize)> =
+            (0..HEIGHT).flat_map(|y| (0..WIDTH).map(move |x| (x, y))).filter(|&(x, y)| board.is_filled(x, y)).collect();
+        placed.sort();
+        placed
+    }
+
+    proptest::proptest! {
+        /// Every (column, rotation) of every piece lands where the original's cell-by-cell
+        /// drop puts it, overhangs included, on random ragged stacks reaching row 19; a
+        /// rotation left out as a duplicate lands exactly like the one kept.
+        #[test]
+        fn moves_land_where_the_original_drops_them(
+            columns in proptest::collection::vec((0usize..=20, proptest::collection::vec(proptest::bool::weighted(0.2), 20)), WIDTH)
+        ) {
+            let mut board = Board::new(WIDTH, HEIGHT);
+            for (x, (height, gaps)) in columns.iter().enumerate() {
+                for y in 0..*height {
+                    if !gaps[y] {
+                        board.set(x, y);
+                    }
+                }
+            }
+            board.clear_full_rows();
+            let rules = Erikko::new();
+            let mut out = Vec::new();
+            for piece in Piece::ALL {
+                rules.candidates(&board, piece, &mut out);
+                for column in 0..WIDTH as i8 {
+                    for rotation in 0..4u8 {
+                        let expected = naive_drop(&board, piece, column as i32, rotation as usize);
+                        // The kept rotation with the same cells at this origin.
+                        let kept = (0..=rotation).find(|&k| {
+                            let (mut a, mut b) = (cells(piece, k as usize), cells(piece, rotation as usize));
+                            a.sort();
+                            b.sort();
+                            a == b
+                        }).unwrap();
+                        let ours = out.iter().find(|p| p.column == column && p.orientation == kept).map(placed_cells);
+                        proptest::prop_assert_eq!(ours, expected, "{:?} column {} rotation {}\n{:?}", piece, column, rotation, board);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -330,8 +330,8 @@ mod tests {
         ) {
             let mut board = Board::new(WIDTH, HEIGHT);
             for (x, (height, gaps)) in columns.iter().enumerate() {
-                for y in 0..*height {
-                    if !gaps[y] {
+                for (y, &gap) in gaps.iter().enumerate().take(*height) {
+                    if !gap {
                         board.set(x, y);
                     }
                 }

@@ -57,7 +57,7 @@ impl Policy for OnePiece {
                 }
                 _ => {
                     let mut board = *view.board;
-                    let info = p.apply(&mut board);
+                    let info = rules.apply(&mut board, p);
                     self.evaluator.utility(&FeatureContext::new(&board, info))
                 }
             };

@@ -11,6 +11,7 @@ pub mod eltetris;
 pub mod erikko;
 pub mod lee;
 pub mod simplified;
+pub mod standard;
 
 /// A placement reachable under some rule set: the piece, how the rules label it
 /// (orientation index and column), and where its bounding box lands.
@@ -139,6 +140,12 @@ pub trait RuleSet: Send + Sync {
     /// Appends (after clearing `out`) every placement of `piece` the rules let a player
     /// reach, in the rule set's own loop order (tie-breaks depend on it).
     fn candidates(&self, board: &Board, piece: Piece, out: &mut Vec<Placement>);
+    /// What a player of these rules sees when evaluating a candidate: the board after the
+    /// placement and what it did. Rule sets whose original rates moves on a board cleared
+    /// differently from the real game (Fahey's `standard`) override it.
+    fn apply(&self, board: &mut Board, placement: &Placement) -> PlacementInfo {
+        placement.apply(board)
+    }
     /// Locks a placement returned by [`RuleSet::candidates`]: writes it, removes full
     /// rows, scores, and decides whether the game is over.
     fn lock(&self, board: &mut Board, placement: &Placement) -> Outcome {
@@ -177,8 +184,8 @@ impl OrientationTable {
     }
 }
 
-/// The shapes of Fahey's / MdpTetris' / El-Tetris' tables, first orientation lying flat,
-/// origin at the cell the column label refers to.
+/// Shapes with the first orientation lying flat, origin at the cell the column label refers
+/// to (`standard` and `eltetris` use their originals' own tables instead).
 pub fn flat_first_shapes() -> [(Piece, Shape); 7] {
     [
         (Piece::I, Shape::new([(0, 0), (1, 0), (2, 0), (3, 0)])),
@@ -204,7 +211,7 @@ pub struct RuleSetEntry {
 
 /// Every rule set, in the order `tetris-lab list` shows them.
 pub static REGISTRY: &[RuleSetEntry] =
-    &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY, erikko::ENTRY];
+    &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY, erikko::ENTRY, standard::ENTRY];
 
 /// Looks a rule set up by name, with a "did you mean" on a miss.
 pub fn build(name: &str, size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>> {

@@ -323,6 +323,37 @@ mod tests {
     }
 
     #[test]
+    fn rates_placements_under_a_top_overhang_on_the_real_board() {
+        // El-Tetris plays the T pointing right at column 7 (value -1079.5645525981495); the
+        // T pointing left at column 6 ends under the top-row cell of column 6.
+        let rows = [
+            ".....##...",
+            ".#####....",
+            "##.####...",
+            "##.####..#",
+            "#######.##",
+            "######.###",
+            "######..##",
+            "#########.",
+            "#########.",
+            "#########.",
+            "###.######",
+            "#####.####",
+            "###.######",
+            "#####.####",
+            ".#########",
+            "######.#..",
+            "..#.###.##",
+            ".###.##.##",
+            "..#..#####",
+            "###.#.####",
+        ];
+        let board = Board::parse(&rows.join("\n"), Some(10), 20).unwrap();
+        let (moves, _, _, _) = play(board, &[Piece::T]);
+        assert_eq!(moves, vec![(0, 7)]);
+    }
+
+    #[test]
     fn matches_el_tetris_over_two_thousand_uniform_pieces() {
         let (_, rows, over, end) = play(Board::new(10, 20), &lcg_pieces(1, "IOTSZJL", 2000));
         assert_eq!((rows, over), (797, None));

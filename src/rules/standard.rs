@@ -516,6 +516,18 @@ pub(super) mod tests {
         assert_eq!(dellacherie_choice(&b, Piece::T), (3, -4));
     }
 
+    #[test]
+    fn chooses_as_fahey_where_moves_slide_under_overhangs() {
+        // Fahey's program plays rotation 1, translation 0 here (clearing a row); candidates
+        // that end under an overhang must be rated on the real board, not from column tops.
+        let b = board(
+            "##........\n#.........\n#####.....\n#####..#.#\n#####..###\n.#####.###\n\
+             ######.###\n#########.\n####.#####\n#######.##\n###.######\n.#########\n\
+             #########.\n########.#\n#####.####\n###.######\n##.#######\n#####.####\n#########.",
+        );
+        assert_eq!(dellacherie_choice(&b, Piece::S), (1, 0));
+    }
+
     /// Pieces from a fixed 64-bit LCG (Knuth's MMIX constants, bits 33.. modulo the alphabet),
     /// so the sequences given to Fahey's program are reproducible here.
     pub(in crate::rules) fn lcg_pieces(seed: u64, letters: &str, count: usize) -> Vec<Piece> {

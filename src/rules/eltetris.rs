@@ -14,7 +14,7 @@ use crate::randomizer::RandomizerKind;
 
 pub const ENTRY: RuleSetEntry = RuleSetEntry {
     name: "eltetris",
-    summary: "El-Tetris' game: 10x20, uniform pieces, drop from the top, game over when a piece sticks out",
+    summary: "El-Tetris' game: 10x20, uniform pieces, fall from the top rows, game over when a piece sticks out",
     build: |size| {
         fixed_size("eltetris", size, (10, 20))?;
         Ok(Box::new(ElTetris::new()))

@@ -15,10 +15,11 @@
 //!   only if the piece fits afterwards, so a rotation through a blocked orientation is lost
 //!   even though the AI rated the move; then the piece drops as far as it can (a real drop,
 //!   which can slide under an overhang the piece is already below).
-//! - Rows are collapsed bottom-up over rows 1..H-1 only: the top row is removed only when
-//!   a lower row is removed with it (it moves down and is then checked). A lone full top
-//!   row stays, is not counted, and ends the game at the next spawn. The AI rates moves on
-//!   that same board, but counts the top row among completed rows for eroded cells.
+//! - Rows are collapsed bottom-up over every row but the top one: the top row is removed
+//!   only when a lower row is removed with it (it moves down and is then checked). A lone
+//!   full top row stays, is not counted, and ends the game at the next spawn; only a piece
+//!   that landed at spawn can complete it. Rated moves see that same board, with the top
+//!   row counted among completed rows for eroded cells.
 
 use super::{fixed_size, Outcome, Placement, PlacementInfo, RuleSet, RuleSetEntry};
 use crate::board::Board;

@@ -8,6 +8,7 @@ use crate::policy::{GameView, Scratch};
 use crate::rules::HoldRule;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -47,6 +48,7 @@ pub fn run(args: BestArgs) -> Result<()> {
     let rules = built.rules.as_ref();
     let boards = read_boards(&args.file, &rules.new_board())?;
     let mut scratch = Scratch::default();
+    let mut text_out = std::io::stdout().lock();
     let mut csv = matches!(args.format, Format::Csv).then(|| csv::Writer::from_writer(std::io::stdout()));
     if let Some(w) = csv.as_mut() {
         w.write_record(["board", "piece", "hold", "orientation", "column", "score"])?;
@@ -56,7 +58,7 @@ pub fn run(args: BestArgs) -> Result<()> {
         let decision = built.policy.choose(rules, &view, &mut scratch);
         match (decision, csv.as_mut()) {
             (None, Some(w)) => w.write_record([name.as_str(), &current.to_string(), "", "", "", ""])?,
-            (None, None) => println!("board {name}: piece {current}: no placement possible (game over)\n"),
+            (None, None) => writeln!(text_out, "board {name}: piece {current}: no placement possible (game over)\n")?,
             (Some(d), Some(w)) => w.write_record([
                 name.clone(),
                 d.placement.piece.to_string(),
@@ -68,7 +70,8 @@ pub fn run(args: BestArgs) -> Result<()> {
             (Some(d), None) => {
                 let mut after = *board;
                 let outcome = rules.lock(&mut after, &d.placement);
-                println!(
+                writeln!(
+                    text_out,
                     "board {name}: piece {} hold {} orientation {} column {} score {}{}",
                     d.placement.piece,
                     if d.hold { "yes" } else { "no" },
@@ -80,10 +83,9 @@ pub fn run(args: BestArgs) -> Result<()> {
                     } else {
                         String::new()
                     }
-                );
+                )?;
                 let rows = after.max_height().max(board.max_height()).max(1) + 1;
-                print!("{}", after.to_text(Some(rows.min(after.height()))));
-                println!();
+                writeln!(text_out, "{}", after.to_text(Some(rows.min(after.height()))))?;
             }
         }
     }

@@ -1,29 +1,32 @@
 //! `tetris-lab list`: every rule set, feature, preset and policy with one line each.
 
 use anyhow::Result;
+use std::io::Write;
 
 pub fn run() -> Result<()> {
-    println!("Rule sets:");
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "Rule sets:")?;
     for r in crate::rules::REGISTRY {
-        println!("  {:<26} {}", r.name, r.summary);
+        writeln!(out, "  {:<26} {}", r.name, r.summary)?;
     }
-    println!("\nFeatures:");
+    writeln!(out, "\nFeatures:")?;
     for f in crate::features::REGISTRY {
-        println!("  {:<26} {}", f.name, f.summary);
+        writeln!(out, "  {:<26} {}", f.name, f.summary)?;
     }
-    println!("\nPresets:");
+    writeln!(out, "\nPresets:")?;
     for p in crate::eval::presets::REGISTRY {
-        println!(
+        writeln!(
+            out,
             "  {:<26} {} [rules {}, policy {}]",
             p.name,
             p.summary,
             p.rule_set,
             crate::policy::kind_name(p.policy)
-        );
+        )?;
     }
-    println!("\nPolicies:");
+    writeln!(out, "\nPolicies:")?;
     for (name, _, summary) in crate::policy::REGISTRY {
-        println!("  {:<26} {}", name, summary);
+        writeln!(out, "  {:<26} {}", name, summary)?;
     }
     Ok(())
 }

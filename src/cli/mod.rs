@@ -60,6 +60,11 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// A closed stdout (e.g. `| head`) is not an error worth reporting.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    let broken = |io: &std::io::Error| io.kind() == std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(broken)
+            || c.downcast_ref::<csv::Error>().is_some_and(|e| matches!(e.kind(), csv::ErrorKind::Io(io) if broken(io)))
+    })
 }

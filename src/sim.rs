@@ -2,10 +2,11 @@
 //! and [`play_batch`] plays many in parallel with results that depend only on the master
 //! seed. Every command that plays games goes through here.
 
+use crate::board::Board;
 use crate::piece::Piece;
 use crate::policy::{GameView, Policy, Scratch};
 use crate::randomizer::Randomizer;
-use crate::rules::{HoldRule, Placement, RuleSet};
+use crate::rules::{HoldRule, Outcome, Placement, RuleSet};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -88,6 +89,7 @@ pub struct MoveRecord {
 
 /// Plays one game. `progress` (if given) is incremented by the pieces placed, every 4,096
 /// pieces and at the end, for progress bars.
+#[inline]
 pub fn play_game(
     rules: &dyn RuleSet,
     policy: &dyn Policy,
@@ -95,7 +97,9 @@ pub fn play_game(
     limits: GameLimits,
     progress: Option<&AtomicU64>,
 ) -> GameRecord {
-    play(rules, policy, seed, limits, progress, |_| {})
+    // Empty callbacks monomorphise the loop without them, so the plain game pays nothing
+    // for the hooks.
+    play(rules, policy, seed, limits, progress, |_| {}, &mut |_: &Board, _: &Outcome| {})
 }
 
 /// Plays one game like [`play_game`], calling `on_move` before each move is locked (for
@@ -107,19 +111,34 @@ pub fn play_game_traced(
     limits: GameLimits,
     on_move: &mut dyn FnMut(&MoveRecord),
 ) -> GameRecord {
-    play(rules, policy, seed, limits, None, on_move)
+    play(rules, policy, seed, limits, None, on_move, &mut |_: &Board, _: &Outcome| {})
 }
 
-/// The loop itself, generic in the move callback so that [`play_game`]'s empty one
-/// compiles away.
+/// Plays one game like [`play_game`], calling `observer` after every placement with the
+/// board after the lock (rows removed) and what the lock did, the game-ending placement
+/// included. Used by measurements that need the whole trajectory (Fahey's estimate).
+pub fn play_game_observed(
+    rules: &dyn RuleSet,
+    policy: &dyn Policy,
+    seed: u64,
+    limits: GameLimits,
+    progress: Option<&AtomicU64>,
+    observer: &mut dyn FnMut(&Board, &Outcome),
+) -> GameRecord {
+    play(rules, policy, seed, limits, progress, |_| {}, observer)
+}
+
+/// The loop itself, generic in the move callback (before the lock) and the placement
+/// observer (after it) so that [`play_game`]'s empty ones compile away.
 #[inline(always)]
-fn play<F: FnMut(&MoveRecord)>(
+fn play<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
     rules: &dyn RuleSet,
     policy: &dyn Policy,
     seed: u64,
     limits: GameLimits,
     progress: Option<&AtomicU64>,
     mut on_move: F,
+    observer: &mut O,
 ) -> GameRecord {
     let mut randomizer = Randomizer::new(rules.randomizer(), seed);
     let mut board = rules.new_board();
@@ -180,6 +199,7 @@ fn play<F: FnMut(&MoveRecord)>(
         pieces += 1;
         lines += outcome.info.rows_cleared as u64;
         score += outcome.score;
+        observer(&board, &outcome);
         if outcome.game_over {
             break GameEnd::GameOver;
         }

@@ -1,3 +1,4 @@
 //! Reporting: summary statistics, CSV writers and (later) plots.
 
+pub mod fahey;
 pub mod stats;

@@ -1,0 +1,951 @@
+//! `tetris-lab reproduce`: plays every preset the way its published figure was measured
+//! (or the cheapest honest substitute: a reduced board, a piece cap, Fahey's estimate) and
+//! prints one table of measured against published figures, also written as CSV and
+//! Markdown to `results/reproduce/<run-id>/` with a manifest.
+//!
+//! What is measured is data: [`PLAN`] has one line per measurement, so a new preset is one
+//! line. Presets of the registry without a line get [`default_plan`]; presets of the plan
+//! or registry whose rule set does not build yet are listed as "not available".
+
+use crate::cli::play::{parse_size, thread_pool, AtomicFile};
+use crate::eval::presets::{self, Preset};
+use crate::report::fahey;
+use crate::report::stats::Summary;
+use crate::sim::{self, GameLimits, GameRecord};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Presets to measure (default: every preset of `tetris-lab list` and of the spec).
+    pub presets: Vec<String>,
+    /// The cheap checks only: reduced boards and estimates, a few minutes on 2 cores (default).
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+    /// Every measurement of the plan, full games on the published boards included; prints
+    /// its time estimate first (hours on 2 cores).
+    #[arg(long)]
+    pub full: bool,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Master seed: game i of every measurement is seeded from (seed, i).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Directory receiving one sub-directory per run.
+    #[arg(long, default_value = "results/reproduce")]
+    pub out: PathBuf,
+    /// Testing: play this many games in every game measurement.
+    #[arg(long, hide = true)]
+    pub games: Option<u64>,
+    /// Testing: play this many moves in every estimate.
+    #[arg(long, hide = true)]
+    pub moves: Option<u64>,
+    /// Testing: replace the board of every measurement on a resizable board.
+    #[arg(long, hide = true, value_parser = parse_size)]
+    pub board: Option<(usize, usize)>,
+}
+
+/// How a figure is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Games played to their end.
+    FullGames,
+    /// Games stopped (alive) after this many pieces: the mean is a lower bound.
+    PieceCap(u64),
+    /// Fahey's estimate from the stack-height histogram of a fixed number of moves.
+    Estimate,
+}
+
+/// What the mean is taken of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Rows,
+    /// Pieces placed (the 7-term bot's fitness).
+    Turns,
+    /// Points (the E-Tetris contest).
+    Score,
+}
+
+impl Metric {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Rows => "rows",
+            Metric::Turns => "turns",
+            Metric::Score => "score",
+        }
+    }
+    fn of(self, record: &GameRecord) -> f64 {
+        (match self {
+            Metric::Rows => record.lines,
+            Metric::Turns => record.pieces,
+            Metric::Score => record.score,
+        }) as f64
+    }
+}
+
+/// A published figure as a number: `value`, give or take `tolerance` (relative) when the
+/// source states one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Published {
+    pub value: f64,
+    pub tolerance: Option<f64>,
+    /// Where the figure comes from, short.
+    pub source: &'static str,
+}
+
+/// One measurement of the plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Measurement {
+    pub preset: &'static str,
+    /// `None`: the rule set's own board.
+    pub board: Option<(usize, usize)>,
+    pub method: Method,
+    pub metric: Metric,
+    /// Games (moves for an estimate) under `--quick`; 0 = not part of `--quick`.
+    pub quick: u64,
+    /// Games (moves for an estimate) under `--full`; 0 = not part of `--full`.
+    pub full: u64,
+    pub published: Option<Published>,
+}
+
+const fn line(
+    preset: &'static str,
+    board: Option<(usize, usize)>,
+    method: Method,
+    quick: u64,
+    full: u64,
+    published: Option<Published>,
+) -> Measurement {
+    Measurement { preset, board, method, metric: Metric::Rows, quick, full, published }
+}
+
+const fn figure(value: f64, tolerance: Option<f64>, source: &'static str) -> Option<Published> {
+    Some(Published { value, tolerance, source })
+}
+
+const FAHEY_DELLACHERIE: Option<Published> =
+    figure(630_000.0, Some(0.27), "Fahey 2003: 600,000-660,000 over 56 games, +-27% at 95%");
+const THIERY_DELLACHERIE: Option<Published> = figure(5_200_000.0, Some(0.20), "Thiery-Scherrer 2009, 10x20, +-20%");
+const THIERY_BCTS: Option<Published> = figure(35_000_000.0, Some(0.20), "Thiery-Scherrer 2009, 10x20, +-20%");
+const THIERY_BCTS_10X10: Option<Published> = figure(3_800.0, None, "Thiery-Scherrer, 10x10");
+
+/// Every measurement, in the order of the table. `--quick` (the default) runs the lines
+/// with a non-zero `quick`; `--full` those with a non-zero `full`. The 10x10 and 10x16
+/// boards are the literature's cheap checks (scores grow about 2.5x per row, so a 10x10
+/// game is about 10,000 times shorter than a 10x20 one); Dellacherie's 10x10 and 10x16
+/// figures could not be pinned to a source, so they print as n/a rather than a guess.
+pub static PLAN: &[Measurement] = &[
+    line("dellacherie", None, Method::Estimate, 1_000_000, 20_000_000, FAHEY_DELLACHERIE),
+    line("dellacherie", None, Method::FullGames, 0, 56, FAHEY_DELLACHERIE),
+    line("dellacherie-simplified", Some((10, 10)), Method::FullGames, 100, 1_000, None),
+    // The estimate where full games are cheap too: how far the estimate is from a measurement.
+    line("dellacherie-simplified", Some((10, 10)), Method::Estimate, 1_000_000, 20_000_000, None),
+    line("dellacherie-simplified", Some((10, 16)), Method::FullGames, 0, 100, None),
+    line("dellacherie-simplified", Some((10, 20)), Method::Estimate, 1_000_000, 20_000_000, THIERY_DELLACHERIE),
+    line("dellacherie-simplified", Some((10, 20)), Method::FullGames, 0, 100, THIERY_DELLACHERIE),
+    line("el-tetris", None, Method::Estimate, 1_000_000, 20_000_000, None),
+    line("bcts", Some((10, 10)), Method::FullGames, 100, 1_000, THIERY_BCTS_10X10),
+    line("bcts", Some((10, 10)), Method::Estimate, 1_000_000, 20_000_000, THIERY_BCTS_10X10),
+    line("bcts", Some((10, 16)), Method::FullGames, 0, 100, None),
+    line("bcts", Some((10, 20)), Method::Estimate, 1_000_000, 20_000_000, THIERY_BCTS),
+    line("bcts", Some((10, 20)), Method::FullGames, 0, 100, THIERY_BCTS),
+    // Lee's player "clears lines indefinitely": only a piece cap ends its games.
+    line("lee", None, Method::PieceCap(2_000), 10, 0, None),
+    line("lee", None, Method::PieceCap(100_000), 0, 100, None),
+    // Tops out within a few dozen lines at high gravity: full games are cheap.
+    line("pygame-lee", None, Method::FullGames, 5, 100, None),
+    Measurement {
+        preset: "erikko",
+        board: None,
+        method: Method::PieceCap(10_000),
+        metric: Metric::Turns,
+        quick: 10,
+        full: 0,
+        published: None,
+    },
+    Measurement {
+        preset: "erikko",
+        board: None,
+        method: Method::FullGames,
+        metric: Metric::Turns,
+        quick: 0,
+        full: 100,
+        published: None,
+    },
+    // One deterministic game over the known sequence; "1.30 M" is rounded to 0.01 M.
+    Measurement {
+        preset: "etetris",
+        board: None,
+        method: Method::FullGames,
+        metric: Metric::Score,
+        quick: 1,
+        full: 1,
+        published: figure(1_300_000.0, Some(0.004), "contest solver, 1,000 kept boards"),
+    },
+];
+
+/// The measurements of a registry preset the plan does not name: capped games, since
+/// nothing says how long its games are.
+pub fn default_plan(preset: &'static str) -> [Measurement; 2] {
+    [
+        line(preset, None, Method::PieceCap(2_000), 10, 0, None),
+        line(preset, None, Method::PieceCap(100_000), 0, 100, None),
+    ]
+}
+
+/// Estimates are split into this many independent streams, whatever the thread count,
+/// so that the result depends only on the seed.
+const ESTIMATE_STREAMS: u64 = 16;
+
+/// Scores grow about 2.5x per board row (`tuning.md`); used only to size `--full`.
+const GROWTH_PER_ROW: f64 = 2.5;
+
+/// One row of the output table.
+#[derive(Clone, Debug)]
+struct Row {
+    preset: String,
+    rule_set: String,
+    board: String,
+    /// Games played, or moves for an estimate.
+    count: String,
+    metric: &'static str,
+    mean: Option<f64>,
+    interval: Option<(f64, f64)>,
+    published: Option<Published>,
+    verdict: String,
+    method: String,
+    seconds: f64,
+}
+
+/// A measurement with the counts of the chosen mode and the test overrides applied.
+#[derive(Clone, Copy, Debug)]
+struct Planned {
+    measurement: Measurement,
+    count: u64,
+    board: Option<(usize, usize)>,
+    /// The board was replaced by `--board`: the published figure no longer applies.
+    overridden: bool,
+}
+
+pub fn run(args: ReproduceArgs) -> Result<()> {
+    let full = args.full;
+    let selection = select(&args)?;
+    let pool = thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    let started = SystemTime::now();
+    let run_dir = create_run_dir(&args.out, started, args.seed)?;
+    eprintln!(
+        "reproduce ({}) | seed {} | {} thread(s) | output {}",
+        if full { "full" } else { "quick" },
+        args.seed,
+        threads,
+        run_dir.display()
+    );
+
+    let result = (|| -> Result<()> {
+        if full {
+            pool.install(|| print_time_estimate(&selection, threads));
+        }
+        let mut rows = Vec::new();
+        let mut games_csv = Vec::new();
+        let mut rule_sets = BTreeMap::new();
+        for planned in &selection {
+            let row = pool.install(|| measure(planned, args.seed, &mut games_csv, &mut rule_sets));
+            rows.push(row);
+        }
+        let finished = SystemTime::now();
+        print!("{}", text_table(&rows));
+        write_outputs(&run_dir, &rows, &games_csv, &args, threads, full, started, finished, &rule_sets)?;
+        eprintln!("wrote {}", run_dir.display());
+        Ok(())
+    })();
+    if result.is_err() {
+        // Leave no empty run directory behind a failed run (never removes written files).
+        let _ = std::fs::remove_dir(&run_dir);
+    }
+    result
+}
+
+/// The measurements to run, in plan order, after checking every named preset exists.
+fn select(args: &ReproduceArgs) -> Result<Vec<Planned>> {
+    let full = args.full;
+    let mut known: Vec<&'static str> = presets::REGISTRY.iter().map(|p| p.name).collect();
+    for m in PLAN {
+        if !known.contains(&m.preset) {
+            known.push(m.preset);
+        }
+    }
+    let mut wanted: Vec<&'static str> = Vec::new();
+    for name in &args.presets {
+        let Some(found) = known.iter().find(|k| *k == name) else {
+            return Err(crate::names::unknown("preset", name, known.iter().copied()));
+        };
+        if !wanted.contains(found) {
+            wanted.push(found);
+        }
+    }
+    if wanted.is_empty() {
+        wanted = known.clone();
+    }
+    if args.games == Some(0) || args.moves == Some(0) {
+        bail!("--games and --moves must be at least 1");
+    }
+    // Plan order, then registry presets the plan does not name, so the table reads the
+    // same whichever way the presets were given.
+    let mut lines: Vec<Measurement> = PLAN.to_vec();
+    for preset in presets::REGISTRY {
+        if !PLAN.iter().any(|m| m.preset == preset.name) {
+            lines.extend(default_plan(preset.name));
+        }
+    }
+    let selection = lines
+        .into_iter()
+        .filter(|m| wanted.contains(&m.preset))
+        .filter_map(|m| {
+            let count = if full { m.full } else { m.quick };
+            if count == 0 {
+                return None;
+            }
+            let count = match m.method {
+                Method::Estimate => args.moves.unwrap_or(count),
+                _ => args.games.unwrap_or(count),
+            };
+            let overridden = args.board.is_some() && m.board.is_some() && args.board != m.board;
+            let board = if m.board.is_some() { args.board.or(m.board) } else { None };
+            Some(Planned { measurement: m, count, board, overridden })
+        })
+        .collect();
+    Ok(selection)
+}
+
+/// Plays one measurement and makes its table row; a preset that is not in this build or
+/// whose rule set does not build becomes a "not available" row.
+fn measure(
+    planned: &Planned,
+    seed: u64,
+    games_csv: &mut Vec<(String, String, GameRecord)>,
+    rule_sets: &mut BTreeMap<String, String>,
+) -> Row {
+    let m = &planned.measurement;
+    let published = if planned.overridden { None } else { m.published };
+    let mut row = Row {
+        preset: m.preset.to_string(),
+        rule_set: "-".into(),
+        board: planned.board.map(|(w, h)| format!("{w}x{h}")).unwrap_or_else(|| "-".into()),
+        count: "-".into(),
+        metric: m.metric.as_str(),
+        mean: None,
+        interval: None,
+        published,
+        verdict: "n/a".into(),
+        method: String::new(),
+        seconds: 0.0,
+    };
+    let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else {
+        row.method = "not available: not in this build yet".into();
+        return row;
+    };
+    row.rule_set = preset.rule_set.to_string();
+    let built = match preset.build(planned.board, None) {
+        Ok(built) => built,
+        Err(e) => {
+            // The root cause without the list of known names: "unknown rule set "lee"".
+            let cause = e.root_cause().to_string();
+            row.method = format!("not available: {}", first_line(&cause).split(';').next().unwrap_or(""));
+            return row;
+        }
+    };
+    let rules = built.rules.as_ref();
+    let policy = built.policy.as_ref();
+    let board = rules.new_board();
+    row.board = format!("{}x{}", board.width(), board.height());
+    rule_sets.insert(format!("{} {}", rules.name(), row.board), rules.version().to_string());
+    row.method = describe_method(planned, preset);
+
+    let start = Instant::now();
+    match m.method {
+        Method::FullGames | Method::PieceCap(_) => {
+            let limits = GameLimits {
+                max_pieces: match m.method {
+                    Method::PieceCap(cap) => Some(cap),
+                    _ => None,
+                },
+            };
+            let label = format!("{} {} ({} games)", m.preset, row.board, planned.count);
+            let records = with_progress(&label, planned.count, false, |pieces, bar| {
+                sim::play_batch(rules, policy, seed, planned.count, limits, Some(pieces), &|_| bar.inc(1))
+            });
+            let values: Vec<f64> = records.iter().map(|r| m.metric.of(r)).collect();
+            let summary = Summary::of(&values);
+            row.count = planned.count.to_string();
+            row.mean = Some(summary.mean);
+            row.interval = Some((summary.low_95(), summary.high_95()));
+            row.verdict = verdict(Some((summary.low_95(), summary.high_95())), &summary, published, m.method);
+            for r in records {
+                games_csv.push((m.preset.to_string(), row.board.clone(), r));
+            }
+        }
+        Method::Estimate => {
+            let label = format!("{} {} (estimate, {} moves)", m.preset, row.board, planned.count);
+            let histogram = with_progress(&label, planned.count, true, |pieces, _| {
+                fahey::sample(rules, policy, seed, planned.count, ESTIMATE_STREAMS, Some(pieces))
+            });
+            row.count = format!("{} moves", group(planned.count as f64, 0));
+            let heights = fahey::fit_heights(&histogram, board.height());
+            row.method.push_str(&format!(", height histogram {}..{} extrapolated", heights.start(), heights.end()));
+            match fahey::estimate(&histogram, board.height(), heights.clone()) {
+                Some(e) => {
+                    row.mean = Some(e.rows_per_game);
+                    row.interval = Some((e.rows_low_95, e.rows_high_95));
+                    let summary = Summary::of(&[e.rows_per_game]);
+                    row.verdict = verdict(row.interval, &summary, published, m.method);
+                }
+                None => {
+                    row.verdict = "n/a".into();
+                    row.method.push_str(&format!(
+                        "; no estimate: fewer than 3 heights of {}..{} seen or no decreasing tail",
+                        heights.start(),
+                        heights.end()
+                    ));
+                }
+            }
+            if histogram.games_lost > 0 {
+                row.method.push_str(&format!("; {} game(s) lost during the sample", histogram.games_lost));
+            }
+        }
+    }
+    row.seconds = start.elapsed().as_secs_f64();
+    row
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// "full games", "reduced board", "piece cap N", "estimate (Fahey ...)" as the table says it.
+fn describe_method(planned: &Planned, preset: &Preset) -> String {
+    let mut parts = Vec::new();
+    let own_height = crate::rules::build(preset.rule_set, None).map(|r| r.new_board().height()).ok();
+    let reduced = planned.board.is_some_and(|(_, h)| own_height.is_some_and(|own| h < own));
+    match planned.measurement.method {
+        Method::FullGames => parts.push("full games".to_string()),
+        Method::PieceCap(cap) => parts.push(format!("piece cap {}", group(cap as f64, 0))),
+        Method::Estimate => parts.push("estimate (Fahey)".into()),
+    }
+    if reduced {
+        parts.push("reduced board".into());
+    }
+    if planned.overridden {
+        parts.push("board overridden, published figure not comparable".into());
+    }
+    if preset.rule_set != "simplified" && planned.board.is_some() {
+        parts.push(format!("rules {}", preset.rule_set));
+    }
+    parts.join(", ")
+}
+
+/// Whether the published figure lies in the measured 95% interval: "yes", "no", "overlap"
+/// (outside, but the published figure's own interval overlaps ours), or "n/a".
+fn verdict(interval: Option<(f64, f64)>, summary: &Summary, published: Option<Published>, method: Method) -> String {
+    let (Some(p), Some((low, high))) = (published, interval) else {
+        return "n/a".into();
+    };
+    if let Method::PieceCap(_) = method {
+        // A capped mean is a lower bound of the uncapped one: only "below" is informative.
+        return if high < p.value { "n/a (capped)".into() } else { "n/a".into() };
+    }
+    if (low..=high).contains(&p.value) {
+        return "yes".into();
+    }
+    if let Some(t) = p.tolerance {
+        let (p_low, p_high) = (p.value * (1.0 - t), p.value * (1.0 + t));
+        if p_low <= high && low <= p_high {
+            return "overlap".into();
+        }
+    }
+    format!("no (x{:.2})", summary.mean / p.value)
+}
+
+/// Runs `work` with a progress bar on stderr (hidden when stderr is not a terminal);
+/// `by_pieces` moves the bar with the pieces counter instead of by finished games.
+fn with_progress<T>(
+    label: &str,
+    length: u64,
+    by_pieces: bool,
+    work: impl FnOnce(&AtomicU64, &indicatif::ProgressBar) -> T,
+) -> T {
+    let bar = indicatif::ProgressBar::new(length);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {msg} (eta {eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(label.to_string());
+    let pieces = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let start = Instant::now();
+    let ticker = {
+        let (bar, pieces, done) = (bar.clone(), pieces.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                let p = pieces.load(Ordering::Relaxed);
+                if by_pieces {
+                    bar.set_position(p.min(length));
+                }
+                let rate = p as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                bar.set_message(format!("{p} pieces, {rate:.0} pieces/s"));
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    let result = work(&pieces, &bar);
+    done.store(true, Ordering::Relaxed);
+    let _ = ticker.join();
+    bar.finish_and_clear();
+    result
+}
+
+/// Prints, before `--full` starts, how many pieces each measurement should take and how
+/// long that is at the per-piece speed of a short single-threaded warm-up.
+fn print_time_estimate(selection: &[Planned], threads: usize) {
+    eprintln!("time estimate (warm-up speed per thread x {threads} thread(s), perfect scaling assumed):");
+    let mut total = 0.0;
+    let mut unknown = 0;
+    for planned in selection {
+        let m = &planned.measurement;
+        let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else { continue };
+        let Ok(built) = preset.build(planned.board, None) else { continue };
+        let board = built.rules.new_board();
+        let speed = warm_up(built.rules.as_ref(), built.policy.as_ref());
+        let expected = expected_pieces(planned, board.width(), board.height());
+        let parallel = match m.method {
+            Method::Estimate => threads.min(ESTIMATE_STREAMS as usize),
+            _ => threads.min(planned.count as usize),
+        }
+        .max(1);
+        let line = match expected {
+            Some(pieces) => {
+                let seconds = pieces / (speed * parallel as f64);
+                total += seconds;
+                format!("{} pieces at {:.0} pieces/s per thread: {}", group(pieces, 0), speed, duration(seconds))
+            }
+            None => {
+                unknown += 1;
+                format!("unknown length (no published figure to size it), {speed:.0} pieces/s per thread")
+            }
+        };
+        eprintln!(
+            "  {:<24} {:>6}x{:<3} {:<12} {}",
+            m.preset,
+            board.width(),
+            board.height(),
+            method_name(m.method),
+            line
+        );
+    }
+    eprintln!(
+        "total: about {}{}",
+        duration(total),
+        if unknown > 0 { format!(" plus {unknown} measurement(s) of unknown length") } else { String::new() }
+    );
+}
+
+fn method_name(method: Method) -> &'static str {
+    match method {
+        Method::FullGames => "full games",
+        Method::PieceCap(_) => "piece cap",
+        Method::Estimate => "estimate",
+    }
+}
+
+/// Pieces per thread-second over about a quarter of a second of play (new seeded games
+/// as games end).
+fn warm_up(rules: &dyn crate::rules::RuleSet, policy: &dyn crate::policy::Policy) -> f64 {
+    let start = Instant::now();
+    let mut pieces = 0u64;
+    let mut game = 0;
+    while start.elapsed() < Duration::from_millis(250) {
+        let record = sim::play_game(rules, policy, game, GameLimits { max_pieces: Some(2_000) }, None);
+        pieces += record.pieces.max(1);
+        game += 1;
+    }
+    pieces as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Expected pieces for a measurement: moves for an estimate, the cap for capped games,
+/// and for full games the published rows (or the preset's figure on another board, scaled
+/// by 2.5x per row) times `width / 4` pieces per row (4 cells a piece, `width` a row).
+fn expected_pieces(planned: &Planned, width: usize, height: usize) -> Option<f64> {
+    let m = &planned.measurement;
+    let games = planned.count as f64;
+    match m.method {
+        Method::Estimate => Some(games),
+        Method::PieceCap(cap) => Some(games * cap as f64),
+        Method::FullGames => {
+            if m.metric != Metric::Rows {
+                return None;
+            }
+            let rows = m.published.filter(|_| !planned.overridden).map(|p| p.value).or_else(|| {
+                PLAN.iter().filter(|o| o.preset == m.preset && o.method == Method::FullGames).find_map(|o| {
+                    let (_, other_height) = o.board?;
+                    let p = o.published?;
+                    Some(p.value * GROWTH_PER_ROW.powi(height as i32 - other_height as i32))
+                })
+            })?;
+            Some(games * rows * width as f64 / 4.0)
+        }
+    }
+}
+
+fn duration(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 7200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
+}
+
+/// `1234567.8` -> `1,234,568` (with `decimals` after the point).
+pub fn group(value: f64, decimals: usize) -> String {
+    if !value.is_finite() {
+        return format!("{value}");
+    }
+    let text = format!("{:.*}", decimals, value.abs());
+    let (whole, fraction) = text.split_once('.').map(|(w, f)| (w, Some(f))).unwrap_or((&text, None));
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    let sign = if value < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+    match fraction {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+/// A figure with one decimal below 100 and none above.
+fn figure_text(value: f64) -> String {
+    group(value, if value.abs() < 100.0 { 1 } else { 0 })
+}
+
+fn published_text(p: Option<Published>) -> String {
+    match p {
+        Some(Published { value, tolerance: Some(t), .. }) => {
+            format!(
+                "{} +-{}%",
+                figure_text(value),
+                if t < 0.01 { format!("{:.1}", t * 100.0) } else { format!("{:.0}", t * 100.0) }
+            )
+        }
+        Some(Published { value, tolerance: None, .. }) => figure_text(value),
+        None => "n/a".into(),
+    }
+}
+
+const HEADERS: [&str; 11] = [
+    "preset",
+    "rule set",
+    "board",
+    "games",
+    "metric",
+    "mean",
+    "95% interval",
+    "published",
+    "inside",
+    "how measured",
+    "seconds",
+];
+
+fn cells(row: &Row) -> [String; 11] {
+    [
+        row.preset.clone(),
+        row.rule_set.clone(),
+        row.board.clone(),
+        row.count.clone(),
+        row.metric.to_string(),
+        row.mean.map(figure_text).unwrap_or_else(|| "-".into()),
+        row.interval.map(|(l, h)| format!("[{}, {}]", figure_text(l), figure_text(h))).unwrap_or_else(|| "-".into()),
+        published_text(row.published),
+        row.verdict.clone(),
+        row.method.clone(),
+        format!("{:.1}", row.seconds),
+    ]
+}
+
+/// The table as aligned text for the terminal.
+fn text_table(rows: &[Row]) -> String {
+    let body: Vec<[String; 11]> = rows.iter().map(cells).collect();
+    let mut widths = HEADERS.map(str::len);
+    for r in &body {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[String]| {
+        let text: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let _ = writeln!(out, "{}", text.join("  ").trim_end());
+    };
+    line(&HEADERS.map(String::from));
+    for r in &body {
+        line(r);
+    }
+    out
+}
+
+fn markdown_table(rows: &[Row]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(HEADERS.len()));
+    for r in rows {
+        let _ = writeln!(out, "| {} |", cells(r).map(|c| c.replace('|', "\\|")).join(" | "));
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_outputs(
+    dir: &Path,
+    rows: &[Row],
+    games: &[(String, String, GameRecord)],
+    args: &ReproduceArgs,
+    threads: usize,
+    full: bool,
+    started: SystemTime,
+    finished: SystemTime,
+    rule_sets: &BTreeMap<String, String>,
+) -> Result<()> {
+    let mut table = AtomicFile::create(&dir.join("table.csv"))?;
+    {
+        let mut w = csv::Writer::from_writer(table.writer());
+        w.write_record([
+            "preset",
+            "rule_set",
+            "board",
+            "games_or_moves",
+            "metric",
+            "mean",
+            "low_95",
+            "high_95",
+            "published",
+            "published_tolerance",
+            "published_source",
+            "inside",
+            "how_measured",
+            "seconds",
+        ])?;
+        for r in rows {
+            let number = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
+            w.write_record([
+                r.preset.clone(),
+                r.rule_set.clone(),
+                r.board.clone(),
+                r.count.clone(),
+                r.metric.to_string(),
+                number(r.mean),
+                number(r.interval.map(|i| i.0)),
+                number(r.interval.map(|i| i.1)),
+                number(r.published.map(|p| p.value)),
+                number(r.published.and_then(|p| p.tolerance)),
+                r.published.map(|p| p.source.to_string()).unwrap_or_default(),
+                r.verdict.clone(),
+                r.method.clone(),
+                format!("{:.3}", r.seconds),
+            ])?;
+        }
+        w.flush()?;
+    }
+    table.commit()?;
+
+    let mut per_game = AtomicFile::create(&dir.join("games.csv"))?;
+    {
+        let mut w = csv::Writer::from_writer(per_game.writer());
+        w.write_record(["preset", "board", "seed", "lines", "pieces", "score", "end"])?;
+        for (preset, board, r) in games {
+            w.write_record([
+                preset.clone(),
+                board.clone(),
+                r.seed.to_string(),
+                r.lines.to_string(),
+                r.pieces.to_string(),
+                r.score.to_string(),
+                r.end.as_str().to_string(),
+            ])?;
+        }
+        w.flush()?;
+    }
+    per_game.commit()?;
+
+    let mut markdown = AtomicFile::create(&dir.join("table.md"))?;
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    writeln!(
+        markdown.writer(),
+        "# tetris-lab reproduce ({})\n\nSeed {}, {} thread(s) on a {}-core machine, {} to {} UTC, tetris-lab {}.\n",
+        if full { "--full" } else { "--quick" },
+        args.seed,
+        threads,
+        cores,
+        utc_text(started),
+        utc_text(finished),
+        env!("CARGO_PKG_VERSION"),
+    )?;
+    write!(markdown.writer(), "{}", markdown_table(rows))?;
+    writeln!(
+        markdown.writer(),
+        "\n\"inside\": the published figure lies in the measured 95% interval; \"overlap\": it does not, \
+         but the published figure's own interval overlaps ours. Estimates' intervals come from the \
+         fit of the height histogram only."
+    )?;
+    markdown.commit()?;
+
+    let manifest = serde_json::json!({
+        "command": "reproduce",
+        "arguments": std::env::args().skip(1).collect::<Vec<_>>(),
+        "mode": if full { "full" } else { "quick" },
+        "seed": args.seed,
+        "threads": threads,
+        "cores": cores,
+        "crate_version": env!("CARGO_PKG_VERSION"),
+        "git_hash": git_hash(),
+        "started_utc": utc_text(started),
+        "finished_utc": utc_text(finished),
+        "rule_set_versions": rule_sets,
+        "estimate_streams": ESTIMATE_STREAMS,
+    });
+    let mut file = AtomicFile::create(&dir.join("manifest.json"))?;
+    serde_json::to_writer_pretty(file.writer(), &manifest)?;
+    writeln!(file.writer())?;
+    file.commit()
+}
+
+/// The commit the binary was built from, when the source tree is a git checkout.
+fn git_hash() -> Option<String> {
+    let output = std::process::Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    let hash = String::from_utf8(output.stdout).ok()?.trim().to_string();
+    (output.status.success() && !hash.is_empty()).then_some(hash)
+}
+
+/// Creates `<out>/<UTC stamp>-seed<seed>`, adding `-2`, `-3`, ... when that exists, so a run
+/// never writes into an earlier one.
+fn create_run_dir(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let base = format!("{}-seed{}", utc_stamp(started), seed);
+    for attempt in 1..1000 {
+        let name = if attempt == 1 { base.clone() } else { format!("{base}-{attempt}") };
+        let dir = out.join(name);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+        }
+    }
+    bail!("too many runs named {base} in {}", out.display())
+}
+
+/// (year, month, day, hour, minute, second) in UTC.
+fn utc_parts(time: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
+    let seconds = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day, (rest / 3600) as u32, (rest % 3600 / 60) as u32, (rest % 60) as u32)
+}
+
+/// `20261129T124100Z`: sortable and safe in a file name.
+fn utc_stamp(time: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(time);
+    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+}
+
+/// `2026-11-29 12:41:00`.
+fn utc_text(time: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(time);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc_stamp(UNIX_EPOCH), "19700101T000000Z");
+        // 2000-02-29 12:34:56 UTC (a leap day) and 2026-11-29 12:41:00 UTC.
+        assert_eq!(utc_text(UNIX_EPOCH + Duration::from_secs(951_827_696)), "2000-02-29 12:34:56");
+        assert_eq!(utc_stamp(UNIX_EPOCH + Duration::from_secs(1_795_956_060)), "20261129T124100Z");
+    }
+
+    #[test]
+    fn grouping() {
+        assert_eq!(group(5_200_000.0, 0), "5,200,000");
+        assert_eq!(group(999.0, 0), "999");
+        assert_eq!(group(1234.56, 1), "1,234.6");
+        assert_eq!(group(-1234.0, 0), "-1,234");
+    }
+
+    #[test]
+    fn verdicts() {
+        let s = Summary::of(&[90.0, 110.0, 100.0, 95.0, 105.0]);
+        let interval = Some((s.low_95(), s.high_95()));
+        let p = |value, tolerance| Some(Published { value, tolerance, source: "" });
+        assert_eq!(verdict(interval, &s, p(100.0, None), Method::FullGames), "yes");
+        assert_eq!(verdict(interval, &s, p(120.0, Some(0.2)), Method::FullGames), "overlap");
+        assert_eq!(verdict(interval, &s, p(200.0, None), Method::FullGames), "no (x0.50)");
+        assert_eq!(verdict(interval, &s, None, Method::FullGames), "n/a");
+        assert_eq!(verdict(interval, &s, p(200.0, None), Method::PieceCap(10)), "n/a (capped)");
+    }
+
+    #[test]
+    fn every_plan_line_names_a_spec_preset_and_runs_somewhere() {
+        let spec =
+            ["dellacherie", "dellacherie-simplified", "el-tetris", "bcts", "lee", "pygame-lee", "erikko", "etetris"];
+        for m in PLAN {
+            assert!(spec.contains(&m.preset), "{}", m.preset);
+            assert!(m.quick > 0 || m.full > 0, "{} runs in no mode", m.preset);
+        }
+        for name in spec {
+            assert!(PLAN.iter().any(|m| m.preset == name && m.quick > 0), "{name} missing from --quick");
+        }
+    }
+
+    #[test]
+    fn full_games_are_sized_from_the_published_figure_or_a_scaled_one() {
+        let find = |preset, height, method| {
+            *PLAN
+                .iter()
+                .find(|m| m.preset == preset && m.board.map(|b| b.1) == Some(height) && m.method == method)
+                .unwrap()
+        };
+        let planned = |m: Measurement| Planned { measurement: m, count: 10, board: m.board, overridden: false };
+        let bcts = find("bcts", 10, Method::FullGames);
+        assert_eq!(expected_pieces(&planned(bcts), 10, 10), Some(10.0 * 3_800.0 * 2.5));
+        // Dellacherie has no 10x10 figure: 5.2 M on 10x20 scaled down by 2.5^10.
+        let dellacherie = find("dellacherie-simplified", 10, Method::FullGames);
+        let expected = 10.0 * 5_200_000.0 / 2.5f64.powi(10) * 2.5;
+        assert!((expected_pieces(&planned(dellacherie), 10, 10).unwrap() / expected - 1.0).abs() < 1e-9);
+    }
+}

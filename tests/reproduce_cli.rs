@@ -1,0 +1,125 @@
+//! `tetris-lab reproduce` through the binary, on a tiny plan (hidden `--games`, `--moves`
+//! and `--board` overrides) so that it runs in well under a second.
+
+mod common;
+
+use common::{assert_clean_error, run, stderr, stdout};
+use std::path::{Path, PathBuf};
+
+/// A tiny `reproduce` of `bcts` on a 10x6 board writing under `out`.
+fn tiny(out: &Path, threads: &str) -> std::process::Output {
+    let out = out.to_str().unwrap();
+    run(&[
+        "reproduce",
+        "bcts",
+        "--games",
+        "3",
+        "--moves",
+        "3000",
+        "--board",
+        "10x6",
+        "--threads",
+        threads,
+        "--out",
+        out,
+    ])
+}
+
+fn run_dirs(out: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(out).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn prints_the_table_and_writes_csv_markdown_and_manifest_without_overwriting() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("results");
+    let first = tiny(&out, "2");
+    assert!(first.status.success(), "{}", stderr(&first));
+    let text = stdout(&first);
+    let header = text.lines().next().unwrap();
+    for column in [
+        "preset",
+        "rule set",
+        "board",
+        "games",
+        "mean",
+        "95% interval",
+        "published",
+        "inside",
+        "how measured",
+        "seconds",
+    ] {
+        assert!(header.contains(column), "{column} missing from {header}");
+    }
+    // One row of full games on the reduced board and one estimate.
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].starts_with("bcts") && rows[0].contains("10x6") && rows[0].contains("full games"), "{text}");
+    assert!(rows[1].contains("estimate"), "{text}");
+
+    let dirs = run_dirs(&out);
+    assert_eq!(dirs.len(), 1);
+    let name = dirs[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.ends_with("Z-seed1"), "{name}");
+    let mut table = csv::Reader::from_path(dirs[0].join("table.csv")).unwrap();
+    let headers = table.headers().unwrap().clone();
+    let records: Vec<csv::StringRecord> = table.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), 2);
+    let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    assert_eq!(&records[0][column("games_or_moves")], "3");
+    let mean: f64 = records[0][column("mean")].parse().unwrap();
+    let low: f64 = records[0][column("low_95")].parse().unwrap();
+    let high: f64 = records[0][column("high_95")].parse().unwrap();
+    assert!(low <= mean && mean <= high, "{low} {mean} {high}");
+    // The per-game file agrees with the table's mean.
+    let mut games = csv::Reader::from_path(dirs[0].join("games.csv")).unwrap();
+    let lines: Vec<f64> = games.records().map(|r| r.unwrap()[3].parse().unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert!((lines.iter().sum::<f64>() / 3.0 - mean).abs() < 1e-9);
+
+    let markdown = std::fs::read_to_string(dirs[0].join("table.md")).unwrap();
+    assert!(
+        markdown.contains("| preset | rule set |") && markdown.contains("| bcts | simplified | 10x6 |"),
+        "{markdown}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dirs[0].join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["seed"], 1);
+    assert_eq!(manifest["threads"], 2);
+    assert_eq!(manifest["crate_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(manifest["rule_set_versions"]["simplified 10x6"], "simplified/1");
+
+    // A second run in the same second gets its own directory; the first is untouched.
+    let before = std::fs::read(dirs[0].join("table.csv")).unwrap();
+    let second = tiny(&out, "1");
+    assert!(second.status.success(), "{}", stderr(&second));
+    let dirs_after = run_dirs(&out);
+    assert_eq!(dirs_after.len(), 2, "{dirs_after:?}");
+    assert_eq!(std::fs::read(dirs[0].join("table.csv")).unwrap(), before);
+    // Same seed, other thread count: the same games.
+    let games_of = |dir: &Path| std::fs::read_to_string(dir.join("games.csv")).unwrap();
+    assert_eq!(games_of(&dirs_after[0]), games_of(&dirs_after[1]));
+}
+
+#[test]
+fn unknown_preset_is_one_line_with_a_suggestion_and_writes_nothing() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("results");
+    let o = run(&["reproduce", "bctss", "--out", out.to_str().unwrap()]);
+    assert_clean_error(&o, "did you mean \"bcts\"");
+    assert!(!out.exists() || run_dirs(&out).is_empty());
+}
+
+#[test]
+fn a_preset_of_the_spec_gets_a_row_whether_or_not_its_rules_have_landed() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("results");
+    // `dellacherie` plays on `standard`; before that rule set lands it is "not available".
+    let o = run(&["reproduce", "dellacherie", "--games", "1", "--moves", "500", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.lines().skip(1).all(|l| l.starts_with("dellacherie ")), "{text}");
+    assert!(text.lines().count() >= 2, "{text}");
+}

@@ -418,7 +418,13 @@ fn measure(
                 }
             }
             if histogram.games_lost > 0 {
-                row.method.push_str(&format!("; {} game(s) lost during the sample", histogram.games_lost));
+                // Losses seen in the sample give a direct figure too (rows per loss), a
+                // check on the extrapolation wherever games are short enough to end.
+                row.method.push_str(&format!(
+                    "; {} game(s) lost in the sample: {} rows per loss",
+                    histogram.games_lost,
+                    figure_text(histogram.rows as f64 / histogram.games_lost as f64)
+                ));
             }
         }
     }

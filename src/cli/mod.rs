@@ -9,6 +9,7 @@ pub mod boards;
 pub mod features;
 pub mod list;
 pub mod play;
+pub mod watch;
 
 #[derive(Parser, Debug)]
 #[command(name = "tetris-lab", version, about = "A workbench for tuning and studying Tetris-playing AIs")]
@@ -27,6 +28,8 @@ pub enum Command {
     Best(best::BestArgs),
     /// List rule sets, features, presets and policies.
     List,
+    /// Watch the guideline game's key-press AI play (or replay a frames file).
+    Watch(watch::WatchArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -57,6 +60,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Features(args) => features::run(args),
         Command::Best(args) => best::run(args),
         Command::List => list::run(),
+        Command::Watch(args) => watch::run(args),
     }
 }
 

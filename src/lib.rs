@@ -5,6 +5,7 @@
 //! - [`randomizer`]: every piece generator, always seeded;
 //! - [`rules`]: one file per rule set (sizes, spawn, candidates, game over);
 //! - [`features`]: the board features, one file per published family;
+//! - [`guideline`]: the frame-accurate guideline game and its key-press AI (`pygame-lee`);
 //! - [`eval`]: evaluators (named features + weights) and the named presets;
 //! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
 //! - [`sim`]: the one game loop every command uses;
@@ -16,6 +17,7 @@ pub mod board;
 pub mod cli;
 pub mod eval;
 pub mod features;
+pub mod guideline;
 pub mod names;
 pub mod piece;
 pub mod policy;

@@ -45,6 +45,8 @@ pub struct GameRecord {
     pub pieces: u64,
     /// Points, for rule sets that score (0 otherwise).
     pub score: u64,
+    /// Level when the game ended, for rule sets with levels (the guideline game).
+    pub level: Option<u32>,
     pub end: GameEnd,
 }
 
@@ -140,6 +142,12 @@ fn play<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
     mut on_move: F,
     observer: &mut O,
 ) -> GameRecord {
+    if let Some(record) = rules.play_frame_game(policy, seed, limits) {
+        if let Some(counter) = progress {
+            counter.fetch_add(record.pieces, Ordering::Relaxed);
+        }
+        return record;
+    }
     let mut randomizer = Randomizer::new(rules.randomizer(), seed);
     let mut board = rules.new_board();
     let preview_len = rules.preview().min(QUEUE - 1);
@@ -214,7 +222,7 @@ fn play<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
     if let Some(counter) = progress {
         counter.fetch_add(pieces - reported, Ordering::Relaxed);
     }
-    GameRecord { seed, lines, pieces, score, end }
+    GameRecord { seed, lines, pieces, score, level: None, end }
 }
 
 /// Plays `games` games seeded from `master_seed` (game `i` gets

@@ -10,6 +10,7 @@ pub mod features;
 pub mod list;
 pub mod play;
 pub mod reproduce;
+pub mod watch;
 
 #[derive(Parser, Debug)]
 #[command(name = "tetris-lab", version, about = "A workbench for tuning and studying Tetris-playing AIs")]
@@ -30,6 +31,8 @@ pub enum Command {
     List,
     /// Measure every preset against its published figure and write the table.
     Reproduce(reproduce::ReproduceArgs),
+    /// Watch the guideline game's key-press AI play (or replay a frames file).
+    Watch(watch::WatchArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -61,6 +64,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Best(args) => best::run(args),
         Command::List => list::run(),
         Command::Reproduce(args) => reproduce::run(args),
+        Command::Watch(args) => watch::run(args),
     }
 }
 

@@ -159,7 +159,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
 
 fn write_csv(out: &mut std::fs::File, records: &[GameRecord]) -> Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(["game", "seed", "lines", "pieces", "score", "end"])?;
+    w.write_record(["game", "seed", "lines", "pieces", "score", "end", "level"])?;
     for (i, r) in records.iter().enumerate() {
         w.write_record([
             i.to_string(),
@@ -168,6 +168,7 @@ fn write_csv(out: &mut std::fs::File, records: &[GameRecord]) -> Result<()> {
             r.pieces.to_string(),
             r.score.to_string(),
             r.end.as_str().to_string(),
+            r.level.map(|l| l.to_string()).unwrap_or_default(),
         ])?;
     }
     w.flush()?;
@@ -186,12 +187,26 @@ fn print_summary(records: &[GameRecord], seconds: f64, threads: usize, turns_met
         print_row("score", &Summary::of(&scores));
     }
     print_row(if turns_metric { "turns" } else { "pieces" }, &pieces);
+    let levels: Vec<u32> = records.iter().filter_map(|r| r.level).collect();
+    if !levels.is_empty() {
+        print_row("level", &Summary::of(&levels.iter().map(|&l| l as f64).collect::<Vec<_>>()));
+        println!("levels     at the end: {}", level_counts(&levels));
+    }
     let total_pieces: u64 = records.iter().map(|r| r.pieces).sum();
     println!(
         "time       {seconds:.2} s on {threads} thread(s), {:.0} pieces/s ({:.0} per thread)",
         total_pieces as f64 / seconds,
         total_pieces as f64 / seconds / threads as f64
     );
+}
+
+/// "level: games" pairs in level order, e.g. `18: 2, 19: 5`.
+fn level_counts(levels: &[u32]) -> String {
+    let mut counts = std::collections::BTreeMap::new();
+    for &l in levels {
+        *counts.entry(l).or_insert(0) += 1;
+    }
+    counts.iter().map(|(l, n)| format!("{l}: {n}")).collect::<Vec<_>>().join(", ")
 }
 
 fn print_row(name: &str, s: &Summary) {

@@ -30,6 +30,14 @@ const DELLACHERIE_WEIGHTS: &[(&str, f64)] = &[
     ("cumulative_wells", -1.0),
 ];
 
+/// Lee's published vector on Mike's pygame features (`systems.md`, seed 001).
+const PYGAME_LEE_WEIGHTS: &[(&str, f64)] = &[
+    ("mike_aggregate_height", -0.510066),
+    ("mike_lines", 0.760666),
+    ("mike_holes", -0.35663),
+    ("mike_bumpiness", -0.184483),
+];
+
 /// Every preset, in the order `tetris-lab list` shows them.
 pub static REGISTRY: &[Preset] = &[
     Preset {
@@ -121,6 +129,26 @@ pub static REGISTRY: &[Preset] = &[
         forbidden_from_row: Some(20),
         published: "none (weights tuned by random search on mean turns survived over 30 games)",
     },
+    Preset {
+        name: "pygame-lee",
+        summary: "seed 001: Lee's weights on Mike's pygame features, 44 key-press moves on the frame-accurate game, current + next",
+        rule_set: "guideline",
+        weights: PYGAME_LEE_WEIGHTS,
+        sense: Sense::Maximize,
+        policy: PolicyKind::KeyPress,
+        forbidden_from_row: None,
+        published: "reaches gravity of a row or more per frame (level 18+), tops out around level 25 within a few dozen lines",
+    },
+    Preset {
+        name: "pygame-lee-gravity-first",
+        summary: "pygame-lee on guideline-gravity-first: keys ignored on the spawn frame (to study the top-out level)",
+        rule_set: "guideline-gravity-first",
+        weights: PYGAME_LEE_WEIGHTS,
+        sense: Sense::Maximize,
+        policy: PolicyKind::KeyPress,
+        forbidden_from_row: None,
+        published: "none (a variant of pygame-lee, see the README)",
+    },
 ];
 
 impl Preset {
@@ -148,6 +176,7 @@ impl Preset {
         }
         let rules =
             rules::build(rule_set.unwrap_or(self.rule_set), size).with_context(|| format!("preset {}", self.name))?;
+        rules::guideline::check_pairing(rules.name(), self.policy).with_context(|| format!("preset {}", self.name))?;
         Ok(Built { rules, policy: policy::build(self.policy, evaluator) })
     }
 }

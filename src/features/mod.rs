@@ -9,6 +9,7 @@ pub mod bcts;
 pub mod dellacherie;
 pub mod incremental;
 pub mod lee;
+pub mod mike;
 pub mod penalty7;
 pub mod scan;
 
@@ -67,6 +68,10 @@ pub static REGISTRY: &[Feature] = &[
     lee::AGGREGATE_HEIGHT,
     lee::COMPLETE_LINES,
     lee::BUMPINESS,
+    mike::AGGREGATE_HEIGHT,
+    mike::LINES,
+    mike::HOLES,
+    mike::BUMPINESS,
     penalty7::HEIGHT_DIFFERENCE,
     penalty7::COVERED,
     penalty7::COVERED_RIGHTMOST,

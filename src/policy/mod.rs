@@ -7,6 +7,7 @@ use crate::piece::Piece;
 use crate::rules::{Placement, RuleSet};
 
 pub mod hold_aware;
+pub mod key_press;
 pub mod one_piece;
 pub mod two_piece;
 
@@ -62,6 +63,8 @@ pub enum PolicyKind {
     TwoPieceNoClear,
     /// The 7-term bot: hold no/yes x column x rotation, first lowest penalty, two shortcuts.
     HoldAware,
+    /// 44 key-press moves played frame by frame on a copy of the guideline game (seed 001).
+    KeyPress,
 }
 
 /// Every policy kind with its name and a line for `tetris-lab list`.
@@ -82,6 +85,11 @@ pub static REGISTRY: &[(&str, PolicyKind, &str)] = &[
         PolicyKind::HoldAware,
         "hold no/yes x column x rotation, first best wins, the 7-term bot's two shortcuts (erikko)",
     ),
+    (
+        "key-press",
+        PolicyKind::KeyPress,
+        "44 moves (shift x turns) played as key presses on a copy of the guideline game, current + next (seed 001)",
+    ),
 ];
 
 /// Builds a policy of `kind` around `evaluator`.
@@ -93,6 +101,7 @@ pub fn build(kind: PolicyKind, evaluator: Evaluator) -> Box<dyn Policy> {
         }
         PolicyKind::TwoPieceNoClear => Box::new(two_piece::TwoPieceNoClear::new(evaluator)),
         PolicyKind::HoldAware => Box::new(hold_aware::HoldAware::new(evaluator)),
+        PolicyKind::KeyPress => Box::new(key_press::KeyPress::new(evaluator)),
     }
 }
 
@@ -108,5 +117,6 @@ fn policies_are_send_and_sync() {
     assert_send_sync::<one_piece::OnePiece>();
     assert_send_sync::<two_piece::TwoPieceNoClear>();
     assert_send_sync::<hold_aware::HoldAware>();
+    assert_send_sync::<key_press::KeyPress>();
     assert_send_sync::<Evaluator>();
 }

@@ -9,6 +9,7 @@ use anyhow::Result;
 
 pub mod eltetris;
 pub mod erikko;
+pub mod guideline;
 pub mod lee;
 pub mod simplified;
 pub mod standard;
@@ -152,6 +153,17 @@ pub trait RuleSet: Send + Sync {
         let info = placement.apply(board);
         Outcome { info, score: 0, game_over: false }
     }
+    /// Plays a whole game of a rule set whose games go frame by frame (the guideline game),
+    /// choosing with `policy`'s evaluator; `None` (the default) lets the placement loop of
+    /// [`crate::sim`] play it.
+    fn play_frame_game(
+        &self,
+        _policy: &dyn crate::policy::Policy,
+        _seed: u64,
+        _limits: crate::sim::GameLimits,
+    ) -> Option<crate::sim::GameRecord> {
+        None
+    }
 }
 
 /// The distinct orientations of each piece, packed for straight drops, in the order a
@@ -210,8 +222,16 @@ pub struct RuleSetEntry {
 }
 
 /// Every rule set, in the order `tetris-lab list` shows them.
-pub static REGISTRY: &[RuleSetEntry] =
-    &[simplified::ENTRY, simplified::LINES_AFTER_OVERFLOW, eltetris::ENTRY, lee::ENTRY, erikko::ENTRY, standard::ENTRY];
+pub static REGISTRY: &[RuleSetEntry] = &[
+    simplified::ENTRY,
+    simplified::LINES_AFTER_OVERFLOW,
+    eltetris::ENTRY,
+    lee::ENTRY,
+    erikko::ENTRY,
+    standard::ENTRY,
+    guideline::ENTRY,
+    guideline::GRAVITY_FIRST_ENTRY,
+];
 
 /// Looks a rule set up by name, with a "did you mean" on a miss.
 pub fn build(name: &str, size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>> {

@@ -9,9 +9,17 @@ pub mod boards;
 pub mod features;
 pub mod list;
 pub mod play;
+pub mod bench;
+pub mod replay;
+pub mod sequence;
+pub mod solve;
 
 #[derive(Parser, Debug)]
-#[command(name = "tetris-lab", version, about = "A workbench for tuning and studying Tetris-playing AIs")]
+#[command(
+    name = "tetris-lab",
+    version,
+    about = "A workbench for tuning and studying Tetris-playing AIs"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -27,6 +35,14 @@ pub enum Command {
     Best(best::BestArgs),
     /// List rule sets, features, presets and policies.
     List,
+    /// Replay an E-Tetris record and print its pieces and score.
+    Replay(replay::Args),
+    /// Print a game's fixed piece sequence.
+    Sequence(sequence::Args),
+    /// Solve E-Tetris with the beam search and write the record.
+    Solve(solve::Args),
+    /// Time a solver at several settings.
+    Bench(bench::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -57,6 +73,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Features(args) => features::run(args),
         Command::Best(args) => best::run(args),
         Command::List => list::run(),
+        Command::Replay(args) => replay::run(args),
+        Command::Sequence(args) => sequence::run(args),
+        Command::Solve(args) => solve::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

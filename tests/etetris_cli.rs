@@ -13,21 +13,14 @@ fn run(args: &[&str], dir: &Path) -> Output {
 }
 
 fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// The shared spec folder beside the repository (as CI lays it out).
 fn spec_file(name: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        root.join("../shared/spec").join(name),
-        root.join("../../shared/spec").join(name),
-    ];
+    let candidates = [root.join("../shared/spec").join(name), root.join("../../shared/spec").join(name)];
     candidates
         .iter()
         .find(|p| p.exists())
@@ -48,10 +41,7 @@ fn expect_error(args: &[&str], dir: &Path, needle: &str) {
     assert!(!output.status.success(), "{args:?} should fail");
     let stderr = String::from_utf8_lossy(&output.stderr);
     let first = stderr.lines().next().unwrap_or("");
-    assert!(
-        first.starts_with("error:") && first.contains(needle),
-        "{args:?}: {stderr}"
-    );
+    assert!(first.starts_with("error:") && first.contains(needle), "{args:?}: {stderr}");
 }
 
 #[test]
@@ -79,30 +69,14 @@ fn solve_writes_records_that_replay_to_the_printed_score() {
     for moves in ["seed", "full"] {
         let record = format!("{moves}.txt");
         let line = stdout(&run(
-            &[
-                "solve",
-                "--beam",
-                "30",
-                "--threads",
-                "2",
-                "--moves",
-                moves,
-                "--pieces",
-                "3000",
-                "--record",
-                &record,
-            ],
+            &["solve", "--beam", "30", "--threads", "2", "--moves", moves, "--pieces", "3000", "--record", &record],
             dir.path(),
         ));
         let score = field(&line, "score");
         assert!(score > 0, "{line}");
         let replayed = stdout(&run(&["replay", &record], dir.path()));
         assert_eq!(field(&replayed, "score"), score, "{moves}: {line} vs {replayed}");
-        assert_eq!(
-            field(&replayed, "pieces"),
-            field(&line, "pieces"),
-            "{moves}: {line} vs {replayed}"
-        );
+        assert_eq!(field(&replayed, "pieces"), field(&line, "pieces"), "{moves}: {line} vs {replayed}");
     }
 }
 
@@ -112,37 +86,15 @@ fn weights_files_are_read_and_checked() {
     let good = "cells = -1.0\nrow_transitions = 3.2\ncolumn_transitions = 9.3\nholes = 7.9\nscore_divisor = 38\n";
     std::fs::write(dir.path().join("w.toml"), good).unwrap();
     let line = stdout(&run(
-        &[
-            "solve",
-            "--beam",
-            "5",
-            "--pieces",
-            "300",
-            "--weights",
-            "w.toml",
-            "--record",
-            "r.txt",
-        ],
+        &["solve", "--beam", "5", "--pieces", "300", "--weights", "w.toml", "--record", "r.txt"],
         dir.path(),
     ));
     assert!(field(&line, "score") > 0);
     std::fs::write(dir.path().join("typo.toml"), good.replace("holes", "hole")).unwrap();
-    expect_error(
-        &["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"],
-        dir.path(),
-        "typo.toml",
-    );
-    expect_error(
-        &["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"],
-        dir.path(),
-        "\"hole\"",
-    );
+    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"], dir.path(), "typo.toml");
+    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"], dir.path(), "\"hole\"");
     std::fs::write(dir.path().join("nan.toml"), good.replace("= 7.9", "= nan")).unwrap();
-    expect_error(
-        &["solve", "--beam", "5", "--pieces", "10", "--weights", "nan.toml"],
-        dir.path(),
-        "\"holes\"",
-    );
+    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "nan.toml"], dir.path(), "\"holes\"");
     std::fs::write(dir.path().join("short.toml"), good.replace("cells = -1.0\n", "")).unwrap();
     expect_error(
         &["solve", "--beam", "5", "--pieces", "10", "--weights", "short.toml"],

@@ -40,12 +40,8 @@ pub struct Args {
 
 /// The seed's C++ solver measured on a 2-core machine like ours, scored by the game's
 /// rules (`shared/spec/etetris.md`): (k, score, CPU seconds).
-const SEED_FIGURES: [(usize, u64, f64); 4] = [
-    (100, 1_271_214, 12.7),
-    (300, 1_286_730, 38.1),
-    (1000, 1_304_058, 176.8),
-    (3000, 1_314_542, 595.0),
-];
+const SEED_FIGURES: [(usize, u64, f64); 4] =
+    [(100, 1_271_214, 12.7), (300, 1_286_730, 38.1), (1000, 1_304_058, 176.8), (3000, 1_314_542, 595.0)];
 
 /// User + system CPU seconds of this process so far (all threads).
 pub fn cpu_seconds() -> f64 {
@@ -86,38 +82,26 @@ fn bench_etetris(args: &Args) -> Result<()> {
             let (cpu, wall) = (cpu_seconds(), Instant::now());
             let solution = pool.install(|| solve_with_progress(options, args.pieces, false));
             let (cpu, wall) = (cpu_seconds() - cpu, wall.elapsed().as_secs_f64());
-            let record = write_record(
-                Grid::default(),
-                &sequence(args.pieces),
-                &solution.placements,
-                args.moves,
-            )?;
+            let record = write_record(Grid::default(), &sequence(args.pieces), &solution.placements, args.moves)?;
             let replayed = replay(&record).score;
             ensure!(
                 replayed == solution.score as u64,
                 "k={beam}: the record replays to {replayed}, not {}",
                 solution.score
             );
-            ensure!(
-                score.is_none_or(|s| s == replayed),
-                "k={beam}: the score changed with the thread count"
-            );
+            ensure!(score.is_none_or(|s| s == replayed), "k={beam}: the score changed with the thread count");
             score = Some(replayed);
             first_cpu.get_or_insert(cpu);
             line += &format!(" {cpu:.1} | {wall:.1} |");
             eprintln!("k={beam} threads={threads}: score {replayed}, {cpu:.1} CPU-s, {wall:.1} s");
         }
-        let seed = SEED_FIGURES
-            .iter()
-            .find(|f| f.0 == beam && args.pieces == PIECE_LIMIT && args.moves == MoveSet::Seed);
+        let seed =
+            SEED_FIGURES.iter().find(|f| f.0 == beam && args.pieces == PIECE_LIMIT && args.moves == MoveSet::Seed);
         let (seed_score, seed_cpu, speed_up) = match (seed, first_cpu) {
             (Some(&(_, s, c)), Some(ours)) => (s.to_string(), format!("{c:.1}"), format!("{:.1}x", c / ours)),
             _ => ("-".into(), "-".into(), "-".into()),
         };
-        println!(
-            "| {beam} | {} |{line} {seed_score} | {seed_cpu} | {speed_up} |",
-            score.unwrap_or(0)
-        );
+        println!("| {beam} | {} |{line} {seed_score} | {seed_cpu} | {speed_up} |", score.unwrap_or(0));
     }
     Ok(())
 }

@@ -39,10 +39,7 @@ pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves
     if beam == 0 {
         bail!("--beam must be at least 1");
     }
-    ensure!(
-        (1..=PIECE_LIMIT).contains(&pieces),
-        "--pieces must be in 1..={PIECE_LIMIT}, got {pieces}"
-    );
+    ensure!((1..=PIECE_LIMIT).contains(&pieces), "--pieces must be in 1..={PIECE_LIMIT}, got {pieces}");
     let weights = match weights {
         Some(path) => Weights::load(path)?,
         None => Weights::default(),
@@ -52,10 +49,7 @@ pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves
 
 /// Builds a pool of `threads` workers (0: rayon's default, one per core).
 pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start the worker threads")
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start the worker threads")
 }
 
 /// Solves with a progress bar on stderr.
@@ -76,10 +70,7 @@ pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solut
         candidates += progress.candidates;
         if progress.pieces % 32 == 0 || progress.pieces == pieces {
             bar.set_position(progress.pieces as u64);
-            bar.set_message(format!(
-                "best score {}, {} boards",
-                progress.best_score, progress.boards
-            ));
+            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
         }
     });
     bar.finish_and_clear();
@@ -96,12 +87,7 @@ pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
-    let record = write_record(
-        Grid::default(),
-        &sequence(args.pieces),
-        &solution.placements,
-        args.moves,
-    )?;
+    let record = write_record(Grid::default(), &sequence(args.pieces), &solution.placements, args.moves)?;
     let replayed = replay(&record);
     ensure!(
         replayed.score == solution.score as u64,
@@ -113,19 +99,12 @@ pub fn run(args: Args) -> Result<()> {
         MoveSet::Seed => "seed",
         MoveSet::Full => "full",
     };
-    let path = args
-        .record
-        .unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
+    let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     std::fs::write(&path, format!("{record}\n"))
         .with_context(|| format!("cannot write record file {}", path.display()))?;
-    println!(
-        "score={} pieces={} seconds={seconds:.2} record={}",
-        replayed.score,
-        replayed.pieces,
-        path.display()
-    );
+    println!("score={} pieces={} seconds={seconds:.2} record={}", replayed.score, replayed.pieces, path.display());
     Ok(())
 }

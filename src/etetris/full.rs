@@ -122,11 +122,7 @@ pub fn placements(grid: &Grid, spawn: Spawn, mut emit: impl FnMut(Placement)) {
             while resting != 0 {
                 let x = resting.trailing_zeros() as i8;
                 resting &= resting - 1;
-                emit(Placement {
-                    x,
-                    y: y as i8,
-                    state: state as u8,
-                });
+                emit(Placement { x, y: y as i8, state: state as u8 });
             }
             let hovering = here & below;
             if hovering == 0 {
@@ -154,11 +150,7 @@ pub fn placements(grid: &Grid, spawn: Spawn, mut emit: impl FnMut(Placement)) {
             while clearing != 0 {
                 let x = clearing.trailing_zeros() as i8;
                 clearing &= clearing - 1;
-                emit(Placement {
-                    x,
-                    y: y as i8,
-                    state: state as u8,
-                });
+                emit(Placement { x, y: y as i8, state: state as u8 });
             }
         }
     }
@@ -235,9 +227,7 @@ mod tests {
         let flat = found.iter().filter(|p| p.state == 1).count();
         let upright = found.iter().filter(|p| p.state == 0).count();
         assert_eq!((flat, upright), (7, 10), "{found:?}");
-        assert!(found
-            .iter()
-            .all(|p| p.state == 1 && p.y == 19 || p.state == 0 && p.y == 18));
+        assert!(found.iter().all(|p| p.state == 1 && p.y == 19 || p.state == 0 && p.y == 18));
     }
 
     #[test]
@@ -268,10 +258,7 @@ mod tests {
             let can_fall = grid.fits(orientation, p.x as i32, p.y as i32 + 1);
             if can_fall {
                 let mut after = grid;
-                assert!(
-                    after.lock(orientation, p.x as i32, p.y as i32).rows > 0,
-                    "{p:?} hovers without clearing"
-                );
+                assert!(after.lock(orientation, p.x as i32, p.y as i32).rows > 0, "{p:?} hovers without clearing");
             }
         }
         let steps = shortest_steps(&grid, upright, hover).unwrap();
@@ -297,10 +284,7 @@ mod tests {
             }
             stack.extend([(x - 1, y, s), (x + 1, y, s), (x, y + 1, s), (x, y, (s + 1) % 4)]);
         }
-        found
-            .into_iter()
-            .map(|(x, y, state)| Placement { x, y, state })
-            .collect()
+        found.into_iter().map(|(x, y, state)| Placement { x, y, state }).collect()
     }
 
     #[test]
@@ -317,10 +301,7 @@ mod tests {
             }
             let grid = Grid::from_rows(&rows);
             for shape in 0..7 {
-                let spawn = Spawn {
-                    shape,
-                    state: board % 4,
-                };
+                let spawn = Spawn { shape, state: board % 4 };
                 let mut fast: Vec<Placement> = all(&grid, spawn)
                     .into_iter()
                     .filter(|p| !grid.fits(&orientations(shape)[p.state as usize], p.x as i32, p.y as i32 + 1))
@@ -336,9 +317,6 @@ mod tests {
                 }
             }
         }
-        assert!(
-            at_depth > 0,
-            "some placement needs a rotation after the piece went down"
-        );
+        assert!(at_depth > 0, "some placement needs a rotation after the piece went down");
     }
 }

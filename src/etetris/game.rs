@@ -96,15 +96,7 @@ impl Orientation {
             let t = &mut column_top[(dx + 2) as usize];
             *t = (*t).min(dy);
         }
-        Orientation {
-            cells,
-            top,
-            left,
-            right,
-            rows,
-            column_bottom,
-            column_top,
-        }
+        Orientation { cells, top, left, right, rows, column_bottom, column_top }
     }
 
     /// Mask of row `j` (dy = top + j) with the pivot at column `x`.
@@ -162,10 +154,7 @@ pub struct Sequence {
 
 impl Default for Sequence {
     fn default() -> Self {
-        Sequence {
-            random: 12358,
-            index: 0,
-        }
+        Sequence { random: 12358, index: 0 }
     }
 }
 
@@ -175,14 +164,8 @@ impl Iterator for Sequence {
         self.random = (27073 * self.random + 17713) % 32749;
         let weight = self.random % 29;
         // Weights 2, 3, 3, 4, 5, 6, 6 out of 29 for I, L, J, T, O, S, Z.
-        let shape = [1, 4, 7, 11, 16, 22]
-            .iter()
-            .position(|&limit| weight <= limit)
-            .unwrap_or(6);
-        let spawn = Spawn {
-            shape,
-            state: self.index % 4,
-        };
+        let shape = [1, 4, 7, 11, 16, 22].iter().position(|&limit| weight <= limit).unwrap_or(6);
+        let spawn = Spawn { shape, state: self.index % 4 };
         self.index += 1;
         Some(spawn)
     }
@@ -229,12 +212,7 @@ pub struct Features {
 impl Features {
     /// The counts in the order of [`crate::etetris::weights::FEATURE_NAMES`].
     pub fn as_array(&self) -> [f64; 4] {
-        [
-            self.cells as f64,
-            self.row_transitions as f64,
-            self.column_transitions as f64,
-            self.holes as f64,
-        ]
+        [self.cells as f64, self.row_transitions as f64, self.column_transitions as f64, self.holes as f64]
     }
 }
 
@@ -334,9 +312,7 @@ impl Grid {
 
     /// Bit `y` set for every full row.
     pub fn full_rows(&self) -> u32 {
-        (0..HEIGHT)
-            .filter(|&y| self.row(y) == FULL_ROW)
-            .fold(0, |acc, y| acc | 1 << y)
+        (0..HEIGHT).filter(|&y| self.row(y) == FULL_ROW).fold(0, |acc, y| acc | 1 << y)
     }
 
     /// Removes the rows in `row_mask` (bit y = row y); the rows above move down.
@@ -359,11 +335,7 @@ impl Grid {
     pub fn lock(&mut self, orientation: &Orientation, x: i32, y: i32) -> Lock {
         self.put(orientation, x, y);
         let full = self.full_rows();
-        let lock = Lock {
-            cells: self.cells(),
-            rows: full.count_ones(),
-            top_touched: self.row(0) != 0,
-        };
+        let lock = Lock { cells: self.cells(), rows: full.count_ones(), top_touched: self.row(0) != 0 };
         if !lock.top_touched && full != 0 {
             self.remove_rows(full);
         }
@@ -428,19 +400,11 @@ impl Grid {
     /// line. Fewer than 20 lines are the bottom rows.
     pub fn parse(text: &str) -> anyhow::Result<Grid> {
         let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        anyhow::ensure!(
-            lines.len() <= HEIGHT,
-            "board has {} rows, at most {HEIGHT}",
-            lines.len()
-        );
+        anyhow::ensure!(lines.len() <= HEIGHT, "board has {} rows, at most {HEIGHT}", lines.len());
         let mut rows = [0u16; HEIGHT];
         let offset = HEIGHT - lines.len();
         for (i, line) in lines.iter().enumerate() {
-            anyhow::ensure!(
-                line.chars().count() == WIDTH,
-                "board row {:?} has not {WIDTH} cells",
-                line
-            );
+            anyhow::ensure!(line.chars().count() == WIDTH, "board row {:?} has not {WIDTH} cells", line);
             for (x, c) in line.chars().enumerate() {
                 match c {
                     '#' | 'X' => rows[offset + i] |= 1 << x,
@@ -457,9 +421,7 @@ impl fmt::Debug for Grid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f)?;
         for y in 0..HEIGHT {
-            let line: String = (0..WIDTH)
-                .map(|x| if self.is_filled(x, y) { '#' } else { '.' })
-                .collect();
+            let line: String = (0..WIDTH).map(|x| if self.is_filled(x, y) { '#' } else { '.' }).collect();
             writeln!(f, "{line}")?;
         }
         Ok(())
@@ -511,14 +473,7 @@ impl Default for Game {
 impl Game {
     /// A game from any board with any pieces (it ends when they run out).
     pub fn custom(grid: Grid, spawns: Vec<Spawn>) -> Game {
-        Game {
-            grid,
-            spawns,
-            pieces: 0,
-            score: 0,
-            is_over: false,
-            falling: None,
-        }
+        Game { grid, spawns, pieces: 0, score: 0, is_over: false, falling: None }
     }
 
     /// Brings the next piece in at (4, 0); a collision there ends the game.
@@ -530,12 +485,7 @@ impl Game {
             self.is_over = true;
             return;
         };
-        let falling = Falling {
-            shape: spawn.shape,
-            state: spawn.state,
-            x: SPAWN_X,
-            y: 0,
-        };
+        let falling = Falling { shape: spawn.shape, state: spawn.state, x: SPAWN_X, y: 0 };
         if self.grid.fits(falling.orientation(), falling.x, falling.y) {
             self.falling = Some(falling);
         } else {
@@ -547,11 +497,7 @@ impl Game {
     /// One step left/right/down; ignored (returns false) when the piece would not fit.
     pub fn shift(&mut self, dx: i32, dy: i32) -> bool {
         let Some(falling) = self.falling else { return false };
-        let moved = Falling {
-            x: falling.x + dx,
-            y: falling.y + dy,
-            ..falling
-        };
+        let moved = Falling { x: falling.x + dx, y: falling.y + dy, ..falling };
         let fits = self.grid.fits(moved.orientation(), moved.x, moved.y);
         if fits {
             self.falling = Some(moved);
@@ -562,10 +508,7 @@ impl Game {
     /// One rotation to state (s + 1) mod 4 about the pivot, no kicks; ignored when blocked.
     pub fn rotate(&mut self) -> bool {
         let Some(falling) = self.falling else { return false };
-        let turned = Falling {
-            state: (falling.state + 1) % 4,
-            ..falling
-        };
+        let turned = Falling { state: (falling.state + 1) % 4, ..falling };
         let fits = self.grid.fits(turned.orientation(), turned.x, turned.y);
         if fits {
             self.falling = Some(turned);
@@ -593,10 +536,7 @@ mod tests {
 
     #[test]
     fn sequence_starts_as_the_spec_lists() {
-        let text: Vec<String> = sequence(30)
-            .iter()
-            .map(|s| format!("{}{}", s.piece().letter(), s.state))
-            .collect();
+        let text: Vec<String> = sequence(30).iter().map(|s| format!("{}{}", s.piece().letter(), s.state)).collect();
         assert_eq!(
             text.join(" "),
             "Z0 I1 O2 S3 L0 Z1 S2 I3 Z0 J1 S2 S3 Z0 Z1 I2 Z3 Z0 J1 O2 L3 S0 O1 L2 L3 S0 Z1 S2 J3 S0 Z1"
@@ -656,14 +596,7 @@ mod tests {
         let i_vertical = &orientations(0)[0];
         // The I's pivot at (9, 18): cells rows 16..19.
         let lock = grid.lock(i_vertical, 9, 18);
-        assert_eq!(
-            lock,
-            Lock {
-                cells: 22,
-                rows: 2,
-                top_touched: false
-            }
-        );
+        assert_eq!(lock, Lock { cells: 22, rows: 2, top_touched: false });
         assert_eq!(lock.points(), 66);
         assert_eq!(grid, Grid::parse("#\n#".replace('#', ".........#").as_str()).unwrap());
     }

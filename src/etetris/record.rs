@@ -240,12 +240,7 @@ pub fn replay_game(record: &Record, mut game: Game) -> Replay {
             break;
         }
     }
-    Replay {
-        pieces: game.pieces,
-        score: game.score,
-        grid: game.grid,
-        is_over: game.is_over,
-    }
+    Replay { pieces: game.pieces, score: game.score, grid: game.grid, is_over: game.is_over }
 }
 
 #[cfg(test)]
@@ -285,23 +280,13 @@ mod tests {
             assert!(error.contains(needle), "{text}: {error}");
         }
         assert!(Record::parse("N,D60,R40").is_ok());
-        assert!(
-            Record::parse("N,D5,N").is_ok(),
-            "a bare final N is allowed, as in the game"
-        );
+        assert!(Record::parse("N,D5,N").is_ok(), "a bare final N is allowed, as in the game");
     }
 
     #[test]
     fn push_piece_merges_runs() {
         let mut record = Record::default();
-        record.push_piece(&[
-            Op::Left(1),
-            Op::Left(1),
-            Op::Down(1),
-            Op::Down(1),
-            Op::Down(1),
-            Op::Rotate(1),
-        ]);
+        record.push_piece(&[Op::Left(1), Op::Left(1), Op::Down(1), Op::Down(1), Op::Down(1), Op::Rotate(1)]);
         assert_eq!(record.to_string(), "N,L2,D3,C1");
     }
 

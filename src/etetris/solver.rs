@@ -108,11 +108,7 @@ pub fn seed_placements(surface: &[i8; WIDTH], spawn: Spawn, mut emit: impl FnMut
                 return false;
             }
             if y + top > 0 {
-                emit(Placement {
-                    x: x as i8,
-                    y: y as i8,
-                    state: state as u8,
-                });
+                emit(Placement { x: x as i8, y: y as i8, state: state as u8 });
             }
             true
         };
@@ -152,10 +148,7 @@ pub fn placement_steps(grid: &Grid, spawn: Spawn, placement: Placement, moves: M
             .with_context(|| format!("placement {placement:?} of {spawn} is unreachable"))?,
     };
     let total: u32 = steps.iter().map(|op| op.steps()).sum();
-    ensure!(
-        (1..=MAX_STEPS_PER_PIECE).contains(&total),
-        "placement {placement:?} of {spawn} takes {total} steps"
-    );
+    ensure!((1..=MAX_STEPS_PER_PIECE).contains(&total), "placement {placement:?} of {spawn} takes {total} steps");
     Ok(steps)
 }
 
@@ -211,15 +204,8 @@ impl Merged {
     /// Merge rule: the higher score wins; among equal scores the lower parent, then the
     /// lower placement (a fixed rule, so the record does not depend on scheduling).
     fn beats(&self, other: &Merged) -> bool {
-        (
-            self.score,
-            other.parent,
-            (other.placement.x, other.placement.y, other.placement.state),
-        ) > (
-            other.score,
-            self.parent,
-            (self.placement.x, self.placement.y, self.placement.state),
-        )
+        (self.score, other.parent, (other.placement.x, other.placement.y, other.placement.state))
+            > (other.score, self.parent, (self.placement.x, self.placement.y, self.placement.state))
     }
 }
 
@@ -324,11 +310,7 @@ impl BeamSearch {
     /// Places `spawns` in turn from `start`. Piece `i` of the list is the game's piece
     /// `i`, so the 10,000th scores nothing. Stops early if no board can take a piece.
     pub fn solve(&mut self, start: Grid, spawns: &[Spawn], on_step: &mut dyn FnMut(&Progress)) -> Solution {
-        let mut beam = vec![Entry {
-            grid: start,
-            score: 0,
-            node: ROOT,
-        }];
+        let mut beam = vec![Entry { grid: start, score: 0, node: ROOT }];
         let mut next = Vec::new();
         let mut distinct_boards = Vec::with_capacity(spawns.len());
         for (i, &spawn) in spawns.iter().enumerate() {
@@ -340,22 +322,13 @@ impl BeamSearch {
             std::mem::swap(&mut beam, &mut next);
             self.paths.compact_if_large(&mut beam);
             let best_score = beam.iter().map(|e| e.score).max().unwrap_or(0);
-            on_step(&Progress {
-                pieces: i + 1,
-                boards,
-                candidates,
-                best_score,
-            });
+            on_step(&Progress { pieces: i + 1, boards, candidates, best_score });
         }
         let best = beam
             .iter()
             .max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
             .copied()
-            .unwrap_or(Entry {
-                grid: start,
-                score: 0,
-                node: ROOT,
-            });
+            .unwrap_or(Entry { grid: start, score: 0, node: ROOT });
         Solution {
             score: best.score,
             placements: self.paths.path(best.node),
@@ -367,11 +340,7 @@ impl BeamSearch {
     /// One piece: score every placement, keep the best-valued, build and merge their
     /// boards, cut to the beam. Returns the numbers of merged boards and of placements.
     fn step(&mut self, beam: &[Entry], spawn: Spawn, scores: bool, next: &mut Vec<Entry>) -> (usize, usize) {
-        let Options {
-            beam: width,
-            moves,
-            weights,
-        } = self.options;
+        let Options { beam: width, moves, weights } = self.options;
         let cut = width != usize::MAX;
         let chunk_len = beam.len().div_ceil(CHUNKS).max(1);
         self.chunks.par_iter_mut().enumerate().for_each(|(chunk, out)| {
@@ -379,15 +348,7 @@ impl BeamSearch {
             let start = (chunk * chunk_len).min(beam.len());
             let end = (start + chunk_len).min(beam.len());
             for (offset, entry) in beam[start..end].iter().enumerate() {
-                score_placements(
-                    entry,
-                    (start + offset) as u32,
-                    spawn,
-                    moves,
-                    scores,
-                    cut.then_some(&weights),
-                    out,
-                );
+                score_placements(entry, (start + offset) as u32, spawn, moves, scores, cut.then_some(&weights), out);
             }
         });
         self.scored.clear();
@@ -397,17 +358,9 @@ impl BeamSearch {
         let candidates = self.scored.len();
 
         // How many placements to build: a little more than the beam, to absorb duplicates.
-        let mut wanted = if cut {
-            width.saturating_add(width / 8 + 16).min(candidates)
-        } else {
-            candidates
-        };
+        let mut wanted = if cut { width.saturating_add(width / 8 + 16).min(candidates) } else { candidates };
         loop {
-            let taken = if wanted < candidates {
-                self.best_valued(wanted)
-            } else {
-                candidates
-            };
+            let taken = if wanted < candidates { self.best_valued(wanted) } else { candidates };
             self.merge(beam, spawn, taken);
             if self.merged.len() >= width || taken == candidates {
                 break;
@@ -424,11 +377,7 @@ impl BeamSearch {
         next.clear();
         for m in &self.merged {
             let node = self.paths.push(beam[m.parent as usize].node, m.placement);
-            next.push(Entry {
-                grid: m.grid,
-                score: m.score,
-                node,
-            });
+            next.push(Entry { grid: m.grid, score: m.score, node });
         }
         (boards, candidates)
     }
@@ -461,13 +410,7 @@ impl BeamSearch {
             let p = s.placement;
             let mut grid = beam[s.parent as usize].grid;
             grid.lock(&table[p.state as usize], p.x as i32, p.y as i32);
-            let candidate = Merged {
-                grid,
-                value: s.value,
-                score: s.score,
-                parent: s.parent,
-                placement: p,
-            };
+            let candidate = Merged { grid, value: s.value, score: s.score, parent: s.parent, placement: p };
             let mut slot = grid.hash64() as usize & mask;
             loop {
                 let index = self.slots[slot];
@@ -517,11 +460,7 @@ fn score_placements(
         let mut has_full_row = false;
         for (j, new) in changed.iter_mut().enumerate() {
             let row = rows[(first + j).min(HEIGHT)];
-            *new = if first + j < HEIGHT {
-                row | orientation.row_mask(j, x)
-            } else {
-                row
-            };
+            *new = if first + j < HEIGHT { row | orientation.row_mask(j, x) } else { row };
             has_full_row |= first + j < HEIGHT && *new == FULL_ROW;
         }
         let (features, score) = if has_full_row {
@@ -530,12 +469,7 @@ fn score_placements(
             (after.features(), entry.score + if scores { lock.points() } else { 0 })
         } else {
             let Some(_) = weights else {
-                out.push(Scored {
-                    value: 0.0,
-                    score: entry.score,
-                    parent,
-                    placement,
-                });
+                out.push(Scored { value: 0.0, score: entry.score, parent, placement });
                 return;
             };
             let mut f = base;
@@ -568,12 +502,7 @@ fn score_placements(
             (f, entry.score)
         };
         let value = weights.map_or(0.0, |w| w.evaluate(&features) - score as f64 * score_weight);
-        out.push(Scored {
-            value,
-            score,
-            parent,
-            placement,
-        });
+        out.push(Scored { value, score, parent, placement });
     };
     match moves {
         MoveSet::Seed => seed_placements(&surface, spawn, &mut push),
@@ -588,11 +517,7 @@ mod tests {
     use crate::etetris::record::replay;
 
     fn options(beam: usize, moves: MoveSet) -> Options {
-        Options {
-            beam,
-            moves,
-            weights: Weights::default(),
-        }
+        Options { beam, moves, weights: Weights::default() }
     }
 
     #[test]
@@ -636,10 +561,7 @@ mod tests {
         for (spawn, p) in spawns.iter().zip(&solution.placements) {
             let orientation = &orientations(spawn.shape)[p.state as usize];
             assert!(grid.fits(orientation, p.x as i32, p.y as i32));
-            assert!(
-                !grid.fits(orientation, p.x as i32, p.y as i32 + 1),
-                "rests on something"
-            );
+            assert!(!grid.fits(orientation, p.x as i32, p.y as i32 + 1), "rests on something");
             assert!(!grid.lock(orientation, p.x as i32, p.y as i32).top_touched);
         }
     }
@@ -649,11 +571,9 @@ mod tests {
         let spawns = sequence(PIECE_LIMIT);
         // k = 100 lasts the whole game, so the 10,000th piece's zero score is checked too;
         // narrow beams die early, and the record must still replay to what was counted.
-        for (moves, beam, pieces) in [
-            (MoveSet::Seed, 100, PIECE_LIMIT),
-            (MoveSet::Seed, 12, 2000),
-            (MoveSet::Full, 12, 2000),
-        ] {
+        for (moves, beam, pieces) in
+            [(MoveSet::Seed, 100, PIECE_LIMIT), (MoveSet::Seed, 12, 2000), (MoveSet::Full, 12, 2000)]
+        {
             let solution = BeamSearch::new(options(beam, moves)).solve(Grid::default(), &spawns[..pieces], &mut |_| {});
             assert!(solution.score > 0);
             let record = write_record(Grid::default(), &spawns, &solution.placements, moves).unwrap();
@@ -678,11 +598,7 @@ mod tests {
         let mut grid = Grid::default();
         let mut score = 0;
         for (spawn, p) in spawns.iter().zip(&solution.placements).take(250) {
-            let entry = Entry {
-                grid,
-                score,
-                node: ROOT,
-            };
+            let entry = Entry { grid, score, node: ROOT };
             for moves in [MoveSet::Seed, MoveSet::Full] {
                 let mut out = Vec::new();
                 score_placements(&entry, 0, *spawn, moves, true, Some(&weights), &mut out);
@@ -725,10 +641,7 @@ mod tests {
             let mut full_set = Vec::new();
             full::placements(&grid, *spawn, |q| full_set.push(q));
             let d = spawn.distinct_states() as u8;
-            let normal = Placement {
-                state: p.state % d,
-                ..*p
-            };
+            let normal = Placement { state: p.state % d, ..*p };
             assert!(full_set.contains(&normal), "{spawn} {p:?}{grid:?}");
             grid.lock(&orientations(spawn.shape)[p.state as usize], p.x as i32, p.y as i32);
         }

@@ -30,10 +30,7 @@ impl Default for Weights {
     /// The seed's hand-tuned weights (MaxDumbledore's `BoardEvaluator::params`, score
     /// weight 1/38).
     fn default() -> Self {
-        Weights {
-            features: [-1.0, 3.2178882868487753, 9.348695305445199, 7.899265427351652],
-            score_divisor: 38.0,
-        }
+        Weights { features: [-1.0, 3.2178882868487753, 9.348695305445199, 7.899265427351652], score_divisor: 38.0 }
     }
 }
 
@@ -97,18 +94,12 @@ impl Weights {
             }
             Ok(number)
         };
-        let mut weights = Weights {
-            features: [0.0; 4],
-            score_divisor: number(SCORE_DIVISOR)?,
-        };
+        let mut weights = Weights { features: [0.0; 4], score_divisor: number(SCORE_DIVISOR)? };
         for (i, name) in FEATURE_NAMES.iter().enumerate() {
             weights.features[i] = number(name)?;
         }
         if weights.score_divisor <= 0.0 {
-            bail!(
-                "key {SCORE_DIVISOR:?}: must be positive, found {}",
-                weights.score_divisor
-            );
+            bail!("key {SCORE_DIVISOR:?}: must be positive, found {}", weights.score_divisor);
         }
         Ok(weights)
     }
@@ -146,28 +137,12 @@ mod tests {
         let good = Weights::default().to_toml();
         let typo = good.replace("holes", "hole");
         let error = Weights::from_toml(&typo).unwrap_err().to_string();
-        assert!(
-            error.contains("unknown key \"hole\"") && error.contains("did you mean \"holes\""),
-            "{error}"
-        );
-        let missing: String = good
-            .lines()
-            .filter(|l| !l.starts_with("cells"))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        assert!(Weights::from_toml(&missing)
-            .unwrap_err()
-            .to_string()
-            .contains("missing key \"cells\""));
+        assert!(error.contains("unknown key \"hole\"") && error.contains("did you mean \"holes\""), "{error}");
+        let missing: String = good.lines().filter(|l| !l.starts_with("cells")).map(|l| format!("{l}\n")).collect();
+        assert!(Weights::from_toml(&missing).unwrap_err().to_string().contains("missing key \"cells\""));
         let nan = good.replace("holes = 7.899265427351652", "holes = nan");
-        assert!(Weights::from_toml(&nan)
-            .unwrap_err()
-            .to_string()
-            .contains("key \"holes\""));
+        assert!(Weights::from_toml(&nan).unwrap_err().to_string().contains("key \"holes\""));
         let zero = good.replace("score_divisor = 38.0", "score_divisor = 0");
-        assert!(Weights::from_toml(&zero)
-            .unwrap_err()
-            .to_string()
-            .contains("must be positive"));
+        assert!(Weights::from_toml(&zero).unwrap_err().to_string().contains("must be positive"));
     }
 }

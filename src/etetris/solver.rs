@@ -545,7 +545,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "needs about 3 GB and a minute: 25 million boards"]
+    #[ignore = "needs about 6 GB and minutes: 25 million boards"]
     fn six_pieces_without_a_cut() {
         let spawns = sequence(6);
         let solution = BeamSearch::new(options(usize::MAX, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});

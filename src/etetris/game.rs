@@ -590,6 +590,39 @@ mod tests {
         assert_eq!(holes.features().holes, 1 + 2 + 1 + 2);
     }
 
+    /// The features counted cell by cell, as the spec words them.
+    fn features_by_cells(grid: &Grid) -> Features {
+        let filled = |x: i32, y: i32| -> bool {
+            if x < 0 || x >= WIDTH as i32 || y >= HEIGHT as i32 {
+                return true; // walls and floor
+            }
+            grid.is_filled(x as usize, y as usize)
+        };
+        let mut f = Features::default();
+        for y in 0..HEIGHT as i32 {
+            for x in -1..WIDTH as i32 {
+                f.row_transitions += (filled(x, y) != filled(x + 1, y)) as u32;
+            }
+            for x in 0..WIDTH as i32 {
+                f.cells += filled(x, y) as u32;
+                f.column_transitions += (filled(x, y) != filled(x, y + 1)) as u32;
+                f.holes += (!filled(x, y) && (0..y).any(|above| filled(x, above))) as u32;
+            }
+        }
+        f
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn features_match_a_cell_by_cell_count(rows in proptest::array::uniform20(0u16..1024), empty_top in 0usize..20) {
+            let mut rows = rows;
+            rows[..empty_top].fill(0);
+            let grid = Grid::from_rows(&rows);
+            proptest::prop_assert_eq!(grid.features(), features_by_cells(&grid));
+            proptest::prop_assert_eq!(Grid::from_rows(&grid.rows()), grid);
+        }
+    }
+
     #[test]
     fn lock_counts_cells_before_removal_and_removes_full_rows() {
         let mut grid = Grid::parse("#########.\n#########.\n").unwrap();

@@ -4,12 +4,12 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+pub mod bench;
 pub mod best;
 pub mod boards;
 pub mod features;
 pub mod list;
 pub mod play;
-pub mod bench;
 pub mod replay;
 pub mod sequence;
 pub mod solve;

@@ -63,6 +63,12 @@ pub fn run(args: Args) -> Result<()> {
 
 fn bench_etetris(args: &Args) -> Result<()> {
     ensure!(!args.threads.contains(&0), "--threads must be at least 1");
+    // Validate every setting before the first run.
+    let settings = args
+        .beams
+        .iter()
+        .map(|&beam| Ok((beam, checked_options(beam, args.pieces, args.weights.as_deref(), args.moves)?)))
+        .collect::<Result<Vec<_>>>()?;
     let mut header = "| k | score |".to_string();
     let mut rule = "|---:|---:|".to_string();
     for t in &args.threads {
@@ -72,8 +78,7 @@ fn bench_etetris(args: &Args) -> Result<()> {
     header += " seed score | seed CPU-s | CPU speed-up |";
     rule += "---:|---:|---:|";
     println!("{header}\n{rule}");
-    for &beam in &args.beams {
-        let options = checked_options(beam, args.pieces, args.weights.as_deref(), args.moves)?;
+    for (beam, options) in settings {
         let mut score = None;
         let mut line = String::new();
         let mut first_cpu = None;

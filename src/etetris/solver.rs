@@ -225,10 +225,17 @@ impl Paths {
         (self.parent.len() - 1) as u32
     }
 
+    /// Nodes below which the tree is never compacted.
+    const COMPACTION_FLOOR: usize = 1 << 22;
+
     fn compact_if_large(&mut self, beam: &mut [Entry]) {
-        if self.parent.len() < (1 << 22).max(2 * self.live_after_compaction) {
-            return;
+        if self.parent.len() >= Self::COMPACTION_FLOOR.max(2 * self.live_after_compaction) {
+            self.compact(beam);
         }
+    }
+
+    /// Keeps only the nodes on the paths of `beam`, renumbered in their order.
+    fn compact(&mut self, beam: &mut [Entry]) {
         let mut new_index = vec![ROOT; self.parent.len()];
         const MARKED: u32 = ROOT - 1;
         for entry in beam.iter() {
@@ -617,6 +624,30 @@ mod tests {
             let lock = grid.lock(&orientations(spawn.shape)[p.state as usize], p.x as i32, p.y as i32);
             score += lock.points();
         }
+    }
+
+    #[test]
+    fn compaction_keeps_the_paths_of_live_boards() {
+        let mut paths = Paths::default();
+        let mut beam: Vec<Entry> = (0..4).map(|_| Entry { grid: Grid::default(), score: 0, node: ROOT }).collect();
+        let mut random = 7u64;
+        for step in 0..50u8 {
+            let mut next = Vec::new();
+            for i in 0..beam.len() {
+                random = random.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let parent = beam[(random >> 33) as usize % beam.len()].node;
+                let node = paths.push(parent, Placement { x: i as i8, y: step as i8, state: 0 });
+                next.push(Entry { node, ..beam[i] });
+            }
+            beam = next;
+        }
+        let before: Vec<Vec<Placement>> = beam.iter().map(|e| paths.path(e.node)).collect();
+        let nodes = paths.parent.len();
+        paths.compact(&mut beam);
+        assert!(paths.parent.len() < nodes, "dead branches are dropped");
+        let after: Vec<Vec<Placement>> = beam.iter().map(|e| paths.path(e.node)).collect();
+        assert_eq!(before, after);
+        assert!(after.iter().all(|path| path.len() == 50));
     }
 
     #[test]

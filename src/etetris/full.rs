@@ -266,6 +266,8 @@ mod tests {
         record.push_piece(&steps);
         let result = replay_game(&record, Game::custom(grid, vec![upright]));
         assert_eq!(result.score, 4 + 9, "one row of 13 cells");
+        // Row 18 cleared; the I's other three cells moved down one row, over an empty row.
+        assert_eq!(result.grid, Grid::parse("....#.....\n....#.....\n....#.....\n..........\n").unwrap());
     }
 
     /// The same reachability by a plain search over `Grid::fits`, as a cross-check.

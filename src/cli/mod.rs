@@ -15,11 +15,7 @@ pub mod sequence;
 pub mod solve;
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "tetris-lab",
-    version,
-    about = "A workbench for tuning and studying Tetris-playing AIs"
-)]
+#[command(name = "tetris-lab", version, about = "A workbench for tuning and studying Tetris-playing AIs")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -10,11 +10,13 @@
 //! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
 //! - [`sim`]: the one game loop every command uses;
 //! - [`report`]: statistics, CSV output;
+//! - [`etetris`]: the E-Tetris contest game, its records and beam solvers;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
 pub mod benchmark;
 pub mod board;
 pub mod cli;
+pub mod etetris;
 pub mod eval;
 pub mod features;
 pub mod guideline;

@@ -4,12 +4,16 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+pub mod bench;
 pub mod best;
 pub mod boards;
 pub mod features;
 pub mod list;
 pub mod play;
+pub mod replay;
 pub mod reproduce;
+pub mod sequence;
+pub mod solve;
 pub mod watch;
 
 #[derive(Parser, Debug)]
@@ -33,6 +37,14 @@ pub enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Watch the guideline game's key-press AI play (or replay a frames file).
     Watch(watch::WatchArgs),
+    /// Replay an E-Tetris record and print its pieces and score.
+    Replay(replay::Args),
+    /// Print a game's fixed piece sequence.
+    Sequence(sequence::Args),
+    /// Solve E-Tetris with the beam search and write the record.
+    Solve(solve::Args),
+    /// Time a solver at several settings.
+    Bench(bench::Args),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -65,6 +77,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::List => list::run(),
         Command::Reproduce(args) => reproduce::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Sequence(args) => sequence::run(args),
+        Command::Solve(args) => solve::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

@@ -1,0 +1,110 @@
+//! `tetris-lab solve`: the E-Tetris beam solver over the contest's 10,000 pieces. Prints
+//! the score as the game counts it (checked by replaying the written record) and the
+//! seconds taken; writes the record; shows a progress bar on stderr.
+
+use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
+use crate::etetris::record::replay;
+use crate::etetris::solver::{write_record, BeamSearch, MoveSet, Options, Solution};
+use crate::etetris::weights::Weights;
+use anyhow::{bail, ensure, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Boards kept after each piece.
+    #[arg(long, default_value_t = 1000)]
+    pub beam: usize,
+    /// Worker threads (0: one per core). The result is the same at any count.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Where to write the record [default: results/etetris-<moves>-k<beam>.txt].
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Evaluator weights (TOML: cells, row_transitions, column_transitions, holes,
+    /// score_divisor) [default: the seed's].
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+    /// Move set: the seed's rotate-shift-drop, or every placement the game allows.
+    #[arg(long, value_enum, default_value_t = MoveSet::Seed)]
+    pub moves: MoveSet,
+    /// Pieces to place (the game has 10,000).
+    #[arg(long, default_value_t = PIECE_LIMIT)]
+    pub pieces: usize,
+}
+
+/// Checks the options shared by `solve` and `bench` and reads the weights.
+pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves: MoveSet) -> Result<Options> {
+    if beam == 0 {
+        bail!("--beam must be at least 1");
+    }
+    ensure!((1..=PIECE_LIMIT).contains(&pieces), "--pieces must be in 1..={PIECE_LIMIT}, got {pieces}");
+    let weights = match weights {
+        Some(path) => Weights::load(path)?,
+        None => Weights::default(),
+    };
+    Ok(Options { beam, moves, weights })
+}
+
+/// Builds a pool of `threads` workers (0: rayon's default, one per core).
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start the worker threads")
+}
+
+/// Solves with a progress bar on stderr.
+pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solution {
+    let bar = if show {
+        ProgressBar::new(pieces as u64)
+    } else {
+        ProgressBar::with_draw_target(Some(pieces as u64), ProgressDrawTarget::hidden())
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} pieces, {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let spawns = sequence(pieces);
+    let mut candidates = 0usize;
+    let solution = BeamSearch::new(options).solve(Grid::default(), &spawns, &mut |progress| {
+        candidates += progress.candidates;
+        if progress.pieces % 32 == 0 || progress.pieces == pieces {
+            bar.set_position(progress.pieces as u64);
+            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
+        }
+    });
+    bar.finish_and_clear();
+    if std::env::var_os("TETRIS_LAB_STATS").is_some() {
+        let boards: usize = solution.distinct_boards.iter().sum();
+        eprintln!("candidates={candidates} distinct_boards={boards}");
+    }
+    solution
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
+    let pool = thread_pool(args.threads)?;
+    let started = Instant::now();
+    let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
+    let seconds = started.elapsed().as_secs_f64();
+    let record = write_record(Grid::default(), &sequence(args.pieces), &solution.placements, args.moves)?;
+    let replayed = replay(&record);
+    ensure!(
+        replayed.score == solution.score as u64,
+        "internal error: the record replays to {} points but the solver counted {}",
+        replayed.score,
+        solution.score
+    );
+    let moves = match args.moves {
+        MoveSet::Seed => "seed",
+        MoveSet::Full => "full",
+    };
+    let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(&path, format!("{record}\n"))
+        .with_context(|| format!("cannot write record file {}", path.display()))?;
+    println!("score={} pieces={} seconds={seconds:.2} record={}", replayed.score, replayed.pieces, path.display());
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! E-Tetris, the 2021 contest game: its rules ([`game`]), records ([`record`]), the seed's
+//! beam solver made fast ([`solver`]), the full move set ([`full`]) and the evaluator's
+//! weights ([`weights`]). Every rule and figure is in `shared/spec/etetris.md`.
+
+pub mod full;
+pub mod game;
+pub mod record;
+pub mod solver;
+pub mod weights;
+
+pub use game::{sequence, Game, Grid, Placement, Spawn, PIECE_LIMIT};
+pub use record::{replay, Record, Replay};
+pub use solver::{BeamSearch, MoveSet, Options, Solution};
+pub use weights::Weights;

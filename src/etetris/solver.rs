@@ -1,0 +1,680 @@
+//! The seed's beam solver (MaxDumbledore's `Solver.cpp`) reproduced rule for rule, then
+//! made fast. One step per piece: expand every kept board with every placement, merge
+//! equal boards keeping the highest score, keep the `beam` boards with the smallest
+//! `evaluate(board) - score / divisor`; the answer is the best-scored board at the end.
+//!
+//! Speed without changing the result: placements are scored incrementally (no new board
+//! is built unless a line clears) on rayon over fixed chunks of the beam, into reused
+//! buffers (no allocation per candidate); `select_nth_unstable` keeps the best-valued
+//! ones, and only those become 40-byte [`Grid`] keys, hashed and merged; the final cut
+//! breaks ties by the board. The chunk count is fixed, so the outcome is the same at any
+//! thread count. See [`BeamSearch`] for why the early cut is exact.
+
+use super::full;
+use super::game::{
+    orientations, row_transitions as row_transitions_of, Grid, Placement, Spawn, FULL_ROW, HEIGHT, PIECE_LIMIT,
+    SPAWN_X, WIDTH,
+};
+use super::record::{Op, Record, MAX_STEPS_PER_PIECE};
+use super::weights::Weights;
+use anyhow::{ensure, Context, Result};
+use rayon::prelude::*;
+use std::cmp::Ordering;
+
+/// Which placements a piece may take.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MoveSet {
+    /// The seed's: rotate at the spawn point, shift along the top row, drop straight down.
+    #[default]
+    Seed,
+    /// Every resting position the game's single steps reach (slides under overhangs,
+    /// rotations at depth), plus mid-air locks that clear rows.
+    Full,
+}
+
+// The solver and its weights can be shared across threads.
+const _: fn() = || {
+    fn is_send_sync<T: Send + Sync>() {}
+    is_send_sync::<BeamSearch>();
+    is_send_sync::<Weights>();
+};
+
+/// What the solver is asked to do.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Boards kept after each piece (`usize::MAX`: no cut).
+    pub beam: usize,
+    pub moves: MoveSet,
+    pub weights: Weights,
+}
+
+/// Reported after each piece.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Pieces placed so far.
+    pub pieces: usize,
+    /// Distinct boards merged (see [`Solution::distinct_boards`]).
+    pub boards: usize,
+    /// Placements generated for this piece (before merging).
+    pub candidates: usize,
+    /// Highest score among the kept boards.
+    pub best_score: u32,
+}
+
+/// The answer.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    /// The score the solver counted (the game's rules: the 10,000th piece scores nothing).
+    pub score: u32,
+    /// The chosen placement of every piece placed.
+    pub placements: Vec<Placement>,
+    /// Distinct boards after each piece, before the cut: exact when the beam cuts
+    /// nothing; otherwise those among the best-valued placements (at least the beam).
+    pub distinct_boards: Vec<usize>,
+    /// The kept boards and their scores after the last piece.
+    pub final_boards: Vec<(Grid, u32)>,
+}
+
+/// The seed's move generator. For each of the shape's distinct orientations in turn
+/// (rotating at the spawn point): stop if the piece cannot drop from column 4 without
+/// sticking out of the top; sweep left from column 4 and right from column 5, stopping a
+/// sweep at the first column where it would stick out; emit the straight drop when its
+/// top cell rests on row 1 or lower. `surface` is [`Grid::surface`] of `grid`.
+#[inline]
+pub fn seed_placements(surface: &[i8; WIDTH], spawn: Spawn, mut emit: impl FnMut(Placement)) {
+    let table = orientations(spawn.shape);
+    for turns in 0..spawn.distinct_states() {
+        let state = (spawn.state + turns) % 4;
+        let orientation = &table[state];
+        let top = orientation.top as i32;
+        // The pivot row where a straight drop stops: the rows cannot be passed through
+        // from above because no cell of a piece at the spawn row lies below an empty
+        // column top (the top row is always empty).
+        let drop = |x: i32| -> i32 {
+            let mut y = i32::MAX;
+            for (i, &bottom) in orientation.column_bottom.iter().enumerate() {
+                if bottom != i8::MIN {
+                    y = y.min(surface[(x + i as i32 - 2) as usize] as i32 - 1 - bottom as i32);
+                }
+            }
+            y
+        };
+        if drop(SPAWN_X) + top < 0 {
+            break;
+        }
+        let mut sweep = |x: i32| -> bool {
+            let y = drop(x);
+            if y + top < 0 {
+                return false;
+            }
+            if y + top > 0 {
+                emit(Placement { x: x as i8, y: y as i8, state: state as u8 });
+            }
+            true
+        };
+        for x in (-orientation.left as i32..=SPAWN_X).rev() {
+            if !sweep(x) {
+                break;
+            }
+        }
+        for x in SPAWN_X + 1..WIDTH as i32 - orientation.right as i32 {
+            if !sweep(x) {
+                break;
+            }
+        }
+    }
+}
+
+/// The steps of a placement: the seed's `C o, L/R n, D y`, or the shortest path for the
+/// full move set.
+pub fn placement_steps(grid: &Grid, spawn: Spawn, placement: Placement, moves: MoveSet) -> Result<Vec<Op>> {
+    let steps = match moves {
+        MoveSet::Seed => {
+            let turns = (placement.state as usize + 4 - spawn.state) % 4;
+            let shift = placement.x as i32 - SPAWN_X;
+            let mut steps = Vec::new();
+            if turns > 0 {
+                steps.push(Op::Rotate(turns as u32));
+            }
+            match shift.cmp(&0) {
+                Ordering::Less => steps.push(Op::Left(-shift as u32)),
+                Ordering::Greater => steps.push(Op::Right(shift as u32)),
+                Ordering::Equal => {}
+            }
+            steps.push(Op::Down(placement.y as u32));
+            steps
+        }
+        MoveSet::Full => full::shortest_steps(grid, spawn, placement)
+            .with_context(|| format!("placement {placement:?} of {spawn} is unreachable"))?,
+    };
+    let total: u32 = steps.iter().map(|op| op.steps()).sum();
+    ensure!((1..=MAX_STEPS_PER_PIECE).contains(&total), "placement {placement:?} of {spawn} takes {total} steps");
+    Ok(steps)
+}
+
+/// The record of a solution: replays `placements` from `start` and writes each piece's
+/// steps.
+pub fn write_record(start: Grid, spawns: &[Spawn], placements: &[Placement], moves: MoveSet) -> Result<Record> {
+    let mut grid = start;
+    let mut record = Record::default();
+    for (i, (&spawn, &placement)) in spawns.iter().zip(placements).enumerate() {
+        let steps = placement_steps(&grid, spawn, placement, moves).with_context(|| format!("piece {}", i + 1))?;
+        record.push_piece(&steps);
+        let orientation = &orientations(spawn.shape)[placement.state as usize];
+        grid.lock(orientation, placement.x as i32, placement.y as i32);
+    }
+    Ok(record)
+}
+
+/// Most chunks the beam is cut into for expansion (fixed: the result must not depend on
+/// the thread count, and the output order is the chunk order).
+const CHUNKS: usize = 64;
+const ROOT: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Entry {
+    grid: Grid,
+    score: u32,
+    /// This board's node in [`Paths`].
+    node: u32,
+}
+
+/// A placement of one kept board, scored without building the new board.
+#[derive(Clone, Copy)]
+struct Scored {
+    /// The beam key of the board it leads to (0 when there is no cut).
+    value: f64,
+    score: u32,
+    /// Index of the parent in the beam.
+    parent: u32,
+    placement: Placement,
+}
+
+/// A distinct new board, with its best way in.
+#[derive(Clone, Copy)]
+struct Merged {
+    grid: Grid,
+    value: f64,
+    score: u32,
+    parent: u32,
+    placement: Placement,
+}
+
+impl Merged {
+    /// Merge rule: the higher score wins; among equal scores the lower parent, then the
+    /// lower placement (a fixed rule, so the record does not depend on scheduling).
+    fn beats(&self, other: &Merged) -> bool {
+        (self.score, other.parent, (other.placement.x, other.placement.y, other.placement.state))
+            > (other.score, self.parent, (self.placement.x, self.placement.y, self.placement.state))
+    }
+}
+
+/// The placements of the kept boards as a tree (each node points at its parent's),
+/// compacted now and then so that only the paths of live boards stay.
+#[derive(Default)]
+struct Paths {
+    parent: Vec<u32>,
+    placement: Vec<Placement>,
+    live_after_compaction: usize,
+}
+
+impl Paths {
+    fn push(&mut self, parent: u32, placement: Placement) -> u32 {
+        self.parent.push(parent);
+        self.placement.push(placement);
+        (self.parent.len() - 1) as u32
+    }
+
+    /// Nodes below which the tree is never compacted.
+    const COMPACTION_FLOOR: usize = 1 << 22;
+
+    fn compact_if_large(&mut self, beam: &mut [Entry]) {
+        if self.parent.len() >= Self::COMPACTION_FLOOR.max(2 * self.live_after_compaction) {
+            self.compact(beam);
+        }
+    }
+
+    /// Keeps only the nodes on the paths of `beam`, renumbered in their order.
+    fn compact(&mut self, beam: &mut [Entry]) {
+        let mut new_index = vec![ROOT; self.parent.len()];
+        const MARKED: u32 = ROOT - 1;
+        for entry in beam.iter() {
+            let mut node = entry.node;
+            while node != ROOT && new_index[node as usize] == ROOT {
+                new_index[node as usize] = MARKED;
+                node = self.parent[node as usize];
+            }
+        }
+        let mut kept = 0u32;
+        for slot in new_index.iter_mut() {
+            if *slot == MARKED {
+                *slot = kept;
+                kept += 1;
+            }
+        }
+        let mut parent = Vec::with_capacity(kept as usize);
+        let mut placement = Vec::with_capacity(kept as usize);
+        for (old, &new) in new_index.iter().enumerate() {
+            if new != ROOT {
+                let up = self.parent[old];
+                parent.push(if up == ROOT { ROOT } else { new_index[up as usize] });
+                placement.push(self.placement[old]);
+            }
+        }
+        for entry in beam.iter_mut() {
+            if entry.node != ROOT {
+                entry.node = new_index[entry.node as usize];
+            }
+        }
+        self.parent = parent;
+        self.placement = placement;
+        self.live_after_compaction = kept as usize;
+    }
+
+    fn path(&self, mut node: u32) -> Vec<Placement> {
+        let mut path = Vec::new();
+        while node != ROOT {
+            path.push(self.placement[node as usize]);
+            node = self.parent[node as usize];
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// The beam search with its reusable buffers.
+///
+/// A step scores every placement of every kept board *incrementally* (features of the
+/// new board from the parent's and the at most four changed rows; only a line clear
+/// builds the board), keeps the `m` best-valued placements (plus every tie with the
+/// m-th), and only then builds, hashes and merges those boards. This is exact: a board's
+/// best-scored duplicate has the smallest value of its duplicates, so it is among the
+/// kept placements whenever any duplicate is; and when the merged boards number at least
+/// `beam`, they contain every board the full merge-then-cut would keep (otherwise `m`
+/// doubles and the step is redone).
+pub struct BeamSearch {
+    options: Options,
+    chunks: Vec<Vec<Scored>>,
+    scored: Vec<Scored>,
+    merged: Vec<Merged>,
+    slots: Vec<u32>,
+    paths: Paths,
+}
+
+impl BeamSearch {
+    pub fn new(options: Options) -> BeamSearch {
+        assert!(options.beam >= 1, "the beam keeps at least one board");
+        BeamSearch {
+            options,
+            chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
+            scored: Vec::new(),
+            merged: Vec::new(),
+            slots: Vec::new(),
+            paths: Paths::default(),
+        }
+    }
+
+    /// Places `spawns` in turn from `start`. Piece `i` of the list is the game's piece
+    /// `i`, so the 10,000th scores nothing. Stops early if no board can take a piece.
+    pub fn solve(&mut self, start: Grid, spawns: &[Spawn], on_step: &mut dyn FnMut(&Progress)) -> Solution {
+        let mut beam = vec![Entry { grid: start, score: 0, node: ROOT }];
+        let mut next = Vec::new();
+        let mut distinct_boards = Vec::with_capacity(spawns.len());
+        for (i, &spawn) in spawns.iter().enumerate() {
+            let (boards, candidates) = self.step(&beam, spawn, i + 1 < PIECE_LIMIT, &mut next);
+            if next.is_empty() {
+                break;
+            }
+            distinct_boards.push(boards);
+            std::mem::swap(&mut beam, &mut next);
+            self.paths.compact_if_large(&mut beam);
+            let best_score = beam.iter().map(|e| e.score).max().unwrap_or(0);
+            on_step(&Progress { pieces: i + 1, boards, candidates, best_score });
+        }
+        let best = beam
+            .iter()
+            .max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
+            .copied()
+            .unwrap_or(Entry { grid: start, score: 0, node: ROOT });
+        Solution {
+            score: best.score,
+            placements: self.paths.path(best.node),
+            distinct_boards,
+            final_boards: beam.iter().map(|e| (e.grid, e.score)).collect(),
+        }
+    }
+
+    /// One piece: score every placement, keep the best-valued, build and merge their
+    /// boards, cut to the beam. Returns the numbers of merged boards and of placements.
+    fn step(&mut self, beam: &[Entry], spawn: Spawn, scores: bool, next: &mut Vec<Entry>) -> (usize, usize) {
+        let Options { beam: width, moves, weights } = self.options;
+        let cut = width != usize::MAX;
+        let chunk_len = beam.len().div_ceil(CHUNKS).max(1);
+        self.chunks.par_iter_mut().enumerate().for_each(|(chunk, out)| {
+            out.clear();
+            let start = (chunk * chunk_len).min(beam.len());
+            let end = (start + chunk_len).min(beam.len());
+            for (offset, entry) in beam[start..end].iter().enumerate() {
+                score_placements(entry, (start + offset) as u32, spawn, moves, scores, cut.then_some(&weights), out);
+            }
+        });
+        self.scored.clear();
+        for chunk in &self.chunks {
+            self.scored.extend_from_slice(chunk);
+        }
+        let candidates = self.scored.len();
+
+        // How many placements to build: a little more than the beam, to absorb duplicates.
+        let mut wanted = if cut { width.saturating_add(width / 8 + 16).min(candidates) } else { candidates };
+        loop {
+            let taken = if wanted < candidates { self.best_valued(wanted) } else { candidates };
+            self.merge(beam, spawn, taken);
+            if self.merged.len() >= width || taken == candidates {
+                break;
+            }
+            wanted = (2 * wanted).min(candidates);
+        }
+        let boards = self.merged.len();
+        if boards > width {
+            self.merged.select_nth_unstable_by(width - 1, |a, b| {
+                a.value.total_cmp(&b.value).then_with(|| a.grid.cmp(&b.grid))
+            });
+            self.merged.truncate(width);
+        }
+        next.clear();
+        for m in &self.merged {
+            let node = self.paths.push(beam[m.parent as usize].node, m.placement);
+            next.push(Entry { grid: m.grid, score: m.score, node });
+        }
+        (boards, candidates)
+    }
+
+    /// Moves the `wanted` smallest values, and every value tied with the largest of them,
+    /// to the front of `scored`; returns their number.
+    fn best_valued(&mut self, wanted: usize) -> usize {
+        let scored = &mut self.scored;
+        scored.select_nth_unstable_by(wanted - 1, |a, b| a.value.total_cmp(&b.value));
+        let threshold = scored[wanted - 1].value;
+        let mut end = wanted;
+        for i in wanted..scored.len() {
+            if scored[i].value.total_cmp(&threshold) == Ordering::Equal {
+                scored.swap(i, end);
+                end += 1;
+            }
+        }
+        end
+    }
+
+    /// Builds the boards of `scored[..taken]` and merges equal ones into `merged`.
+    fn merge(&mut self, beam: &[Entry], spawn: Spawn, taken: usize) {
+        let capacity = (2 * taken).next_power_of_two().max(16);
+        let mask = capacity - 1;
+        self.slots.clear();
+        self.slots.resize(capacity, u32::MAX);
+        self.merged.clear();
+        let table = orientations(spawn.shape);
+        for s in &self.scored[..taken] {
+            let p = s.placement;
+            let mut grid = beam[s.parent as usize].grid;
+            grid.lock(&table[p.state as usize], p.x as i32, p.y as i32);
+            let candidate = Merged { grid, value: s.value, score: s.score, parent: s.parent, placement: p };
+            let mut slot = grid.hash64() as usize & mask;
+            loop {
+                let index = self.slots[slot];
+                if index == u32::MAX {
+                    self.slots[slot] = self.merged.len() as u32;
+                    self.merged.push(candidate);
+                    break;
+                }
+                let held = &mut self.merged[index as usize];
+                if held.grid == grid {
+                    if candidate.beats(held) {
+                        *held = candidate;
+                    }
+                    break;
+                }
+                slot = (slot + 1) & mask;
+            }
+        }
+    }
+}
+
+/// Scores every placement of `spawn` on the entry's board into `out`: the new score and,
+/// when `weights` is given, the value of the new board, computed from the parent's
+/// features and the changed rows (a line clear builds the board instead).
+#[inline]
+fn score_placements(
+    entry: &Entry,
+    parent: u32,
+    spawn: Spawn,
+    moves: MoveSet,
+    scores: bool,
+    weights: Option<&Weights>,
+    out: &mut Vec<Scored>,
+) {
+    let grid = entry.grid;
+    let mut rows = [FULL_ROW; HEIGHT + 1]; // with the floor below the last row
+    rows[..HEIGHT].copy_from_slice(&grid.rows());
+    let surface = grid.surface();
+    let base = grid.features();
+    let score_weight = weights.map_or(0.0, Weights::score_weight);
+    let table = orientations(spawn.shape);
+    let mut push = |placement: Placement| {
+        let orientation = &table[placement.state as usize];
+        let (x, y) = (placement.x as i32, placement.y as i32);
+        let first = (y + orientation.top as i32) as usize; // >= 1: never the top row
+        let mut changed = [0u16; 4];
+        let mut has_full_row = false;
+        for (j, new) in changed.iter_mut().enumerate() {
+            let row = rows[(first + j).min(HEIGHT)];
+            *new = if first + j < HEIGHT { row | orientation.row_mask(j, x) } else { row };
+            has_full_row |= first + j < HEIGHT && *new == FULL_ROW;
+        }
+        let (features, score) = if has_full_row {
+            let mut after = grid;
+            let lock = after.lock(orientation, x, y);
+            (after.features(), entry.score + if scores { lock.points() } else { 0 })
+        } else {
+            let Some(_) = weights else {
+                out.push(Scored { value: 0.0, score: entry.score, parent, placement });
+                return;
+            };
+            let mut f = base;
+            f.cells += 4;
+            let new_row = |r: usize| {
+                if (first..first + 4).contains(&r) {
+                    changed[r - first]
+                } else {
+                    rows[r]
+                }
+            };
+            let mut row_transitions = f.row_transitions as i32;
+            let mut column_transitions = f.column_transitions as i32;
+            for r in first..(first + 4).min(HEIGHT) {
+                row_transitions += row_transitions_of(changed[r - first]) as i32 - row_transitions_of(rows[r]) as i32;
+            }
+            for r in first - 1..(first + 4).min(HEIGHT) {
+                column_transitions +=
+                    (new_row(r) ^ new_row(r + 1)).count_ones() as i32 - (rows[r] ^ rows[r + 1]).count_ones() as i32;
+            }
+            let mut covered = 0i32;
+            for (i, &top) in orientation.column_top.iter().enumerate() {
+                if top != i8::MAX {
+                    covered += (surface[(x + i as i32 - 2) as usize] as i32 - (y + top as i32)).max(0);
+                }
+            }
+            f.row_transitions = row_transitions as u32;
+            f.column_transitions = column_transitions as u32;
+            f.holes = (f.holes as i32 + covered - 4) as u32;
+            (f, entry.score)
+        };
+        let value = weights.map_or(0.0, |w| w.evaluate(&features) - score as f64 * score_weight);
+        out.push(Scored { value, score, parent, placement });
+    };
+    match moves {
+        MoveSet::Seed => seed_placements(&surface, spawn, &mut push),
+        MoveSet::Full => full::placements(&grid, spawn, &mut push),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etetris::game::sequence;
+    use crate::etetris::record::replay;
+
+    fn options(beam: usize, moves: MoveSet) -> Options {
+        Options { beam, moves, weights: Weights::default() }
+    }
+
+    #[test]
+    fn distinct_boards_without_a_cut_match_the_spec() {
+        let spawns = sequence(5);
+        let solution = BeamSearch::new(options(usize::MAX, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
+        assert_eq!(solution.distinct_boards, vec![17, 289, 2601, 44217, 1_502_950]);
+        // The best score after a sixth piece, over every board.
+        let sixth = sequence(6)[5];
+        let table = orientations(sixth.shape);
+        let best = solution
+            .final_boards
+            .iter()
+            .map(|(grid, score)| {
+                let mut best = 0;
+                seed_placements(&grid.surface(), sixth, |p| {
+                    let mut after = *grid;
+                    let lock = after.lock(&table[p.state as usize], p.x as i32, p.y as i32);
+                    best = best.max(score + lock.points());
+                });
+                best
+            })
+            .max();
+        assert_eq!(best, Some(24));
+    }
+
+    #[test]
+    #[ignore = "needs about 6 GB and minutes: 25 million boards"]
+    fn six_pieces_without_a_cut() {
+        let spawns = sequence(6);
+        let solution = BeamSearch::new(options(usize::MAX, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
+        assert_eq!(solution.distinct_boards[5], 25_442_600);
+        assert_eq!(solution.score, 24);
+    }
+
+    #[test]
+    fn seed_placements_never_touch_the_top_row_and_all_fit() {
+        let spawns = sequence(200);
+        let solution = BeamSearch::new(options(3, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
+        let mut grid = Grid::default();
+        for (spawn, p) in spawns.iter().zip(&solution.placements) {
+            let orientation = &orientations(spawn.shape)[p.state as usize];
+            assert!(grid.fits(orientation, p.x as i32, p.y as i32));
+            assert!(!grid.fits(orientation, p.x as i32, p.y as i32 + 1), "rests on something");
+            assert!(!grid.lock(orientation, p.x as i32, p.y as i32).top_touched);
+        }
+    }
+
+    #[test]
+    fn records_replay_to_the_solver_score_with_both_move_sets() {
+        let spawns = sequence(PIECE_LIMIT);
+        // k = 100 lasts the whole game, so the 10,000th piece's zero score is checked too;
+        // narrow beams die early, and the record must still replay to what was counted.
+        for (moves, beam, pieces) in
+            [(MoveSet::Seed, 100, PIECE_LIMIT), (MoveSet::Seed, 12, 2000), (MoveSet::Full, 12, 2000)]
+        {
+            let solution = BeamSearch::new(options(beam, moves)).solve(Grid::default(), &spawns[..pieces], &mut |_| {});
+            assert!(solution.score > 0);
+            let record = write_record(Grid::default(), &spawns, &solution.placements, moves).unwrap();
+            let result = replay(&record);
+            assert_eq!(
+                (result.pieces, result.score),
+                (solution.placements.len(), solution.score as u64),
+                "{moves:?} k={beam}"
+            );
+            if beam == 100 {
+                assert_eq!(result.pieces, PIECE_LIMIT);
+                assert!(result.is_over, "the 10,000th piece ends the game");
+            }
+        }
+    }
+
+    #[test]
+    fn incremental_values_equal_values_of_the_built_boards() {
+        let spawns = sequence(300);
+        let solution = BeamSearch::new(options(20, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
+        let weights = Weights::default();
+        let mut grid = Grid::default();
+        let mut score = 0;
+        for (spawn, p) in spawns.iter().zip(&solution.placements).take(250) {
+            let entry = Entry { grid, score, node: ROOT };
+            for moves in [MoveSet::Seed, MoveSet::Full] {
+                let mut out = Vec::new();
+                score_placements(&entry, 0, *spawn, moves, true, Some(&weights), &mut out);
+                for s in &out {
+                    let mut after = grid;
+                    let q = s.placement;
+                    let lock = after.lock(&orientations(spawn.shape)[q.state as usize], q.x as i32, q.y as i32);
+                    assert_eq!(s.score, score + lock.points());
+                    assert_eq!(
+                        s.value.to_bits(),
+                        weights.value_of(&after, s.score).to_bits(),
+                        "{moves:?} {q:?}{grid:?}"
+                    );
+                }
+            }
+            let lock = grid.lock(&orientations(spawn.shape)[p.state as usize], p.x as i32, p.y as i32);
+            score += lock.points();
+        }
+    }
+
+    #[test]
+    fn compaction_keeps_the_paths_of_live_boards() {
+        let mut paths = Paths::default();
+        let mut beam: Vec<Entry> = (0..4).map(|_| Entry { grid: Grid::default(), score: 0, node: ROOT }).collect();
+        let mut random = 7u64;
+        for step in 0..50u8 {
+            let mut next = Vec::new();
+            for i in 0..beam.len() {
+                random = random.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let parent = beam[(random >> 33) as usize % beam.len()].node;
+                let node = paths.push(parent, Placement { x: i as i8, y: step as i8, state: 0 });
+                next.push(Entry { node, ..beam[i] });
+            }
+            beam = next;
+        }
+        let before: Vec<Vec<Placement>> = beam.iter().map(|e| paths.path(e.node)).collect();
+        let nodes = paths.parent.len();
+        paths.compact(&mut beam);
+        assert!(paths.parent.len() < nodes, "dead branches are dropped");
+        let after: Vec<Vec<Placement>> = beam.iter().map(|e| paths.path(e.node)).collect();
+        assert_eq!(before, after);
+        assert!(after.iter().all(|path| path.len() == 50));
+    }
+
+    #[test]
+    fn results_do_not_depend_on_the_thread_count() {
+        let spawns = sequence(300);
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| BeamSearch::new(options(50, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {}))
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(one.placements, two.placements);
+        assert_eq!(one.final_boards, two.final_boards);
+    }
+
+    #[test]
+    fn seed_placements_are_full_placements() {
+        // Every seed placement is also a full placement.
+        let spawns = sequence(400);
+        let solution = BeamSearch::new(options(4, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
+        let mut grid = Grid::default();
+        for (spawn, p) in spawns.iter().zip(&solution.placements) {
+            let mut full_set = Vec::new();
+            full::placements(&grid, *spawn, |q| full_set.push(q));
+            let d = spawn.distinct_states() as u8;
+            let normal = Placement { state: p.state % d, ..*p };
+            assert!(full_set.contains(&normal), "{spawn} {p:?}{grid:?}");
+            grid.lock(&orientations(spawn.shape)[p.state as usize], p.x as i32, p.y as i32);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The beam's evaluator as data: one weight per feature name plus the score divisor, read
+//! from a TOML table. The beam keeps the boards with the smallest
+//! `value = sum(weight x feature) - score / score_divisor` (lower is better).
+//!
+//! ```toml
+//! cells = -1.0
+//! row_transitions = 3.2178882868487753
+//! column_transitions = 9.348695305445199
+//! holes = 7.899265427351652
+//! score_divisor = 38.0
+//! ```
+
+use super::game::{Features, Grid};
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+
+/// Feature names, in the order of [`Features::as_array`]; each is also a TOML key.
+pub const FEATURE_NAMES: [&str; 4] = ["cells", "row_transitions", "column_transitions", "holes"];
+/// The key of the score divisor.
+pub const SCORE_DIVISOR: &str = "score_divisor";
+
+/// Weights aligned with [`FEATURE_NAMES`], and the divisor of the cumulative score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weights {
+    pub features: [f64; 4],
+    pub score_divisor: f64,
+}
+
+impl Default for Weights {
+    /// The seed's hand-tuned weights (MaxDumbledore's `BoardEvaluator::params`, score
+    /// weight 1/38).
+    fn default() -> Self {
+        Weights { features: [-1.0, 3.2178882868487753, 9.348695305445199, 7.899265427351652], score_divisor: 38.0 }
+    }
+}
+
+impl Weights {
+    /// `sum(weight x feature)` of a board (lower is better).
+    #[inline]
+    pub fn evaluate(&self, features: &Features) -> f64 {
+        // Summed left to right, as the seed does, so the keys match it bit for bit.
+        let mut total = 0.0;
+        for (weight, value) in self.features.iter().zip(features.as_array()) {
+            total += weight * value;
+        }
+        total
+    }
+
+    /// The weight of one point of score, `1 / score_divisor` (the seed multiplies by this
+    /// rounded constant, so the beam keys here are bit for bit the seed's).
+    #[inline]
+    pub fn score_weight(&self) -> f64 {
+        1.0 / self.score_divisor
+    }
+
+    /// The beam key of a board reached with `score` points (lower is kept first).
+    #[inline]
+    pub fn value(&self, features: &Features, score: u32) -> f64 {
+        self.evaluate(features) - score as f64 * self.score_weight()
+    }
+
+    /// [`Weights::value`] of a board.
+    pub fn value_of(&self, grid: &Grid, score: u32) -> f64 {
+        self.value(&grid.features(), score)
+    }
+
+    /// Parses the TOML table; every key is required, unknown keys and non-finite numbers
+    /// are errors naming the key, and the divisor must be positive.
+    pub fn from_toml(text: &str) -> Result<Weights> {
+        let table: toml::Table = text.parse().context("not a TOML table")?;
+        let known: Vec<&str> = FEATURE_NAMES.iter().copied().chain([SCORE_DIVISOR]).collect();
+        for key in table.keys() {
+            if !known.contains(&key.as_str()) {
+                let closest = known.iter().copied().max_by(|a, b| {
+                    strsim::jaro_winkler(key, a)
+                        .partial_cmp(&strsim::jaro_winkler(key, b))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+                match closest.filter(|name| strsim::jaro_winkler(key, name) > 0.7) {
+                    Some(name) => bail!("unknown key {key:?} (did you mean {name:?}?)"),
+                    None => bail!("unknown key {key:?} (expected one of {})", known.join(", ")),
+                }
+            }
+        }
+        let number = |key: &str| -> Result<f64> {
+            let value = table.get(key).with_context(|| format!("missing key {key:?}"))?;
+            let number = match value {
+                toml::Value::Float(f) => *f,
+                toml::Value::Integer(i) => *i as f64,
+                other => bail!("key {key:?}: expected a number, found {}", other.type_str()),
+            };
+            if !number.is_finite() {
+                bail!("key {key:?}: {number} is not a finite number");
+            }
+            Ok(number)
+        };
+        let mut weights = Weights { features: [0.0; 4], score_divisor: number(SCORE_DIVISOR)? };
+        for (i, name) in FEATURE_NAMES.iter().enumerate() {
+            weights.features[i] = number(name)?;
+        }
+        if weights.score_divisor <= 0.0 {
+            bail!("key {SCORE_DIVISOR:?}: must be positive, found {}", weights.score_divisor);
+        }
+        Ok(weights)
+    }
+
+    /// Reads a weights file; errors name the file.
+    pub fn load(path: &Path) -> Result<Weights> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read weights file {}", path.display()))?;
+        Weights::from_toml(&text).with_context(|| format!("weights file {}", path.display()))
+    }
+
+    /// The TOML form (what [`Weights::from_toml`] reads back).
+    pub fn to_toml(&self) -> String {
+        let mut text = String::new();
+        for (name, weight) in FEATURE_NAMES.iter().zip(self.features) {
+            text += &format!("{name} = {weight:?}\n");
+        }
+        text += &format!("{SCORE_DIVISOR} = {:?}\n", self.score_divisor);
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_toml() {
+        let weights = Weights::default();
+        assert_eq!(Weights::from_toml(&weights.to_toml()).unwrap(), weights);
+    }
+
+    #[test]
+    fn rejects_unknown_missing_and_non_finite_keys() {
+        let good = Weights::default().to_toml();
+        let typo = good.replace("holes", "hole");
+        let error = Weights::from_toml(&typo).unwrap_err().to_string();
+        assert!(error.contains("unknown key \"hole\"") && error.contains("did you mean \"holes\""), "{error}");
+        let missing: String = good.lines().filter(|l| !l.starts_with("cells")).map(|l| format!("{l}\n")).collect();
+        assert!(Weights::from_toml(&missing).unwrap_err().to_string().contains("missing key \"cells\""));
+        let nan = good.replace("holes = 7.899265427351652", "holes = nan");
+        assert!(Weights::from_toml(&nan).unwrap_err().to_string().contains("key \"holes\""));
+        let zero = good.replace("score_divisor = 38.0", "score_divisor = 0");
+        assert!(Weights::from_toml(&zero).unwrap_err().to_string().contains("must be positive"));
+    }
+}

@@ -1,0 +1,121 @@
+//! The E-Tetris subcommands run as a user would: `sequence`, `replay`, `solve`, and their
+//! errors on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+}
+
+fn run(args: &[&str], dir: &Path) -> Output {
+    binary().args(args).current_dir(dir).output().expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The shared spec folder beside the repository (as CI lays it out).
+fn spec_file(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [root.join("../shared/spec").join(name), root.join("../../shared/spec").join(name)];
+    candidates
+        .iter()
+        .find(|p| p.exists())
+        .cloned()
+        .unwrap_or_else(|| panic!("spec file {name} not found beside the repository"))
+}
+
+/// `key=value` fields of one output line.
+fn field(line: &str, key: &str) -> u64 {
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
+}
+
+fn expect_error(args: &[&str], dir: &Path, needle: &str) {
+    let output = run(args, dir);
+    assert!(!output.status.success(), "{args:?} should fail");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let first = stderr.lines().next().unwrap_or("");
+    assert!(first.starts_with("error:") && first.contains(needle), "{args:?}: {stderr}");
+}
+
+#[test]
+fn sequence_equals_the_spec_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = std::fs::read_to_string(spec_file("etetris_sequence.txt")).unwrap();
+    assert_eq!(stdout(&run(&["sequence", "etetris"], dir.path())), expected);
+    let first = stdout(&run(&["sequence", "etetris", "-n", "3"], dir.path()));
+    assert_eq!(first, "Z 0\nI 1\nO 2\n");
+}
+
+#[test]
+fn the_published_record_replays_to_its_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = spec_file("records/published_1378178.txt");
+    let line = stdout(&run(&["replay", path.to_str().unwrap()], dir.path()));
+    assert_eq!(line.trim(), "pieces=10000 score=1378178");
+}
+
+#[test]
+fn solve_writes_records_that_replay_to_the_printed_score() {
+    let dir = tempfile::tempdir().unwrap();
+    // Narrow beams: the games end early (no board can take a piece), which the record
+    // must reproduce too.
+    for moves in ["seed", "full"] {
+        let record = format!("{moves}.txt");
+        let line = stdout(&run(
+            &["solve", "--beam", "30", "--threads", "2", "--moves", moves, "--pieces", "3000", "--record", &record],
+            dir.path(),
+        ));
+        let score = field(&line, "score");
+        assert!(score > 0, "{line}");
+        let replayed = stdout(&run(&["replay", &record], dir.path()));
+        assert_eq!(field(&replayed, "score"), score, "{moves}: {line} vs {replayed}");
+        assert_eq!(field(&replayed, "pieces"), field(&line, "pieces"), "{moves}: {line} vs {replayed}");
+    }
+}
+
+#[test]
+fn weights_files_are_read_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "cells = -1.0\nrow_transitions = 3.2\ncolumn_transitions = 9.3\nholes = 7.9\nscore_divisor = 38\n";
+    std::fs::write(dir.path().join("w.toml"), good).unwrap();
+    let line = stdout(&run(
+        &["solve", "--beam", "5", "--pieces", "300", "--weights", "w.toml", "--record", "r.txt"],
+        dir.path(),
+    ));
+    assert!(field(&line, "score") > 0);
+    std::fs::write(dir.path().join("typo.toml"), good.replace("holes", "hole")).unwrap();
+    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"], dir.path(), "typo.toml");
+    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"], dir.path(), "\"hole\"");
+    std::fs::write(dir.path().join("nan.toml"), good.replace("= 7.9", "= nan")).unwrap();
+    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "nan.toml"], dir.path(), "\"holes\"");
+    std::fs::write(dir.path().join("short.toml"), good.replace("cells = -1.0\n", "")).unwrap();
+    expect_error(
+        &["solve", "--beam", "5", "--pieces", "10", "--weights", "short.toml"],
+        dir.path(),
+        "missing key \"cells\"",
+    );
+}
+
+#[test]
+fn bad_input_gives_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, needle) in [
+        ("token.txt", "N,D5,Q2", "unknown op"),
+        ("zero.txt", "N,N,D5", "0 steps"),
+        ("many.txt", "N,D99,L2", "101 steps"),
+        ("start.txt", "D5,N,D5", "must start with N"),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        expect_error(&["replay", name], dir.path(), needle);
+        expect_error(&["replay", name], dir.path(), name);
+    }
+    expect_error(&["replay", "missing.txt"], dir.path(), "missing.txt");
+    expect_error(&["solve", "--beam", "0"], dir.path(), "--beam");
+}

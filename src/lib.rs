@@ -11,6 +11,7 @@
 //! - [`sim`]: the one game loop every command uses;
 //! - [`report`]: statistics, CSV output;
 //! - [`etetris`]: the E-Tetris contest game, its records and beam solvers;
+//! - [`tune`]: optimizers (ask/tell), experiment files, the campaign driver, plots;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
 pub mod benchmark;
@@ -27,3 +28,4 @@ pub mod randomizer;
 pub mod report;
 pub mod rules;
 pub mod sim;
+pub mod tune;

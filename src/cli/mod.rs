@@ -10,10 +10,12 @@ pub mod boards;
 pub mod features;
 pub mod list;
 pub mod play;
+pub mod plot;
 pub mod replay;
 pub mod reproduce;
 pub mod sequence;
 pub mod solve;
+pub mod tune;
 pub mod watch;
 
 #[derive(Parser, Debug)]
@@ -45,6 +47,10 @@ pub enum Command {
     Solve(solve::Args),
     /// Time a solver at several settings.
     Bench(bench::Args),
+    /// Run a tuning campaign from an experiment file (default experiments/quickstart.toml).
+    Tune(tune::TuneArgs),
+    /// Draw fitness plots of one or several tuning runs.
+    Plot(plot::PlotArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -81,6 +87,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Sequence(args) => sequence::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Tune(args) => tune::run(args),
+        Command::Plot(args) => plot::run(args),
     }
 }
 

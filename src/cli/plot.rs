@@ -1,0 +1,50 @@
+//! `tetris-lab plot`: redraws a run's fitness plot, or overlays several runs on one chart.
+
+use crate::tune::plot;
+use anyhow::Result;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// Run folders (results/<experiment>/<run-id>).
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// Output file, .png or .svg. Default: the run's fitness.png for one run,
+    /// fitness-comparison.png for several.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Chart title.
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
+pub fn run(args: PlotArgs) -> Result<()> {
+    let out = args.out.clone().unwrap_or_else(|| match args.runs.as_slice() {
+        [one] => one.join("fitness.png"),
+        _ => PathBuf::from("fitness-comparison.png"),
+    });
+    draw(&args.runs, &out, args.title.as_deref())?;
+    println!("{}", out.display());
+    Ok(())
+}
+
+/// Overlays the runs' curves in `out`.
+pub fn overlay(runs: &[PathBuf], out: &Path) -> Result<()> {
+    draw(runs, out, None)
+}
+
+fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>) -> Result<()> {
+    let mut series = runs.iter().map(|r| plot::read_run(r)).collect::<Result<Vec<_>>>()?;
+    plot::label_runs(&mut series);
+    let title = title.map(str::to_string).unwrap_or_else(|| {
+        let mut experiments: Vec<&str> = series.iter().map(|s| s.experiment.as_str()).collect();
+        experiments.dedup();
+        match experiments.as_slice() {
+            [one] if series.len() == 1 => format!("{one} ({})", series[0].optimizer),
+            [one] => one.to_string(),
+            _ => format!("{} runs compared", series.len()),
+        }
+    });
+    plot::draw(&series, &title, out)
+}

@@ -1,0 +1,764 @@
+//! The campaign driver: everything around the optimizer. It owns
+//! - the budget (games and/or pieces simulated, and/or generations; a generation is never
+//!   cut short, the limits are checked between generations);
+//! - the seeds: every random number comes from the master seed. All candidates of a
+//!   generation play the same games (common random numbers); the incumbent and its
+//!   challenger are re-evaluated on fresh seeds each generation; the final best is scored
+//!   on held-out seeds that tuning never saw;
+//! - parallel evaluation: all (candidate, game) pairs of a generation run on the rayon
+//!   pool and are collected in order, so results do not depend on the thread count;
+//! - the logs (`evaluations.csv`, `generations.csv`, flushed every generation), the
+//!   checkpoint (written atomically after the logs, recording their lengths), resume
+//!   (logs cut back to the checkpoint's lengths, the generation replayed), the plots,
+//!   `best.toml`, the progress bar and Ctrl-C.
+
+use super::experiment::Experiment;
+use super::{Maximize, Optimizer};
+use crate::cli::play::{thread_pool, AtomicFile};
+use crate::policy::{self, Policy};
+use crate::randomizer::game_seed;
+use crate::report::stats::Summary;
+use crate::rules::RuleSet;
+use crate::sim::{self, GameLimits};
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Independent seed streams derived from the master seed.
+const STREAM_OPTIMIZER: u64 = 1;
+const STREAM_GENERATION: u64 = 2;
+const STREAM_REEVALUATION: u64 = 3;
+const STREAM_HELD_OUT: u64 = 4;
+
+fn stream(master: u64, label: u64, index: u64) -> u64 {
+    game_seed(game_seed(master, label), index)
+}
+
+/// Checkpoint format; bump when the layout changes.
+const CHECKPOINT_FORMAT: u32 = 1;
+
+/// How to run a campaign.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub threads: Option<usize>,
+    /// Runs go to `<results>/<experiment>/<run-id>/`.
+    pub results: PathBuf,
+}
+
+/// The incumbent: the best point so far as its last re-evaluation measured it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Incumbent {
+    pub point: Vec<f64>,
+    pub mean: f64,
+    pub low: f64,
+    pub high: f64,
+    pub games: u64,
+}
+
+/// What `--resume` needs, written after every generation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub format: u32,
+    pub experiment_name: String,
+    pub experiment_text: String,
+    /// Generations completed.
+    pub generation: u64,
+    pub evaluations: u64,
+    pub games: u64,
+    pub pieces: u64,
+    /// Wall-clock seconds of tuning so far (informative only).
+    pub seconds: f64,
+    /// The highest fitness measured on a generation's games (optimistic: selected on the
+    /// same games it was measured on).
+    pub best_measured: Option<f64>,
+    pub incumbent: Option<Incumbent>,
+    pub optimizer: serde_json::Value,
+    pub evaluations_csv_bytes: u64,
+    pub generations_csv_bytes: u64,
+    /// Tuning is over (the held-out evaluation and `best.toml` may still be missing).
+    pub tuning_done: bool,
+}
+
+/// Set by Ctrl-C: finish nothing new, keep the last checkpoint, exit.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+fn install_ctrl_c() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if STOP.swap(true, Ordering::SeqCst) {
+                eprintln!("\nsecond Ctrl-C: exiting now");
+                std::process::exit(130);
+            }
+            eprintln!("\nCtrl-C: stopping after the games in progress (press again to exit at once)");
+        });
+    });
+}
+
+/// The result of one candidate evaluation.
+#[derive(Clone, Debug)]
+struct Evaluation {
+    summary: Summary,
+    pieces: u64,
+    /// CPU seconds summed over the games.
+    seconds: f64,
+}
+
+/// A campaign ready to run: the experiment, its game, the output files.
+struct Campaign {
+    experiment: Experiment,
+    run_dir: PathBuf,
+    rules: Box<dyn RuleSet>,
+    evaluator: crate::eval::Evaluator,
+    limits: GameLimits,
+    pool: rayon::ThreadPool,
+    pieces_live: Arc<AtomicU64>,
+}
+
+/// How a campaign ended.
+pub enum Outcome {
+    Finished(PathBuf),
+    Interrupted(PathBuf),
+}
+
+/// Starts a new run of an experiment file.
+pub fn start(experiment_path: &Path, options: &RunOptions) -> Result<Outcome> {
+    let experiment = Experiment::load(experiment_path)?;
+    let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new())?;
+    let base = options.results.join(&campaign.experiment.name);
+    std::fs::create_dir_all(&base).with_context(|| format!("cannot create results folder {}", base.display()))?;
+    campaign.run_dir = new_run_dir(&base)?;
+    campaign.write_manifest(None)?;
+    let optimizer = campaign
+        .experiment
+        .file
+        .optimizer
+        .build(&campaign.experiment.space, stream(campaign.experiment.file.seed, STREAM_OPTIMIZER, 0))?;
+    let mut names: Vec<String> = vec!["generation".into(), "candidate".into()];
+    names.extend(campaign.experiment.feature_names.iter().map(|s| s.to_string()));
+    names.extend(["games", "mean", "standard_deviation", "pieces", "seconds"].map(String::from));
+    let evaluations_header = csv_line(&names);
+    let generations_header = csv_line(&GENERATION_COLUMNS.map(String::from));
+    let path = |name: &str| campaign.run_dir.join(name);
+    std::fs::write(path("evaluations.csv"), &evaluations_header)
+        .with_context(|| format!("cannot write {}", path("evaluations.csv").display()))?;
+    std::fs::write(path("generations.csv"), &generations_header)
+        .with_context(|| format!("cannot write {}", path("generations.csv").display()))?;
+    let checkpoint = Checkpoint {
+        format: CHECKPOINT_FORMAT,
+        experiment_name: campaign.experiment.name.clone(),
+        experiment_text: campaign.experiment.text.clone(),
+        generation: 0,
+        evaluations: 0,
+        games: 0,
+        pieces: 0,
+        seconds: 0.0,
+        best_measured: None,
+        incumbent: None,
+        optimizer: optimizer.save()?,
+        evaluations_csv_bytes: evaluations_header.len() as u64,
+        generations_csv_bytes: generations_header.len() as u64,
+        tuning_done: false,
+    };
+    write_checkpoint(&campaign.run_dir, &checkpoint)?;
+    eprintln!("run folder {}", campaign.run_dir.display());
+    campaign.run(checkpoint, optimizer)
+}
+
+/// Continues a run from its checkpoint. With `experiment_path`, the run must have been
+/// made by that experiment file.
+pub fn resume(run_dir: &Path, experiment_path: Option<&Path>, options: &RunOptions) -> Result<Outcome> {
+    let path = run_dir.join("checkpoint.json");
+    if !run_dir.is_dir() {
+        bail!("cannot resume {}: not a folder", run_dir.display());
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!("cannot resume {}: it is not a run folder (no readable checkpoint.json)", run_dir.display())
+    })?;
+    let checkpoint: Checkpoint =
+        serde_json::from_str(&text).with_context(|| format!("{} is not a tetris-lab checkpoint", path.display()))?;
+    if checkpoint.format != CHECKPOINT_FORMAT {
+        bail!("{}: checkpoint format {} is not {CHECKPOINT_FORMAT}", path.display(), checkpoint.format);
+    }
+    let experiment = Experiment::parse(&checkpoint.experiment_text, &checkpoint.experiment_name)
+        .with_context(|| format!("the experiment recorded in {}", path.display()))?;
+    if let Some(given) = experiment_path {
+        let other = Experiment::load(given)?;
+        if other.text != experiment.text || other.name != experiment.name {
+            bail!(
+                "cannot resume {} with {}: the run was made by another experiment ({:?})",
+                run_dir.display(),
+                given.display(),
+                checkpoint.experiment_name
+            );
+        }
+    }
+    let optimizer = experiment.file.optimizer.restore(checkpoint.optimizer.clone())?;
+    let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf())?;
+    // Cut the logs back to what the checkpoint covers: a run killed after flushing a
+    // generation's rows but before its checkpoint replays that generation.
+    for (name, bytes) in
+        [("evaluations.csv", checkpoint.evaluations_csv_bytes), ("generations.csv", checkpoint.generations_csv_bytes)]
+    {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(run_dir.join(name))
+            .with_context(|| format!("cannot open {} to resume", run_dir.join(name).display()))?;
+        let length = file.metadata()?.len();
+        if length < bytes {
+            bail!("{} is shorter than its checkpoint says: the run folder was altered", run_dir.join(name).display());
+        }
+        file.set_len(bytes).with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
+    }
+    campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
+    eprintln!("resuming {} after generation {}", run_dir.display(), checkpoint.generation);
+    campaign.run(checkpoint, optimizer)
+}
+
+const GENERATION_COLUMNS: [&str; 14] = [
+    "generation",
+    "candidates",
+    "best",
+    "mean",
+    "best_so_far",
+    "incumbent_mean",
+    "incumbent_low",
+    "incumbent_high",
+    "incumbent_games",
+    "evaluations",
+    "games",
+    "pieces",
+    "fitness",
+    "seconds",
+];
+
+fn csv_line(fields: &[String]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(fields).expect("writing to memory");
+    String::from_utf8(writer.into_inner().expect("writing to memory")).expect("CSV of UTF-8")
+}
+
+/// Numbers as Rust prints them: the shortest text that reads back to the same f64.
+fn number(x: f64) -> String {
+    format!("{x}")
+}
+
+fn new_run_dir(base: &Path) -> Result<PathBuf> {
+    let stamp = utc_stamp(std::time::SystemTime::now());
+    for attempt in 1..1000 {
+        let name = if attempt == 1 { stamp.clone() } else { format!("{stamp}-{attempt}") };
+        let dir = base.join(name);
+        // `create_dir` fails if the folder exists: a new run never reuses an old folder.
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create run folder {}", dir.display())),
+        }
+    }
+    bail!("cannot find a free run folder name in {}", base.display())
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC.
+fn utc_stamp(time: std::time::SystemTime) -> String {
+    let (date, clock) = utc_parts(time);
+    format!("{}{:02}{:02}-{:02}{:02}{:02}", date.0, date.1, date.2, clock.0, clock.1, clock.2)
+}
+
+/// ISO 8601 in UTC.
+fn utc_iso(time: std::time::SystemTime) -> String {
+    let (date, clock) = utc_parts(time);
+    format!("{}-{:02}-{:02}T{:02}:{:02}:{:02}Z", date.0, date.1, date.2, clock.0, clock.1, clock.2)
+}
+
+fn utc_parts(time: std::time::SystemTime) -> ((i64, u32, u32), (u64, u64, u64)) {
+    let seconds = time.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let days = (seconds / 86_400) as i64;
+    let rest = seconds % 86_400;
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    ((year, month, day), (rest / 3600, rest % 3600 / 60, rest % 60))
+}
+
+fn git_hash() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {
+    let mut file = AtomicFile::create(&run_dir.join("checkpoint.json"))?;
+    serde_json::to_writer_pretty(file.writer(), checkpoint)
+        .with_context(|| format!("cannot write {}", run_dir.join("checkpoint.json").display()))?;
+    file.commit()
+}
+
+fn append(path: &Path, text: &str) -> Result<u64> {
+    let mut file: File =
+        OpenOptions::new().append(true).open(path).with_context(|| format!("cannot write {}", path.display()))?;
+    file.write_all(text.as_bytes())
+        .and_then(|_| file.sync_data())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(file.metadata()?.len())
+}
+
+impl Campaign {
+    fn new(experiment: Experiment, threads: Option<usize>, run_dir: PathBuf) -> Result<Campaign> {
+        let rules = crate::rules::build(experiment.preset.rule_set, experiment.size)?;
+        let evaluator = experiment.preset.evaluator()?;
+        let limits = GameLimits { max_pieces: experiment.file.max_pieces };
+        Ok(Campaign {
+            experiment,
+            run_dir,
+            rules,
+            evaluator,
+            limits,
+            pool: thread_pool(threads)?,
+            pieces_live: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
+    /// Writes `manifest.json`; on resume (`previous` given) keeps the original and adds
+    /// the resume to its list.
+    fn write_manifest(&self, previous: Option<&Path>) -> Result<()> {
+        let now = utc_iso(std::time::SystemTime::now());
+        let threads = self.pool.current_num_threads();
+        let manifest = match previous {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+                let mut manifest: serde_json::Value =
+                    serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+                let entry = serde_json::json!({ "time": now, "threads": threads, "git_hash": git_hash() });
+                match manifest.get_mut("resumed").and_then(|r| r.as_array_mut()) {
+                    Some(list) => list.push(entry),
+                    None => manifest["resumed"] = serde_json::json!([entry]),
+                }
+                manifest
+            }
+            None => {
+                let e = &self.experiment;
+                serde_json::json!({
+                    "experiment": e.name,
+                    "experiment_file": e.text,
+                    "master_seed": e.file.seed,
+                    "preset": e.preset.name,
+                    "rule_set": self.rules.name(),
+                    "rule_set_version": self.rules.version(),
+                    "board": self.rules.describe(),
+                    "policy": crate::policy::kind_name(e.preset.policy),
+                    "optimizer": e.file.optimizer.name(),
+                    "fitness": e.file.fitness.as_str(),
+                    "crate_version": env!("CARGO_PKG_VERSION"),
+                    "git_hash": git_hash(),
+                    "start_time": now,
+                    "threads": threads,
+                    "resumed": [],
+                })
+            }
+        };
+        let mut file = AtomicFile::create(&self.run_dir.join("manifest.json"))?;
+        serde_json::to_writer_pretty(file.writer(), &manifest)?;
+        file.commit()
+    }
+
+    fn policy_for(&self, point: &[f64]) -> Box<dyn Policy> {
+        let weights = self.experiment.full_weights(point);
+        policy::build(self.experiment.preset.policy, self.evaluator.with_weights(&weights))
+    }
+
+    /// Plays `games` games (seeds from `master`) for every point, all in parallel; the
+    /// same games for every point. `None` if Ctrl-C stopped it.
+    fn evaluate(&self, points: &[Vec<f64>], master: u64, games: u64) -> Option<Vec<Evaluation>> {
+        let policies: Vec<Box<dyn Policy>> = points.iter().map(|p| self.policy_for(p)).collect();
+        self.evaluate_policies(&policies, master, games)
+    }
+
+    fn evaluate_policies(&self, policies: &[Box<dyn Policy>], master: u64, games: u64) -> Option<Vec<Evaluation>> {
+        let fitness = self.experiment.file.fitness;
+        let rules = self.rules.as_ref();
+        let jobs = policies.len() as u64 * games;
+        let results: Vec<Option<(f64, u64, f64)>> = self.pool.install(|| {
+            (0..jobs)
+                .into_par_iter()
+                .map(|job| {
+                    if STOP.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let start = Instant::now();
+                    let policy = policies[(job / games) as usize].as_ref();
+                    let seed = game_seed(master, job % games);
+                    let record = sim::play_game(rules, policy, seed, self.limits, Some(&self.pieces_live));
+                    Some((fitness.of(&record), record.pieces, start.elapsed().as_secs_f64()))
+                })
+                .collect()
+        });
+        if results.iter().any(Option::is_none) {
+            return None;
+        }
+        let results: Vec<(f64, u64, f64)> = results.into_iter().flatten().collect();
+        Some(
+            results
+                .chunks(games as usize)
+                .map(|chunk| Evaluation {
+                    summary: Summary::of(&chunk.iter().map(|r| r.0).collect::<Vec<_>>()),
+                    pieces: chunk.iter().map(|r| r.1).sum(),
+                    seconds: chunk.iter().map(|r| r.2).sum(),
+                })
+                .collect(),
+        )
+    }
+
+    fn evaluation_row(&self, generation: u64, candidate: &str, point: &[f64], games: u64, e: &Evaluation) -> String {
+        let mut fields = vec![generation.to_string(), candidate.to_string()];
+        fields.extend(self.experiment.full_weights(point).into_iter().map(number));
+        fields.extend([
+            games.to_string(),
+            number(e.summary.mean),
+            number(e.summary.standard_deviation),
+            e.pieces.to_string(),
+            format!("{:.3}", e.seconds),
+        ]);
+        csv_line(&fields)
+    }
+
+    fn budget_reached(&self, c: &Checkpoint) -> bool {
+        let b = &self.experiment.file.budget;
+        b.generations.is_some_and(|g| c.generation >= g)
+            || b.games.is_some_and(|g| c.games >= g)
+            || b.pieces.is_some_and(|p| c.pieces >= p)
+    }
+
+    /// The progress bar: in the budget's own unit, with the best so far and an ETA.
+    fn progress_bar(&self, c: &Checkpoint) -> (indicatif::ProgressBar, &'static str) {
+        let b = &self.experiment.file.budget;
+        let (length, position, unit) = if let Some(p) = b.pieces {
+            (p, c.pieces, "pieces")
+        } else if let Some(g) = b.games {
+            (g, c.games, "games")
+        } else {
+            (b.generations.unwrap_or(1), c.generation, "generations")
+        };
+        let bar = indicatif::ProgressBar::with_draw_target(Some(length), indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(&format!(
+                "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} {{msg}} (eta {{eta}})"
+            ))
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_position(position.min(length));
+        (bar, unit)
+    }
+
+    fn run(&self, mut c: Checkpoint, mut optimizer: Box<dyn Optimizer>) -> Result<Outcome> {
+        install_ctrl_c();
+        let e = &self.experiment;
+        let master = e.file.seed;
+        let dir = &self.run_dir;
+        let (bar, unit) = self.progress_bar(&c);
+        let say = |line: String| {
+            if bar.is_hidden() {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
+        };
+        say(format!(
+            "{} | preset {} | {} | {} | fitness {} over {} games{}",
+            e.name,
+            e.preset.name,
+            self.rules.describe(),
+            e.file.optimizer.name(),
+            e.file.fitness.as_str(),
+            e.file.games,
+            e.file.max_pieces.map(|m| format!(" of at most {m} pieces")).unwrap_or_default()
+        ));
+        // The ticker moves the bar while a generation's games run.
+        let done = Arc::new(AtomicBool::new(false));
+        let pieces_base = Arc::new(AtomicU64::new(c.pieces));
+        let ticker = (unit == "pieces").then(|| {
+            let (bar, live, base, done) = (bar.clone(), self.pieces_live.clone(), pieces_base.clone(), done.clone());
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    bar.set_position(base.load(Ordering::Relaxed) + live.load(Ordering::Relaxed));
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            })
+        });
+        let started = Instant::now();
+        let seconds_before = c.seconds;
+        let interrupted = loop {
+            if c.tuning_done || self.budget_reached(&c) {
+                break false;
+            }
+            if STOP.load(Ordering::Relaxed) {
+                break true;
+            }
+            let g = c.generation;
+            self.pieces_live.store(0, Ordering::Relaxed);
+            let candidates = optimizer.ask()?;
+            let Some(evaluations) = self.evaluate(&candidates, stream(master, STREAM_GENERATION, g), e.file.games)
+            else {
+                break true;
+            };
+            let fitness: Vec<Maximize> = evaluations.iter().map(|v| Maximize(v.summary.mean)).collect();
+            optimizer.tell(&fitness)?;
+            let mut rows = String::new();
+            for (k, (point, v)) in candidates.iter().zip(&evaluations).enumerate() {
+                rows.push_str(&self.evaluation_row(g, &k.to_string(), point, e.file.games, v));
+            }
+            let best_index = (0..fitness.len())
+                .max_by(|&a, &b| fitness[a].0.total_cmp(&fitness[b].0).then(b.cmp(&a)))
+                .expect("a generation has candidates");
+            let generation_best = fitness[best_index].0;
+            let generation_mean = fitness.iter().map(|f| f.0).sum::<f64>() / fitness.len() as f64;
+            let mut games = e.file.games * candidates.len() as u64;
+            let mut pieces: u64 = evaluations.iter().map(|v| v.pieces).sum();
+            let mut evaluation_count = candidates.len() as u64;
+            // The incumbent: re-measured on fresh seeds together with the challenger (the
+            // optimizer's recommendation, else this generation's best candidate).
+            let challenger = optimizer.recommendation().unwrap_or_else(|| candidates[best_index].clone());
+            let incumbent = if e.reevaluation_games == 0 {
+                let measured = &evaluations[best_index].summary;
+                match &c.incumbent {
+                    Some(old) if old.mean >= generation_best => old.clone(),
+                    _ => Incumbent {
+                        point: candidates[best_index].clone(),
+                        mean: measured.mean,
+                        low: measured.low_95(),
+                        high: measured.high_95(),
+                        games: e.file.games,
+                    },
+                }
+            } else {
+                let mut points = vec![challenger];
+                let mut labels = vec!["challenger"];
+                if let Some(old) = &c.incumbent {
+                    if !same_point(&old.point, &points[0]) {
+                        points.insert(0, old.point.clone());
+                        labels.insert(0, "incumbent");
+                    } else {
+                        labels[0] = "incumbent";
+                    }
+                }
+                let n = e.reevaluation_games;
+                let Some(measured) = self.evaluate(&points, stream(master, STREAM_REEVALUATION, g), n) else {
+                    break true;
+                };
+                for ((label, point), v) in labels.iter().zip(&points).zip(&measured) {
+                    rows.push_str(&self.evaluation_row(g, label, point, n, v));
+                    games += n;
+                    pieces += v.pieces;
+                    evaluation_count += 1;
+                }
+                // The challenger must beat the incumbent on the same fresh games.
+                let winner =
+                    if measured.len() == 2 && measured[1].summary.mean > measured[0].summary.mean { 1 } else { 0 };
+                let s = &measured[winner].summary;
+                Incumbent { point: points[winner].clone(), mean: s.mean, low: s.low_95(), high: s.high_95(), games: n }
+            };
+            c.generation += 1;
+            c.evaluations += evaluation_count;
+            c.games += games;
+            c.pieces += pieces;
+            c.best_measured = Some(c.best_measured.map_or(generation_best, |b| b.max(generation_best)));
+            c.seconds = seconds_before + started.elapsed().as_secs_f64();
+            let generation_row = csv_line(&[
+                g.to_string(),
+                candidates.len().to_string(),
+                number(generation_best),
+                number(generation_mean),
+                number(c.best_measured.expect("set above")),
+                number(incumbent.mean),
+                number(incumbent.low),
+                number(incumbent.high),
+                incumbent.games.to_string(),
+                c.evaluations.to_string(),
+                c.games.to_string(),
+                c.pieces.to_string(),
+                e.file.fitness.as_str().to_string(),
+                format!("{:.3}", c.seconds),
+            ]);
+            c.incumbent = Some(incumbent);
+            c.optimizer = optimizer.save()?;
+            // Logs first, then the checkpoint that covers them.
+            c.evaluations_csv_bytes = append(&dir.join("evaluations.csv"), &rows)?;
+            c.generations_csv_bytes = append(&dir.join("generations.csv"), &generation_row)?;
+            write_checkpoint(dir, &c)?;
+            pieces_base.store(c.pieces, Ordering::Relaxed);
+            self.pieces_live.store(0, Ordering::Relaxed);
+            match unit {
+                "pieces" => bar.set_position(c.pieces),
+                "games" => bar.set_position(c.games),
+                _ => bar.set_position(c.generation),
+            }
+            let best = c.incumbent.as_ref().expect("set above");
+            bar.set_message(format!("| gen {} | best so far {:.1}", c.generation, best.mean));
+            say(format!(
+                "generation {g:>4}: best {generation_best:>10.1}  mean {generation_mean:>10.1}  incumbent {:.1} [{:.1}, {:.1}] ({} games)  {} pieces so far",
+                best.mean, best.low, best.high, best.games, c.pieces
+            ));
+            // Plots each generation, so a long campaign can be watched.
+            if let Err(error) = self.draw_plots() {
+                say(format!("warning: plot not drawn: {error:#}"));
+            }
+        };
+        done.store(true, Ordering::Relaxed);
+        if let Some(t) = ticker {
+            let _ = t.join();
+        }
+        bar.finish_and_clear();
+        if interrupted {
+            c.seconds = seconds_before + started.elapsed().as_secs_f64();
+            // The logs already match the last checkpoint; rewrite it with the time spent.
+            write_checkpoint(dir, &c)?;
+            eprintln!(
+                "stopped after generation {}; checkpoint written. Resume with: tetris-lab tune --resume {}",
+                c.generation,
+                dir.display()
+            );
+            return Ok(Outcome::Interrupted(dir.clone()));
+        }
+        if !c.tuning_done {
+            c.tuning_done = true;
+            write_checkpoint(dir, &c)?;
+        }
+        self.finish(&c)?;
+        Ok(Outcome::Finished(dir.clone()))
+    }
+
+    fn draw_plots(&self) -> Result<()> {
+        let series = super::plot::read_run(&self.run_dir)?;
+        let title = format!("{} ({})", self.experiment.name, self.experiment.file.optimizer.name());
+        super::plot::draw(std::slice::from_ref(&series), &title, &self.run_dir.join("fitness.png"))?;
+        super::plot::draw(std::slice::from_ref(&series), &title, &self.run_dir.join("fitness.svg"))
+    }
+
+    /// Scores the incumbent and the preset's published weights on held-out seeds and
+    /// writes `best.toml`.
+    fn finish(&self, c: &Checkpoint) -> Result<()> {
+        let e = &self.experiment;
+        let Some(best) = &c.incumbent else {
+            bail!("the campaign ended before its first generation: no best to report");
+        };
+        let n = e.file.held_out_games;
+        eprintln!("scoring the best on {n} held-out games (and the published weights on the same games)");
+        let published = e.preset.evaluator()?;
+        let policies = vec![self.policy_for(&best.point), policy::build(e.preset.policy, published.clone())];
+        let Some(held_out) = self.evaluate_policies(&policies, stream(e.file.seed, STREAM_HELD_OUT, 0), n) else {
+            eprintln!(
+                "stopped during the held-out scoring; resume with: tetris-lab tune --resume {}",
+                self.run_dir.display()
+            );
+            return Ok(());
+        };
+        let tuned_weights = e.full_weights(&best.point);
+        let published_weights = published.weights();
+        let cosine = cosine(&tuned_weights, &published_weights);
+        let (t, p) = (&held_out[0].summary, &held_out[1].summary);
+        let fitness = e.file.fitness.as_str();
+        let board = self.rules.describe();
+        let describe = |s: &Summary| format!("{:.1} [{:.1}, {:.1}]", s.mean, s.low_95(), s.high_95());
+        let mut text = String::new();
+        text.push_str(&format!(
+            "# Best weights of experiment {} (run {}), tuned by {} in {} generations ({} games, {} pieces).\n",
+            e.name,
+            self.run_dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+            e.file.optimizer.name(),
+            c.generation,
+            c.games,
+            c.pieces
+        ));
+        text.push_str(&format!(
+            "# Held-out ({n} unseen games, {board}): mean {fitness} {} (95% interval);\n# the published {} weights on the same games: {}.\n# Cosine similarity with the published weights: {cosine:.4}.\n",
+            describe(t),
+            e.preset.name,
+            describe(p)
+        ));
+        text.push_str(&format!(
+            "# Play it: tetris-lab play --preset {}{} --weights best.toml\n",
+            e.preset.name,
+            e.size.map(|(w, h)| format!(" --board {w}x{h}")).unwrap_or_default()
+        ));
+        text.push_str(&format!("preset = {:?}\n", e.preset.name));
+        text.push_str(&format!(
+            "fitness = \"{fitness}: held-out mean {:.1} over {n} games (published weights {:.1})\"\n",
+            t.mean, p.mean
+        ));
+        text.push_str("\n[weights]\n");
+        for (name, w) in e.feature_names.iter().zip(&tuned_weights) {
+            text.push_str(&format!("{name} = {}\n", number(*w)));
+        }
+        let mut file = AtomicFile::create(&self.run_dir.join("best.toml"))?;
+        file.writer().write_all(text.as_bytes())?;
+        file.commit()?;
+        self.draw_plots()?;
+        println!(
+            "{}: {} generations, {} games, {} pieces, {:.0} s",
+            e.name, c.generation, c.games, c.pieces, c.seconds
+        );
+        println!("held-out ({n} unseen games): best {fitness} {}", describe(t));
+        println!("published {} weights on the same games: {}", e.preset.name, describe(p));
+        println!("cosine similarity with the published weights: {cosine:.4}");
+        for (name, w) in e.feature_names.iter().zip(&tuned_weights) {
+            println!("  {name:<26} {w:.6}");
+        }
+        println!("results in {}", self.run_dir.display());
+        Ok(())
+    }
+}
+
+fn same_point(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Cosine similarity of two weight vectors (1 = same direction, which is all a linear
+/// evaluator's choices depend on).
+pub fn cosine(a: &[f64], b: &[f64]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    dot / (norm(a) * norm(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        assert_eq!(utc_iso(t), "2023-11-14T22:13:20Z");
+        assert_eq!(utc_stamp(std::time::UNIX_EPOCH), "19700101-000000");
+    }
+
+    #[test]
+    fn seed_streams_differ() {
+        assert_ne!(stream(1, STREAM_GENERATION, 0), stream(1, STREAM_REEVALUATION, 0));
+        assert_ne!(stream(1, STREAM_GENERATION, 0), stream(1, STREAM_GENERATION, 1));
+        assert_ne!(stream(1, STREAM_GENERATION, 0), stream(2, STREAM_GENERATION, 0));
+    }
+
+    #[test]
+    fn cosine_of_scaled_vectors_is_one() {
+        assert!((cosine(&[1.0, -2.0], &[2.0, -4.0]) - 1.0).abs() < 1e-12);
+        assert!(cosine(&[1.0, 0.0], &[0.0, 1.0]).abs() < 1e-12);
+    }
+}

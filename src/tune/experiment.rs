@@ -1,0 +1,449 @@
+//! The experiment file: a TOML campaign specification, validated whole before any game is
+//! played (a typo fails in milliseconds, not after an hour).
+//!
+//! ```toml
+//! preset = "dellacherie-simplified"   # any preset of `tetris-lab list`
+//! board = "10x10"                     # optional, rule sets that allow it
+//! fitness = "rows"                    # rows | score | turns (mean per game)
+//! games = 10                          # games per candidate evaluation
+//! max_pieces = 5000                   # optional piece cap per game
+//! seed = 1                            # master seed of everything random
+//! reevaluation_games = 30             # incumbent re-evaluation per generation (0: off)
+//! held_out_games = 100                # final score of the best, on unseen seeds
+//!
+//! [weights]                           # tuned weights: range and/or start value
+//! holes = { min = -100, max = 100, start = -4 }
+//! [fixed]                             # weights held at a value
+//! landing_height = -1
+//!
+//! [optimizer]
+//! kind = "cross-entropy"              # random | pso | nelder-mead | cross-entropy | cmaes | genetic
+//! population = 100                    # the optimizer's own options
+//!
+//! [budget]                            # stop at the first reached; at least one
+//! generations = 10
+//! games = 100000
+//! pieces = 100000000
+//! ```
+//! Weights listed in neither table keep the preset's published value.
+
+use super::{cmaes, cross_entropy, genetic, nelder_mead, pso, random, Optimizer, Space};
+use crate::eval::presets::{self, Preset};
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What one game contributes to a candidate's fitness (the mean over its games).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fitness {
+    /// Rows cleared.
+    Rows,
+    /// Points scored (rule sets that score).
+    Score,
+    /// Pieces placed (turns survived).
+    Turns,
+}
+
+impl Fitness {
+    pub fn of(self, record: &crate::sim::GameRecord) -> f64 {
+        match self {
+            Fitness::Rows => record.lines as f64,
+            Fitness::Score => record.score as f64,
+            Fitness::Turns => record.pieces as f64,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fitness::Rows => "rows",
+            Fitness::Score => "score",
+            Fitness::Turns => "turns",
+        }
+    }
+}
+
+/// A tuned weight: a range (both ends) and/or a start value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TunedWeight {
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub start: Option<f64>,
+}
+
+/// When a campaign stops: at the first limit reached, checked between generations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    pub generations: Option<u64>,
+    /// Games simulated while tuning (candidates and re-evaluations).
+    pub games: Option<u64>,
+    /// Pieces simulated while tuning.
+    pub pieces: Option<u64>,
+}
+
+/// The `[optimizer]` table: `kind` and that optimizer's options.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum OptimizerSpec {
+    Random(random::Options),
+    Pso(pso::Options),
+    NelderMead(nelder_mead::Options),
+    CrossEntropy(cross_entropy::Options),
+    Cmaes(cmaes::Options),
+    Genetic(genetic::Options),
+}
+
+impl OptimizerSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            OptimizerSpec::Random(_) => "random",
+            OptimizerSpec::Pso(_) => "pso",
+            OptimizerSpec::NelderMead(_) => "nelder-mead",
+            OptimizerSpec::CrossEntropy(_) => "cross-entropy",
+            OptimizerSpec::Cmaes(_) => "cmaes",
+            OptimizerSpec::Genetic(_) => "genetic",
+        }
+    }
+
+    fn validate(&self, space: &Space) -> Result<()> {
+        match self {
+            OptimizerSpec::Random(o) => o.validate(space),
+            OptimizerSpec::Pso(o) => o.validate(space),
+            OptimizerSpec::NelderMead(o) => o.validate(space),
+            OptimizerSpec::CrossEntropy(o) => o.validate(space),
+            OptimizerSpec::Cmaes(o) => o.validate(space),
+            OptimizerSpec::Genetic(o) => o.validate(space),
+        }
+    }
+
+    /// A new optimizer seeded with `seed`.
+    pub fn build(&self, space: &Space, seed: u64) -> Result<Box<dyn Optimizer>> {
+        Ok(match self {
+            OptimizerSpec::Random(o) => Box::new(random::RandomSearch::new(o, space, seed)?),
+            OptimizerSpec::Pso(o) => Box::new(pso::ParticleSwarm::new(o, space, seed)?),
+            OptimizerSpec::NelderMead(o) => Box::new(nelder_mead::NelderMead::new(o, space, seed)?),
+            OptimizerSpec::CrossEntropy(o) => Box::new(cross_entropy::CrossEntropy::new(o, space, seed)?),
+            OptimizerSpec::Cmaes(o) => Box::new(cmaes::Cmaes::new(o, space, seed)?),
+            OptimizerSpec::Genetic(o) => Box::new(genetic::Genetic::new(o, space, seed)?),
+        })
+    }
+
+    /// An optimizer restored from a checkpoint's [`Optimizer::save`].
+    pub fn restore(&self, state: serde_json::Value) -> Result<Box<dyn Optimizer>> {
+        fn boxed<T: Optimizer + serde::de::DeserializeOwned + 'static>(
+            v: serde_json::Value,
+        ) -> Result<Box<dyn Optimizer>> {
+            Ok(Box::new(serde_json::from_value::<T>(v)?))
+        }
+        match self {
+            OptimizerSpec::Random(_) => boxed::<random::RandomSearch>(state),
+            OptimizerSpec::Pso(_) => boxed::<pso::ParticleSwarm>(state),
+            OptimizerSpec::NelderMead(_) => boxed::<nelder_mead::NelderMead>(state),
+            OptimizerSpec::CrossEntropy(_) => boxed::<cross_entropy::CrossEntropy>(state),
+            OptimizerSpec::Cmaes(_) => boxed::<cmaes::Cmaes>(state),
+            OptimizerSpec::Genetic(_) => boxed::<genetic::Genetic>(state),
+        }
+        .context("the checkpoint's optimizer state does not match the experiment's optimizer")
+    }
+}
+
+fn default_fitness() -> Fitness {
+    Fitness::Rows
+}
+fn default_held_out() -> u64 {
+    100
+}
+
+/// The experiment file as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentFile {
+    /// Results go to `results/<name>/`; default the file's stem.
+    pub name: Option<String>,
+    pub description: Option<String>,
+    /// How long the campaign takes, as the file's author measured it.
+    pub expected_time: Option<String>,
+    pub preset: String,
+    pub board: Option<String>,
+    #[serde(default = "default_fitness")]
+    pub fitness: Fitness,
+    pub games: u64,
+    pub max_pieces: Option<u64>,
+    pub seed: u64,
+    /// Games of the incumbent's re-evaluation each generation; default `games`; 0 keeps
+    /// the best candidate as measured (for deterministic fitness).
+    pub reevaluation_games: Option<u64>,
+    #[serde(default = "default_held_out")]
+    pub held_out_games: u64,
+    #[serde(default)]
+    pub weights: BTreeMap<String, TunedWeight>,
+    #[serde(default)]
+    pub fixed: BTreeMap<String, f64>,
+    pub optimizer: OptimizerSpec,
+    pub budget: Budget,
+}
+
+/// A validated experiment.
+#[derive(Clone)]
+pub struct Experiment {
+    pub name: String,
+    /// The file's text, recorded in the manifest and checkpoint.
+    pub text: String,
+    pub file: ExperimentFile,
+    pub preset: &'static Preset,
+    pub size: Option<(usize, usize)>,
+    /// Every feature of the preset, in preset order.
+    pub feature_names: Vec<&'static str>,
+    /// The full weight vector with fixed weights applied (tuned entries are overwritten).
+    pub base_weights: Vec<f64>,
+    /// Position in `feature_names` of each tuned weight, in `space` order.
+    pub tuned: Vec<usize>,
+    pub space: Space,
+    pub reevaluation_games: u64,
+}
+
+impl std::fmt::Debug for Experiment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Experiment")
+            .field("name", &self.name)
+            .field("preset", &self.preset.name)
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Experiment {
+    /// Reads and validates an experiment file.
+    pub fn load(path: &Path) -> Result<Experiment> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read experiment file {}", path.display()))?;
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        Experiment::parse(&text, &stem).with_context(|| format!("experiment file {}", path.display()))
+    }
+
+    /// Validates experiment text; `default_name` names it when the text does not.
+    pub fn parse(text: &str, default_name: &str) -> Result<Experiment> {
+        let file: ExperimentFile = toml::from_str(text).map_err(|e| explain_toml_error(text, &e))?;
+        let name = file.name.clone().unwrap_or_else(|| default_name.to_string());
+        if name.is_empty()
+            || name.starts_with('.')
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            bail!("name {name:?} must be letters, digits, '-', '_' or '.' (it names the results folder)");
+        }
+        let preset = presets::find(&file.preset).context("field `preset`")?;
+        let size = file
+            .board
+            .as_deref()
+            .map(crate::cli::play::parse_size)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("field `board`: {e}"))?;
+        // Building the rule set checks that it allows the board size.
+        crate::rules::build(preset.rule_set, size).context("field `board`")?;
+        let evaluator = preset.evaluator()?;
+        let feature_names = evaluator.feature_names();
+        let mut base_weights = evaluator.weights();
+        let position = |table: &str, key: &str| -> Result<usize> {
+            feature_names.iter().position(|n| n == &key).ok_or_else(|| {
+                crate::names::unknown("feature", key, feature_names.iter().copied())
+                    .context(format!("[{table}] {key}: preset {} has no such feature", preset.name))
+            })
+        };
+        for (key, value) in &file.fixed {
+            let i = position("fixed", key)?;
+            if file.weights.contains_key(key) {
+                bail!("weight {key:?} is both fixed ([fixed]) and tuned ([weights]); keep one");
+            }
+            if !value.is_finite() {
+                bail!("[fixed] {key} = {value}: weights must be finite numbers");
+            }
+            base_weights[i] = *value;
+        }
+        let mut tuned = Vec::new();
+        let mut space = Space { names: Vec::new(), ranges: Vec::new(), start: Vec::new() };
+        // Tuned weights in preset order, so vectors line up with `feature_names`.
+        let mut entries: Vec<(usize, &String, &TunedWeight)> = Vec::new();
+        for (key, spec) in &file.weights {
+            entries.push((position("weights", key)?, key, spec));
+        }
+        entries.sort_by_key(|e| e.0);
+        for (i, key, spec) in entries {
+            let range = match (spec.min, spec.max) {
+                (Some(low), Some(high)) => {
+                    if !(low.is_finite() && high.is_finite()) {
+                        bail!("[weights] {key}: min and max must be finite numbers");
+                    }
+                    if low > high {
+                        bail!("[weights] {key}: range min {low} > max {high}");
+                    }
+                    Some((low, high))
+                }
+                (None, None) => None,
+                _ => bail!("[weights] {key}: give both min and max, or neither"),
+            };
+            let start = spec.start.unwrap_or(base_weights[i]);
+            if !start.is_finite() {
+                bail!("[weights] {key}: start must be a finite number");
+            }
+            tuned.push(i);
+            space.names.push(key.clone());
+            space.ranges.push(range);
+            space.start.push(start);
+        }
+        if tuned.is_empty() {
+            bail!("no weight to tune: list at least one under [weights], e.g. `holes = {{ min = -10, max = 10 }}`");
+        }
+        if file.games == 0 {
+            bail!("field `games` must be at least 1");
+        }
+        if file.max_pieces == Some(0) {
+            bail!("field `max_pieces` must be at least 1");
+        }
+        if file.held_out_games == 0 {
+            bail!("field `held_out_games` must be at least 1: the final best is always scored on unseen seeds");
+        }
+        let budget = &file.budget;
+        if budget.generations.is_none() && budget.games.is_none() && budget.pieces.is_none() {
+            bail!("[budget] needs at least one of generations, games, pieces");
+        }
+        for (key, value) in [("generations", budget.generations), ("games", budget.games), ("pieces", budget.pieces)] {
+            if value == Some(0) {
+                bail!("[budget] {key} = 0: a budget must be at least 1");
+            }
+        }
+        file.optimizer.validate(&space).with_context(|| format!("[optimizer] kind = {:?}", file.optimizer.name()))?;
+        Ok(Experiment {
+            name,
+            text: text.to_string(),
+            reevaluation_games: file.reevaluation_games.unwrap_or(file.games),
+            preset,
+            size,
+            feature_names,
+            base_weights,
+            tuned,
+            space,
+            file,
+        })
+    }
+
+    /// The full weight vector (preset order) for a point of the tuned space.
+    pub fn full_weights(&self, point: &[f64]) -> Vec<f64> {
+        let mut weights = self.base_weights.clone();
+        for (&i, &w) in self.tuned.iter().zip(point) {
+            weights[i] = w;
+        }
+        weights
+    }
+}
+
+/// One line: where in the file, what is wrong, and the closest known name for an unknown
+/// key or value.
+fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
+    let message = error.message().trim().to_string();
+    let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+    match error.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+            anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}")
+        }
+        None => anyhow::anyhow!("{message}{suggestion}"),
+    }
+}
+
+/// From serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown variant"), the
+/// expected name closest to `x`.
+fn suggest(message: &str) -> Option<String> {
+    let rest = message.split_once("unknown field `").or_else(|| message.split_once("unknown variant `"))?.1;
+    let (unknown, rest) = rest.split_once('`')?;
+    let expected = rest.split_once("expected")?.1;
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    crate::names::closest(unknown, &known).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+preset = "dellacherie-simplified"
+board = "10x10"
+games = 2
+seed = 1
+[weights]
+holes = { min = -10, max = 0 }
+landing_height = { start = -1 }
+[fixed]
+eroded_cells = 2
+[optimizer]
+kind = "cross-entropy"
+population = 20
+[budget]
+generations = 3
+"#;
+
+    fn error(text: &str) -> String {
+        format!("{:#}", Experiment::parse(text, "test").unwrap_err())
+    }
+
+    #[test]
+    fn a_good_file() {
+        let e = Experiment::parse(GOOD, "test").unwrap();
+        assert_eq!(e.name, "test");
+        assert_eq!(e.space.names, vec!["landing_height", "holes"]);
+        assert_eq!(e.space.ranges, vec![None, Some((-10.0, 0.0))]);
+        assert_eq!(e.space.start, vec![-1.0, -4.0]);
+        assert_eq!(e.reevaluation_games, 2);
+        assert_eq!(e.file.held_out_games, 100);
+        let full = e.full_weights(&[-3.0, -7.0]);
+        assert_eq!(full, vec![-3.0, 2.0, -1.0, -1.0, -7.0, -1.0]);
+        assert!(matches!(e.file.optimizer, OptimizerSpec::CrossEntropy(ref o) if o.population == 20));
+    }
+
+    #[test]
+    fn malformed_toml_gives_line_and_column() {
+        let e = error("preset = \"bcts\"\ngames = = 3\n");
+        assert!(e.contains("line 2, column"), "{e}");
+    }
+
+    #[test]
+    fn unknown_keys_and_names_suggest() {
+        let e = error(&GOOD.replace("seed = 1", "seed = 1\nheld_out_gams = 3"));
+        assert!(e.contains("line 6, column 1") && e.contains("did you mean `held_out_games`"), "{e}");
+        let e = error(&GOOD.replace("population = 20", "populaton = 20"));
+        assert!(e.contains("did you mean `population`"), "{e}");
+        let e = error(&GOOD.replace("\"cross-entropy\"", "\"cross-entropi\""));
+        assert!(e.contains("did you mean `cross-entropy`"), "{e}");
+        let e = error(&GOOD.replace("holes = {", "hole = {"));
+        assert!(e.contains("did you mean \"holes\""), "{e}");
+        let e = error(&GOOD.replace("dellacherie-simplified", "dellacherie-simplifed"));
+        assert!(e.contains("did you mean \"dellacherie-simplified\""), "{e}");
+        let e = error(&GOOD.replace("games = 2", "games = 2\nfitness = \"row\""));
+        assert!(e.contains("did you mean `rows`"), "{e}");
+    }
+
+    #[test]
+    fn inconsistent_values_are_refused() {
+        let e = error(&GOOD.replace("min = -10, max = 0", "min = 5, max = 1"));
+        assert!(e.contains("holes: range min 5 > max 1"), "{e}");
+        let e = error(&GOOD.replace("eroded_cells = 2", "holes = 2"));
+        assert!(e.contains("both fixed ([fixed]) and tuned"), "{e}");
+        let e = error(&GOOD.replace("generations = 3", "generations = 0"));
+        assert!(e.contains("generations = 0"), "{e}");
+        let e = error(&GOOD.replace("generations = 3", ""));
+        assert!(e.contains("at least one of generations"), "{e}");
+        let e = error(&GOOD.replace("games = 2", "games = 0"));
+        assert!(e.contains("`games` must be at least 1"), "{e}");
+        let e = error(&GOOD.replace("min = -10, max = 0", "min = -10"));
+        assert!(e.contains("both min and max"), "{e}");
+        let e = error(&GOOD.replace("population = 20", "population = 1"));
+        assert!(e.contains("population must be at least 2"), "{e}");
+        let e = error(&GOOD.replace("kind = \"cross-entropy\"", "kind = \"pso\""));
+        assert!(e.contains("needs a range for every tuned weight"), "{e}");
+        let e = error(&GOOD.replace("10x10", "10x99"));
+        assert!(e.contains("board"), "{e}");
+    }
+}

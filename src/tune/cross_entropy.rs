@@ -190,7 +190,10 @@ mod tests {
 
     #[test]
     fn converges_on_sphere_without_noise_and_hovers_with_it() {
-        let plain = Options { noise: Noise::None, ..Options::default() };
+        let plain = Options {
+            noise: Noise::None,
+            ..Options::default()
+        };
         let mut ce = CrossEntropy::new(&plain, &space(4, (0.0, 0.0), 0.0), 9).unwrap();
         minimize(&mut ce, sphere, 60);
         let mean = ce.recommendation().unwrap();
@@ -204,7 +207,10 @@ mod tests {
 
     #[test]
     fn decreasing_noise_schedule() {
-        let options = Options { noise: Noise::Decreasing, ..Options::default() };
+        let options = Options {
+            noise: Noise::Decreasing,
+            ..Options::default()
+        };
         assert_eq!(options.noise_at(0), 5.0);
         assert_eq!(options.noise_at(10), 4.0);
         assert_eq!(options.noise_at(60), 0.0);
@@ -212,10 +218,19 @@ mod tests {
     }
 
     #[test]
-    fn gets_close_on_rosenbrock() {
-        let options = Options { noise: Noise::None, initial_variance: 1.0, elite_fraction: 0.2, ..Options::default() };
+    fn follows_the_rosenbrock_valley_with_a_little_noise() {
+        // Without noise the distribution collapses in the curved valley before reaching
+        // (1, 1); a small constant noise keeps it moving (the reason for the noise).
+        let options = Options {
+            noise: Noise::Constant,
+            noise_level: Some(1e-3),
+            initial_variance: 1.0,
+            ..Options::default()
+        };
         let mut ce = CrossEntropy::new(&options, &space(2, (0.0, 0.0), 0.0), 4).unwrap();
-        let (best, x) = minimize(&mut ce, rosenbrock, 200);
-        assert!(best < 0.05, "best {best} at {x:?}");
+        let (best, x) = minimize(&mut ce, rosenbrock, 300);
+        assert!(best < 0.02, "best {best} at {x:?}");
+        let mean = ce.recommendation().unwrap();
+        assert!((mean[0] - 1.0).abs() < 0.1 && (mean[1] - 1.0).abs() < 0.2, "mean {mean:?}");
     }
 }

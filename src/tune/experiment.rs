@@ -341,7 +341,14 @@ impl Experiment {
 /// One line: where in the file, what is wrong, and the closest known name for an unknown
 /// key or value.
 fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
-    let message = error.message().trim().to_string();
+    // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
+    let message = error
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
     let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
     match error.span() {
         Some(span) => {
@@ -441,7 +448,7 @@ generations = 3
         assert!(e.contains("both min and max"), "{e}");
         let e = error(&GOOD.replace("population = 20", "population = 1"));
         assert!(e.contains("population must be at least 2"), "{e}");
-        let e = error(&GOOD.replace("kind = \"cross-entropy\"", "kind = \"pso\""));
+        let e = error(&GOOD.replace("kind = \"cross-entropy\"\npopulation = 20", "kind = \"pso\""));
         assert!(e.contains("needs a range for every tuned weight"), "{e}");
         let e = error(&GOOD.replace("10x10", "10x99"));
         assert!(e.contains("board"), "{e}");

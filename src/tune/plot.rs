@@ -194,10 +194,10 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 chart
                     .draw_series(LineSeries::new(
                         s.work.iter().zip(&s.generation_mean).map(|(x, y)| (*x, clamp(*y))),
-                        color.mix(0.45).stroke_width(1),
+                        color.mix(0.5).stroke_width(2),
                     ))?
                     .label(format!("{prefix}generation mean"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.mix(0.45).stroke_width(1)));
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.mix(0.5).stroke_width(2)));
                 chart
                     .draw_series(LineSeries::new(
                         s.work.iter().zip(&s.best).map(|(x, y)| (*x, clamp(*y))),
@@ -205,6 +205,13 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                     ))?
                     .label(format!("{prefix}best so far, re-evaluated (95% band)"))
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3)));
+                // A dot per generation shows where the measurements are.
+                chart.draw_series(
+                    s.work
+                        .iter()
+                        .zip(&s.best)
+                        .map(|(x, y)| Circle::new((*x, clamp(*y)), 3, color.filled())),
+                )?;
             }
             chart
                 .configure_series_labels()

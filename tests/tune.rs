@@ -1,0 +1,217 @@
+//! End-to-end tests of `tetris-lab tune` and `plot`: outputs, determinism at 1 and 2
+//! threads, resume after `kill -9`, and bad input failing in one line before any game.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_tetris-lab");
+
+/// A small cross-entropy campaign on a 10x8 board: a few seconds, and it improves.
+fn experiment(generations: u64) -> String {
+    format!(
+        r#"
+name = "small"
+preset = "dellacherie-simplified"
+board = "10x8"
+games = 4
+seed = 5
+reevaluation_games = 6
+held_out_games = 10
+[weights]
+landing_height = {{}}
+eroded_cells = {{}}
+row_transitions = {{}}
+holes = {{ start = 0 }}
+[fixed]
+cumulative_wells = -1
+[optimizer]
+kind = "cross-entropy"
+population = 12
+[budget]
+generations = {generations}
+"#
+    )
+}
+
+fn tune(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BINARY)
+        .arg("tune")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("binary runs")
+}
+
+fn only_run(results: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(results.join("small"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+/// A CSV without its last column (wall-clock seconds, the only field allowed to differ).
+fn without_seconds(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .map(|line| {
+            assert!(line.ends_with(|c: char| c.is_ascii_digit()) || line.ends_with("seconds"), "{line}");
+            line.rsplit_once(',').unwrap().0.to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn assert_same_run(a: &Path, b: &Path) {
+    for csv in ["evaluations.csv", "generations.csv"] {
+        assert_eq!(without_seconds(&a.join(csv)), without_seconds(&b.join(csv)), "{csv} differs");
+    }
+    let best = |dir: &Path| {
+        std::fs::read_to_string(dir.join("best.toml"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("# Best weights of experiment")) // names the run folder
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(best(a), best(b), "best.toml differs");
+    let optimizer = |dir: &Path| {
+        let c: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("checkpoint.json")).unwrap()).unwrap();
+        (c["optimizer"].clone(), c["incumbent"].clone(), c["pieces"].clone())
+    };
+    assert_eq!(optimizer(a), optimizer(b), "checkpoint differs");
+}
+
+#[test]
+fn a_run_writes_every_output_and_does_not_depend_on_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.toml"), experiment(4)).unwrap();
+    let one = tune(dir.path(), &["small.toml", "--results", "one", "--threads", "1"]);
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    let two = tune(dir.path(), &["small.toml", "--results", "two", "--threads", "2"]);
+    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
+    let (a, b) = (only_run(&dir.path().join("one")), only_run(&dir.path().join("two")));
+    for file in [
+        "manifest.json",
+        "evaluations.csv",
+        "generations.csv",
+        "best.toml",
+        "fitness.png",
+        "fitness.svg",
+        "checkpoint.json",
+    ] {
+        assert!(a.join(file).is_file(), "missing {file}");
+    }
+    assert_same_run(&a, &b);
+    // 4 generations; 12 candidates plus incumbent and challenger rows each.
+    let generations = std::fs::read_to_string(a.join("generations.csv")).unwrap();
+    assert_eq!(generations.lines().count(), 5);
+    let evaluations = std::fs::read_to_string(a.join("evaluations.csv")).unwrap();
+    assert!(evaluations.lines().count() >= 1 + 4 * 13);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["master_seed"], 5);
+    assert_eq!(manifest["threads"], 1);
+    assert_eq!(manifest["rule_set_version"], "simplified/1");
+    // best.toml plays: `play --weights` accepts it.
+    let play = Command::new(BINARY)
+        .args(["play", "--preset", "dellacherie-simplified", "--board", "10x8", "--games", "3", "--weights"])
+        .arg(a.join("best.toml"))
+        .output()
+        .unwrap();
+    assert!(play.status.success(), "{}", String::from_utf8_lossy(&play.stderr));
+    // A second run of the same experiment gets a new folder.
+    let again = tune(dir.path(), &["small.toml", "--results", "one", "--threads", "2"]);
+    assert!(again.status.success());
+    assert_eq!(std::fs::read_dir(dir.path().join("one/small")).unwrap().count(), 2);
+    // Two runs overlaid.
+    let out = dir.path().join("both.png");
+    let plot = Command::new(BINARY).arg("plot").arg(&a).arg(&b).arg("--out").arg(&out).output().unwrap();
+    assert!(plot.status.success(), "{}", String::from_utf8_lossy(&plot.stderr));
+    assert!(std::fs::metadata(&out).unwrap().len() > 10_000);
+}
+
+#[test]
+fn a_run_killed_mid_campaign_resumes_bit_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.toml"), experiment(14)).unwrap();
+    let reference = tune(dir.path(), &["small.toml", "--results", "reference", "--threads", "1"]);
+    assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
+
+    let mut child = Command::new(BINARY)
+        .args(["tune", "small.toml", "--results", "killed", "--threads", "2"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill -9 once a few generations are logged (and long before the last).
+    let start = Instant::now();
+    let generations = loop {
+        let rows = std::fs::read_dir(dir.path().join("killed/small"))
+            .ok()
+            .and_then(|mut runs| runs.next())
+            .and_then(|run| std::fs::read_to_string(run.unwrap().path().join("generations.csv")).ok())
+            .map_or(0, |t| t.lines().count().saturating_sub(1));
+        if rows >= 3 {
+            break rows;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "the campaign did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let run = only_run(&dir.path().join("killed"));
+    assert!(!run.join("best.toml").exists(), "killed after {generations} generations, but it had finished");
+
+    let resumed = tune(dir.path(), &["--resume", run.to_str().unwrap(), "--threads", "1"]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert_same_run(&only_run(&dir.path().join("reference")), &run);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["resumed"].as_array().unwrap().len(), 1);
+}
+
+/// Runs `tune` expecting failure: one `error:` line, exit code 1, no results folder.
+fn fails(dir: &Path, args: &[&str], expected: &str) {
+    let out = tune(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: ") && stderr.contains(expected), "{stderr}");
+}
+
+#[test]
+fn bad_input_fails_in_one_line_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |name: &str, text: String| std::fs::write(d.join(name), text).unwrap();
+    write("malformed.toml", experiment(2).replace("games = 4", "games = = 4"));
+    fails(d, &["malformed.toml"], "line 5, column");
+    write("optimizer.toml", experiment(2).replace("\"cross-entropy\"", "\"cmaess\""));
+    fails(d, &["optimizer.toml"], "did you mean `cmaes`");
+    write("option.toml", experiment(2).replace("population = 12", "populaton = 12"));
+    fails(d, &["option.toml"], "did you mean `population`");
+    write("range.toml", experiment(2).replace("holes = { start = 0 }", "holes = { min = 3, max = -3 }"));
+    fails(d, &["range.toml"], "range min 3 > max -3");
+    write("both.toml", experiment(2).replace("cumulative_wells = -1", "holes = -1"));
+    fails(d, &["both.toml"], "both fixed");
+    write("budget.toml", experiment(0));
+    fails(d, &["budget.toml"], "generations = 0");
+    fails(d, &["missing.toml"], "cannot read experiment file missing.toml");
+    assert!(!d.join("results").exists(), "a results folder was created for bad input");
+    // A folder that is not a run, and a run resumed with another experiment.
+    fails(d, &["--resume", "."], "not a run folder");
+    write("good.toml", experiment(1));
+    let good = tune(d, &["good.toml", "--results", "out"]);
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+    let run = only_run(&d.join("out"));
+    write("other.toml", experiment(2));
+    fails(d, &["other.toml", "--resume", run.to_str().unwrap()], "made by another experiment");
+    // An output folder that cannot be created.
+    write("file", String::new());
+    fails(d, &["good.toml", "--results", "file"], "cannot create results folder");
+}

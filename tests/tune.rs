@@ -57,7 +57,10 @@ fn without_seconds(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .map(|line| {
-            assert!(line.ends_with(|c: char| c.is_ascii_digit()) || line.ends_with("seconds"), "{line}");
+            assert!(
+                line.ends_with(|c: char| c.is_ascii_digit()) || line.ends_with("seconds"),
+                "{line}"
+            );
             line.rsplit_once(',').unwrap().0.to_string()
         })
         .collect::<Vec<_>>()
@@ -66,7 +69,11 @@ fn without_seconds(path: &Path) -> String {
 
 fn assert_same_run(a: &Path, b: &Path) {
     for csv in ["evaluations.csv", "generations.csv"] {
-        assert_eq!(without_seconds(&a.join(csv)), without_seconds(&b.join(csv)), "{csv} differs");
+        assert_eq!(
+            without_seconds(&a.join(csv)),
+            without_seconds(&b.join(csv)),
+            "{csv} differs"
+        );
     }
     let best = |dir: &Path| {
         std::fs::read_to_string(dir.join("best.toml"))
@@ -118,7 +125,16 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
     assert_eq!(manifest["rule_set_version"], "simplified/1");
     // best.toml plays: `play --weights` accepts it.
     let play = Command::new(BINARY)
-        .args(["play", "--preset", "dellacherie-simplified", "--board", "10x8", "--games", "3", "--weights"])
+        .args([
+            "play",
+            "--preset",
+            "dellacherie-simplified",
+            "--board",
+            "10x8",
+            "--games",
+            "3",
+            "--weights",
+        ])
         .arg(a.join("best.toml"))
         .output()
         .unwrap();
@@ -129,7 +145,14 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
     assert_eq!(std::fs::read_dir(dir.path().join("one/small")).unwrap().count(), 2);
     // Two runs overlaid.
     let out = dir.path().join("both.png");
-    let plot = Command::new(BINARY).arg("plot").arg(&a).arg(&b).arg("--out").arg(&out).output().unwrap();
+    let plot = Command::new(BINARY)
+        .arg("plot")
+        .arg(&a)
+        .arg(&b)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(plot.status.success(), "{}", String::from_utf8_lossy(&plot.stderr));
     assert!(std::fs::metadata(&out).unwrap().len() > 10_000);
 }
@@ -139,7 +162,11 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("small.toml"), experiment(14)).unwrap();
     let reference = tune(dir.path(), &["small.toml", "--results", "reference", "--threads", "1"]);
-    assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
+    assert!(
+        reference.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reference.stderr)
+    );
 
     let mut child = Command::new(BINARY)
         .args(["tune", "small.toml", "--results", "killed", "--threads", "2"])
@@ -165,7 +192,10 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let run = only_run(&dir.path().join("killed"));
-    assert!(!run.join("best.toml").exists(), "killed after {generations} generations, but it had finished");
+    assert!(
+        !run.join("best.toml").exists(),
+        "killed after {generations} generations, but it had finished"
+    );
 
     let resumed = tune(dir.path(), &["--resume", run.to_str().unwrap(), "--threads", "1"]);
     assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
@@ -191,18 +221,33 @@ fn bad_input_fails_in_one_line_before_any_game() {
     let write = |name: &str, text: String| std::fs::write(d.join(name), text).unwrap();
     write("malformed.toml", experiment(2).replace("games = 4", "games = = 4"));
     fails(d, &["malformed.toml"], "line 5, column");
-    write("optimizer.toml", experiment(2).replace("\"cross-entropy\"", "\"cmaess\""));
+    write(
+        "optimizer.toml",
+        experiment(2).replace("\"cross-entropy\"", "\"cmaess\""),
+    );
     fails(d, &["optimizer.toml"], "did you mean `cmaes`");
-    write("option.toml", experiment(2).replace("population = 12", "populaton = 12"));
+    write(
+        "option.toml",
+        experiment(2).replace("population = 12", "populaton = 12"),
+    );
     fails(d, &["option.toml"], "did you mean `population`");
-    write("range.toml", experiment(2).replace("holes = { start = 0 }", "holes = { min = 3, max = -3 }"));
+    write(
+        "range.toml",
+        experiment(2).replace("holes = { start = 0 }", "holes = { min = 3, max = -3 }"),
+    );
     fails(d, &["range.toml"], "range min 3 > max -3");
-    write("both.toml", experiment(2).replace("cumulative_wells = -1", "holes = -1"));
+    write(
+        "both.toml",
+        experiment(2).replace("cumulative_wells = -1", "holes = -1"),
+    );
     fails(d, &["both.toml"], "both fixed");
     write("budget.toml", experiment(0));
     fails(d, &["budget.toml"], "generations = 0");
     fails(d, &["missing.toml"], "cannot read experiment file missing.toml");
-    assert!(!d.join("results").exists(), "a results folder was created for bad input");
+    assert!(
+        !d.join("results").exists(),
+        "a results folder was created for bad input"
+    );
     // A folder that is not a run, and a run resumed with another experiment.
     fails(d, &["--resume", "."], "not a run folder");
     write("good.toml", experiment(1));
@@ -210,7 +255,11 @@ fn bad_input_fails_in_one_line_before_any_game() {
     assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
     let run = only_run(&d.join("out"));
     write("other.toml", experiment(2));
-    fails(d, &["other.toml", "--resume", run.to_str().unwrap()], "made by another experiment");
+    fails(
+        d,
+        &["other.toml", "--resume", run.to_str().unwrap()],
+        "made by another experiment",
+    );
     // An output folder that cannot be created.
     write("file", String::new());
     fails(d, &["good.toml", "--results", "file"], "cannot create results folder");

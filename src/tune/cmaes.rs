@@ -148,17 +148,27 @@ impl Optimizer for Cmaes {
         Ok(self.candidates.clone())
     }
 
+    // Index loops mirror the tutorial's formulas term by term.
+    #[allow(clippy::needless_range_loop)]
     fn tell(&mut self, fitness: &[Maximize]) -> Result<()> {
         let n = self.dimension;
         if fitness.len() != self.candidates.len() {
-            bail!("cmaes: {} fitnesses for {} candidates", fitness.len(), self.candidates.len());
+            bail!(
+                "cmaes: {} fitnesses for {} candidates",
+                fitness.len(),
+                self.candidates.len()
+            );
         }
         let mut order: Vec<usize> = (0..fitness.len()).collect();
         order.sort_by(|&a, &b| fitness[b].0.total_cmp(&fitness[a].0));
         // Steps y_i = (x_i - m) / sigma of the parents, best first.
         let steps: Vec<Vec<f64>> = order[..self.weights.len()]
             .iter()
-            .map(|&k| (0..n).map(|i| (self.candidates[k][i] - self.mean[i]) / self.sigma).collect())
+            .map(|&k| {
+                (0..n)
+                    .map(|i| (self.candidates[k][i] - self.mean[i]) / self.sigma)
+                    .collect()
+            })
             .collect();
         let step_w: Vec<f64> = (0..n).map(|i| self.weights.iter().zip(&steps).map(|(w, y)| w * y[i]).sum()).collect();
         for i in 0..n {
@@ -211,6 +221,7 @@ impl Optimizer for Cmaes {
 /// Eigenvalues and eigenvectors (columns of a row-major n x n matrix) of a symmetric
 /// matrix by cyclic Jacobi rotations: simple, deterministic, and exact enough for the
 /// handful of weights a Tetris evaluator has.
+#[allow(clippy::needless_range_loop)]
 fn symmetric_eigen(matrix: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut a = matrix.to_vec();
     // Symmetrize against rounding.
@@ -279,7 +290,10 @@ mod tests {
         // [[2, 1], [1, 2]] has eigenvalues 1 and 3.
         let (mut values, vectors) = symmetric_eigen(&[2.0, 1.0, 1.0, 2.0], 2);
         values.sort_by(f64::total_cmp);
-        assert!((values[0] - 1.0).abs() < 1e-12 && (values[1] - 3.0).abs() < 1e-12, "{values:?}");
+        assert!(
+            (values[0] - 1.0).abs() < 1e-12 && (values[1] - 3.0).abs() < 1e-12,
+            "{values:?}"
+        );
         // Columns are orthonormal.
         let dot = vectors[0] * vectors[1] + vectors[2] * vectors[3];
         assert!(dot.abs() < 1e-12);

@@ -74,10 +74,16 @@ impl Options {
             bail!("optimizer.population must be at least 2");
         }
         if !(self.elite_fraction > 0.0 && self.elite_fraction <= 1.0) {
-            bail!("optimizer.elite_fraction must be in (0, 1], found {}", self.elite_fraction);
+            bail!(
+                "optimizer.elite_fraction must be in (0, 1], found {}",
+                self.elite_fraction
+            );
         }
         if !(self.initial_variance.is_finite() && self.initial_variance > 0.0) {
-            bail!("optimizer.initial_variance must be > 0, found {}", self.initial_variance);
+            bail!(
+                "optimizer.initial_variance must be > 0, found {}",
+                self.initial_variance
+            );
         }
         if let Some(level) = self.noise_level {
             if !(level.is_finite() && level >= 0.0) {
@@ -155,12 +161,19 @@ impl Optimizer for CrossEntropy {
 
     fn tell(&mut self, fitness: &[Maximize]) -> Result<()> {
         if fitness.len() != self.candidates.len() {
-            bail!("cross-entropy: {} fitnesses for {} candidates", fitness.len(), self.candidates.len());
+            bail!(
+                "cross-entropy: {} fitnesses for {} candidates",
+                fitness.len(),
+                self.candidates.len()
+            );
         }
         let mut order: Vec<usize> = (0..fitness.len()).collect();
         // Stable sort: equal fitnesses keep candidate order, so ties are deterministic.
         order.sort_by(|&a, &b| fitness[b].0.total_cmp(&fitness[a].0));
-        let elite: Vec<&Vec<f64>> = order[..self.options.elite()].iter().map(|&i| &self.candidates[i]).collect();
+        let elite: Vec<&Vec<f64>> = order[..self.options.elite()]
+            .iter()
+            .map(|&i| &self.candidates[i])
+            .collect();
         let count = elite.len() as f64;
         let noise = self.options.noise_at(self.generation);
         for d in 0..self.mean.len() {
@@ -231,6 +244,9 @@ mod tests {
         let (best, x) = minimize(&mut ce, rosenbrock, 300);
         assert!(best < 0.02, "best {best} at {x:?}");
         let mean = ce.recommendation().unwrap();
-        assert!((mean[0] - 1.0).abs() < 0.1 && (mean[1] - 1.0).abs() < 0.2, "mean {mean:?}");
+        assert!(
+            (mean[0] - 1.0).abs() < 0.1 && (mean[1] - 1.0).abs() < 0.2,
+            "mean {mean:?}"
+        );
     }
 }

@@ -70,7 +70,10 @@ pub fn read_run(dir: &Path) -> Result<Series> {
         series.generation_mean.push(number(mean)?);
         series.fitness = record[fitness].to_string();
     }
-    let run = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let run = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     series.label = format!("{} {}", series.optimizer, run);
     Ok(series)
 }
@@ -87,7 +90,9 @@ pub fn label_runs(series: &mut [Series]) {
     if distinct(|s| &s.optimizer) {
         series.iter_mut().for_each(|s| s.label = s.optimizer.clone());
     } else if distinct(|s| &s.experiment) {
-        series.iter_mut().for_each(|s| s.label = format!("{} ({})", s.experiment, s.optimizer));
+        series
+            .iter_mut()
+            .for_each(|s| s.label = format!("{} ({})", s.experiment, s.optimizer));
     }
 }
 
@@ -136,13 +141,23 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
     if series.iter().all(|s| s.work.is_empty()) {
         bail!("nothing to plot yet: no generation finished");
     }
-    let extension = out.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let extension = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let size = (1100, 650);
     // Scores grow about geometrically while tuning: a log axis when they span decades.
     let floor = 0.1;
     let values = series
         .iter()
-        .flat_map(|s| s.best_low.iter().chain(&s.best_high).chain(&s.generation_mean).chain(&s.best))
+        .flat_map(|s| {
+            s.best_low
+                .iter()
+                .chain(&s.best_high)
+                .chain(&s.generation_mean)
+                .chain(&s.best)
+        })
         .copied()
         .filter(|v| v.is_finite());
     let (mut low, mut high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
@@ -176,7 +191,11 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
             chart
                 .configure_mesh()
                 .x_desc("pieces simulated (work done)")
-                .y_desc(if logarithmic { format!("{y_label} (log scale)") } else { y_label.to_string() })
+                .y_desc(if logarithmic {
+                    format!("{y_label} (log scale)")
+                } else {
+                    y_label.to_string()
+                })
                 .x_label_formatter(&|x| human(*x))
                 .y_label_formatter(&|y| human(*y))
                 .label_style(("sans-serif", 16))
@@ -190,7 +209,11 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 let mut band: Vec<(f64, f64)> = s.work.iter().zip(&s.best_high).map(|(x, y)| (*x, clamp(*y))).collect();
                 band.extend(s.work.iter().zip(&s.best_low).rev().map(|(x, y)| (*x, clamp(*y))));
                 chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.15))))?;
-                let prefix = if series.len() > 1 { format!("{}: ", s.label) } else { String::new() };
+                let prefix = if series.len() > 1 {
+                    format!("{}: ", s.label)
+                } else {
+                    String::new()
+                };
                 chart
                     .draw_series(LineSeries::new(
                         s.work.iter().zip(&s.generation_mean).map(|(x, y)| (*x, clamp(*y))),

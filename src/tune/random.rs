@@ -66,7 +66,11 @@ impl Optimizer for RandomSearch {
 
     fn tell(&mut self, fitness: &[Maximize]) -> Result<()> {
         if fitness.len() != self.population {
-            bail!("random search: {} fitnesses for {} candidates", fitness.len(), self.population);
+            bail!(
+                "random search: {} fitnesses for {} candidates",
+                fitness.len(),
+                self.population
+            );
         }
         Ok(())
     }

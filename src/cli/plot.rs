@@ -43,7 +43,16 @@ fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>) -> Result<()> {
         match experiments.as_slice() {
             [one] if series.len() == 1 => format!("{one} ({})", series[0].optimizer),
             [one] => one.to_string(),
-            _ => format!("{} runs compared", series.len()),
+            _ => {
+                // Experiments named like compare-pso, compare-cmaes: title "compare".
+                let first = experiments[0];
+                let prefix = first.split_once('-').map(|(p, _)| p).unwrap_or(first);
+                if experiments.iter().all(|e| e.starts_with(&format!("{prefix}-"))) {
+                    format!("{prefix}: {} runs, best so far re-evaluated (95% bands)", series.len())
+                } else {
+                    format!("{} runs, best so far re-evaluated (95% bands)", series.len())
+                }
+            }
         }
     });
     plot::draw(&series, &title, out)

@@ -28,11 +28,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         if args.experiments.len() > 1 {
             bail!("--resume continues one run: give at most one experiment file");
         }
-        return report(driver::resume(
-            run_dir,
-            args.experiments.first().map(PathBuf::as_path),
-            &options,
-        )?);
+        return report(driver::resume(run_dir, args.experiments.first().map(PathBuf::as_path), &options)?);
     }
     let experiments = if args.experiments.is_empty() {
         vec![PathBuf::from("experiments/quickstart.toml")]
@@ -53,10 +49,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     if runs.len() > 1 {
         let out = args.results.join(format!(
             "comparison-{}.png",
-            runs[0]
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
+            runs[0].file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
         ));
         super::plot::overlay(&runs, &out)?;
         super::plot::overlay(&runs, &out.with_extension("svg"))?;

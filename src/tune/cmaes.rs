@@ -153,22 +153,14 @@ impl Optimizer for Cmaes {
     fn tell(&mut self, fitness: &[Maximize]) -> Result<()> {
         let n = self.dimension;
         if fitness.len() != self.candidates.len() {
-            bail!(
-                "cmaes: {} fitnesses for {} candidates",
-                fitness.len(),
-                self.candidates.len()
-            );
+            bail!("cmaes: {} fitnesses for {} candidates", fitness.len(), self.candidates.len());
         }
         let mut order: Vec<usize> = (0..fitness.len()).collect();
         order.sort_by(|&a, &b| fitness[b].0.total_cmp(&fitness[a].0));
         // Steps y_i = (x_i - m) / sigma of the parents, best first.
         let steps: Vec<Vec<f64>> = order[..self.weights.len()]
             .iter()
-            .map(|&k| {
-                (0..n)
-                    .map(|i| (self.candidates[k][i] - self.mean[i]) / self.sigma)
-                    .collect()
-            })
+            .map(|&k| (0..n).map(|i| (self.candidates[k][i] - self.mean[i]) / self.sigma).collect())
             .collect();
         let step_w: Vec<f64> = (0..n).map(|i| self.weights.iter().zip(&steps).map(|(w, y)| w * y[i]).sum()).collect();
         for i in 0..n {
@@ -290,10 +282,7 @@ mod tests {
         // [[2, 1], [1, 2]] has eigenvalues 1 and 3.
         let (mut values, vectors) = symmetric_eigen(&[2.0, 1.0, 1.0, 2.0], 2);
         values.sort_by(f64::total_cmp);
-        assert!(
-            (values[0] - 1.0).abs() < 1e-12 && (values[1] - 3.0).abs() < 1e-12,
-            "{values:?}"
-        );
+        assert!((values[0] - 1.0).abs() < 1e-12 && (values[1] - 3.0).abs() < 1e-12, "{values:?}");
         // Columns are orthonormal.
         let dot = vectors[0] * vectors[1] + vectors[2] * vectors[3];
         assert!(dot.abs() < 1e-12);

@@ -74,16 +74,10 @@ impl Options {
             bail!("optimizer.population must be at least 2");
         }
         if !(self.elite_fraction > 0.0 && self.elite_fraction <= 1.0) {
-            bail!(
-                "optimizer.elite_fraction must be in (0, 1], found {}",
-                self.elite_fraction
-            );
+            bail!("optimizer.elite_fraction must be in (0, 1], found {}", self.elite_fraction);
         }
         if !(self.initial_variance.is_finite() && self.initial_variance > 0.0) {
-            bail!(
-                "optimizer.initial_variance must be > 0, found {}",
-                self.initial_variance
-            );
+            bail!("optimizer.initial_variance must be > 0, found {}", self.initial_variance);
         }
         if let Some(level) = self.noise_level {
             if !(level.is_finite() && level >= 0.0) {
@@ -161,19 +155,12 @@ impl Optimizer for CrossEntropy {
 
     fn tell(&mut self, fitness: &[Maximize]) -> Result<()> {
         if fitness.len() != self.candidates.len() {
-            bail!(
-                "cross-entropy: {} fitnesses for {} candidates",
-                fitness.len(),
-                self.candidates.len()
-            );
+            bail!("cross-entropy: {} fitnesses for {} candidates", fitness.len(), self.candidates.len());
         }
         let mut order: Vec<usize> = (0..fitness.len()).collect();
         // Stable sort: equal fitnesses keep candidate order, so ties are deterministic.
         order.sort_by(|&a, &b| fitness[b].0.total_cmp(&fitness[a].0));
-        let elite: Vec<&Vec<f64>> = order[..self.options.elite()]
-            .iter()
-            .map(|&i| &self.candidates[i])
-            .collect();
+        let elite: Vec<&Vec<f64>> = order[..self.options.elite()].iter().map(|&i| &self.candidates[i]).collect();
         let count = elite.len() as f64;
         let noise = self.options.noise_at(self.generation);
         for d in 0..self.mean.len() {
@@ -203,10 +190,7 @@ mod tests {
 
     #[test]
     fn converges_on_sphere_without_noise_and_hovers_with_it() {
-        let plain = Options {
-            noise: Noise::None,
-            ..Options::default()
-        };
+        let plain = Options { noise: Noise::None, ..Options::default() };
         let mut ce = CrossEntropy::new(&plain, &space(4, (0.0, 0.0), 0.0), 9).unwrap();
         minimize(&mut ce, sphere, 60);
         let mean = ce.recommendation().unwrap();
@@ -220,10 +204,7 @@ mod tests {
 
     #[test]
     fn decreasing_noise_schedule() {
-        let options = Options {
-            noise: Noise::Decreasing,
-            ..Options::default()
-        };
+        let options = Options { noise: Noise::Decreasing, ..Options::default() };
         assert_eq!(options.noise_at(0), 5.0);
         assert_eq!(options.noise_at(10), 4.0);
         assert_eq!(options.noise_at(60), 0.0);
@@ -234,19 +215,12 @@ mod tests {
     fn follows_the_rosenbrock_valley_with_a_little_noise() {
         // Without noise the distribution collapses in the curved valley before reaching
         // (1, 1); a small constant noise keeps it moving (the reason for the noise).
-        let options = Options {
-            noise: Noise::Constant,
-            noise_level: Some(1e-3),
-            initial_variance: 1.0,
-            ..Options::default()
-        };
+        let options =
+            Options { noise: Noise::Constant, noise_level: Some(1e-3), initial_variance: 1.0, ..Options::default() };
         let mut ce = CrossEntropy::new(&options, &space(2, (0.0, 0.0), 0.0), 4).unwrap();
         let (best, x) = minimize(&mut ce, rosenbrock, 300);
         assert!(best < 0.02, "best {best} at {x:?}");
         let mean = ce.recommendation().unwrap();
-        assert!(
-            (mean[0] - 1.0).abs() < 0.1 && (mean[1] - 1.0).abs() < 0.2,
-            "mean {mean:?}"
-        );
+        assert!((mean[0] - 1.0).abs() < 0.1 && (mean[1] - 1.0).abs() < 0.2, "mean {mean:?}");
     }
 }

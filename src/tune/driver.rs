@@ -135,10 +135,11 @@ pub fn start(experiment_path: &Path, options: &RunOptions) -> Result<Outcome> {
     std::fs::create_dir_all(&base).with_context(|| format!("cannot create results folder {}", base.display()))?;
     campaign.run_dir = new_run_dir(&base)?;
     campaign.write_manifest(None)?;
-    let optimizer = campaign.experiment.file.optimizer.build(
-        &campaign.experiment.space,
-        stream(campaign.experiment.file.seed, STREAM_OPTIMIZER, 0),
-    )?;
+    let optimizer = campaign
+        .experiment
+        .file
+        .optimizer
+        .build(&campaign.experiment.space, stream(campaign.experiment.file.seed, STREAM_OPTIMIZER, 0))?;
     let mut names: Vec<String> = vec!["generation".into(), "candidate".into()];
     names.extend(campaign.experiment.feature_names.iter().map(|s| s.to_string()));
     names.extend(["games", "mean", "standard_deviation", "pieces", "seconds"].map(String::from));
@@ -178,19 +179,12 @@ pub fn resume(run_dir: &Path, experiment_path: Option<&Path>, options: &RunOptio
         bail!("cannot resume {}: not a folder", run_dir.display());
     }
     let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "cannot resume {}: it is not a run folder (no readable checkpoint.json)",
-            run_dir.display()
-        )
+        format!("cannot resume {}: it is not a run folder (no readable checkpoint.json)", run_dir.display())
     })?;
     let checkpoint: Checkpoint =
         serde_json::from_str(&text).with_context(|| format!("{} is not a tetris-lab checkpoint", path.display()))?;
     if checkpoint.format != CHECKPOINT_FORMAT {
-        bail!(
-            "{}: checkpoint format {} is not {CHECKPOINT_FORMAT}",
-            path.display(),
-            checkpoint.format
-        );
+        bail!("{}: checkpoint format {} is not {CHECKPOINT_FORMAT}", path.display(), checkpoint.format);
     }
     let experiment = Experiment::parse(&checkpoint.experiment_text, &checkpoint.experiment_name)
         .with_context(|| format!("the experiment recorded in {}", path.display()))?;
@@ -209,30 +203,21 @@ pub fn resume(run_dir: &Path, experiment_path: Option<&Path>, options: &RunOptio
     let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf())?;
     // Cut the logs back to what the checkpoint covers: a run killed after flushing a
     // generation's rows but before its checkpoint replays that generation.
-    for (name, bytes) in [
-        ("evaluations.csv", checkpoint.evaluations_csv_bytes),
-        ("generations.csv", checkpoint.generations_csv_bytes),
-    ] {
+    for (name, bytes) in
+        [("evaluations.csv", checkpoint.evaluations_csv_bytes), ("generations.csv", checkpoint.generations_csv_bytes)]
+    {
         let file = OpenOptions::new()
             .write(true)
             .open(run_dir.join(name))
             .with_context(|| format!("cannot open {} to resume", run_dir.join(name).display()))?;
         let length = file.metadata()?.len();
         if length < bytes {
-            bail!(
-                "{} is shorter than its checkpoint says: the run folder was altered",
-                run_dir.join(name).display()
-            );
+            bail!("{} is shorter than its checkpoint says: the run folder was altered", run_dir.join(name).display());
         }
-        file.set_len(bytes)
-            .with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
+        file.set_len(bytes).with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
-    eprintln!(
-        "resuming {} after generation {}",
-        run_dir.display(),
-        checkpoint.generation
-    );
+    eprintln!("resuming {} after generation {}", run_dir.display(), checkpoint.generation);
     campaign.run(checkpoint, optimizer)
 }
 
@@ -267,11 +252,7 @@ fn number(x: f64) -> String {
 fn new_run_dir(base: &Path) -> Result<PathBuf> {
     let stamp = utc_stamp(std::time::SystemTime::now());
     for attempt in 1..1000 {
-        let name = if attempt == 1 {
-            stamp.clone()
-        } else {
-            format!("{stamp}-{attempt}")
-        };
+        let name = if attempt == 1 { stamp.clone() } else { format!("{stamp}-{attempt}") };
         let dir = base.join(name);
         // `create_dir` fails if the folder exists: a new run never reuses an old folder.
         match std::fs::create_dir(&dir) {
@@ -286,26 +267,17 @@ fn new_run_dir(base: &Path) -> Result<PathBuf> {
 /// `YYYYMMDD-HHMMSS` in UTC.
 fn utc_stamp(time: std::time::SystemTime) -> String {
     let (date, clock) = utc_parts(time);
-    format!(
-        "{}{:02}{:02}-{:02}{:02}{:02}",
-        date.0, date.1, date.2, clock.0, clock.1, clock.2
-    )
+    format!("{}{:02}{:02}-{:02}{:02}{:02}", date.0, date.1, date.2, clock.0, clock.1, clock.2)
 }
 
 /// ISO 8601 in UTC.
 fn utc_iso(time: std::time::SystemTime) -> String {
     let (date, clock) = utc_parts(time);
-    format!(
-        "{}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        date.0, date.1, date.2, clock.0, clock.1, clock.2
-    )
+    format!("{}-{:02}-{:02}T{:02}:{:02}:{:02}Z", date.0, date.1, date.2, clock.0, clock.1, clock.2)
 }
 
 fn utc_parts(time: std::time::SystemTime) -> ((i64, u32, u32), (u64, u64, u64)) {
-    let seconds = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let seconds = time.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let days = (seconds / 86_400) as i64;
     let rest = seconds % 86_400;
     // Howard Hinnant's civil-from-days.
@@ -340,10 +312,8 @@ fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {
 }
 
 fn append(path: &Path, text: &str) -> Result<u64> {
-    let mut file: File = OpenOptions::new()
-        .append(true)
-        .open(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut file: File =
+        OpenOptions::new().append(true).open(path).with_context(|| format!("cannot write {}", path.display()))?;
     file.write_all(text.as_bytes())
         .and_then(|_| file.sync_data())
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -354,9 +324,7 @@ impl Campaign {
     fn new(experiment: Experiment, threads: Option<usize>, run_dir: PathBuf) -> Result<Campaign> {
         let rules = crate::rules::build(experiment.preset.rule_set, experiment.size)?;
         let evaluator = experiment.preset.evaluator()?;
-        let limits = GameLimits {
-            max_pieces: experiment.file.max_pieces,
-        };
+        let limits = GameLimits { max_pieces: experiment.file.max_pieces };
         Ok(Campaign {
             experiment,
             run_dir,
@@ -521,10 +489,7 @@ impl Campaign {
             e.file.optimizer.name(),
             e.file.fitness.as_str(),
             e.file.games,
-            e.file
-                .max_pieces
-                .map(|m| format!(" of at most {m} pieces"))
-                .unwrap_or_default()
+            e.file.max_pieces.map(|m| format!(" of at most {m} pieces")).unwrap_or_default()
         ));
         // The ticker moves the bar while a generation's games run.
         let done = Arc::new(AtomicBool::new(false));
@@ -571,9 +536,7 @@ impl Campaign {
             let mut evaluation_count = candidates.len() as u64;
             // The incumbent: re-measured on fresh seeds together with the challenger (the
             // optimizer's recommendation, else this generation's best candidate).
-            let challenger = optimizer
-                .recommendation()
-                .unwrap_or_else(|| candidates[best_index].clone());
+            let challenger = optimizer.recommendation().unwrap_or_else(|| candidates[best_index].clone());
             let incumbent = if e.reevaluation_games == 0 {
                 let measured = &evaluations[best_index].summary;
                 match &c.incumbent {
@@ -608,19 +571,10 @@ impl Campaign {
                     evaluation_count += 1;
                 }
                 // The challenger must beat the incumbent on the same fresh games.
-                let winner = if measured.len() == 2 && measured[1].summary.mean > measured[0].summary.mean {
-                    1
-                } else {
-                    0
-                };
+                let winner =
+                    if measured.len() == 2 && measured[1].summary.mean > measured[0].summary.mean { 1 } else { 0 };
                 let s = &measured[winner].summary;
-                Incumbent {
-                    point: points[winner].clone(),
-                    mean: s.mean,
-                    low: s.low_95(),
-                    high: s.high_95(),
-                    games: n,
-                }
+                Incumbent { point: points[winner].clone(), mean: s.mean, low: s.low_95(), high: s.high_95(), games: n }
             };
             c.generation += 1;
             c.evaluations += evaluation_count;
@@ -716,10 +670,7 @@ impl Campaign {
         let n = e.file.held_out_games;
         eprintln!("scoring the best on {n} held-out games (and the published weights on the same games)");
         let published = e.preset.evaluator()?;
-        let policies = vec![
-            self.policy_for(&best.point),
-            policy::build(e.preset.policy, published.clone()),
-        ];
+        let policies = vec![self.policy_for(&best.point), policy::build(e.preset.policy, published.clone())];
         let Some(held_out) = self.evaluate_policies(&policies, stream(e.file.seed, STREAM_HELD_OUT, 0), n) else {
             eprintln!(
                 "stopped during the held-out scoring; resume with: tetris-lab tune --resume {}",
@@ -738,10 +689,7 @@ impl Campaign {
         text.push_str(&format!(
             "# Best weights of experiment {} (run {}), tuned by {} in {} generations ({} games, {} pieces).\n",
             e.name,
-            self.run_dir
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            self.run_dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
             e.file.optimizer.name(),
             c.generation,
             c.games,

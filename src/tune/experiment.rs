@@ -219,10 +219,7 @@ impl Experiment {
     pub fn load(path: &Path) -> Result<Experiment> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read experiment file {}", path.display()))?;
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         Experiment::parse(&text, &stem).with_context(|| format!("experiment file {}", path.display()))
     }
 
@@ -345,16 +342,8 @@ impl Experiment {
 /// key or value.
 fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
     // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
-    let message = error
-        .message()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ");
-    let suggestion = suggest(&message)
-        .map(|s| format!(" (did you mean `{s}`?)"))
-        .unwrap_or_default();
+    let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
     match error.span() {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];
@@ -424,10 +413,7 @@ generations = 3
     #[test]
     fn unknown_keys_and_names_suggest() {
         let e = error(&GOOD.replace("seed = 1", "seed = 1\nheld_out_gams = 3"));
-        assert!(
-            e.contains("line 6, column 1") && e.contains("did you mean `held_out_games`"),
-            "{e}"
-        );
+        assert!(e.contains("line 6, column 1") && e.contains("did you mean `held_out_games`"), "{e}");
         let e = error(&GOOD.replace("population = 20", "populaton = 20"));
         assert!(e.contains("did you mean `population`"), "{e}");
         let e = error(&GOOD.replace("\"cross-entropy\"", "\"cross-entropi\""));

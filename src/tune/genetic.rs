@@ -57,10 +57,7 @@ impl Options {
             }
         }
         if !(0.0..=1.0).contains(&self.mutation_rate) {
-            bail!(
-                "optimizer.mutation_rate must be in [0, 1], found {}",
-                self.mutation_rate
-            );
+            bail!("optimizer.mutation_rate must be in [0, 1], found {}", self.mutation_rate);
         }
         if !(self.mutation_step.is_finite() && self.mutation_step >= 0.0) {
             bail!("optimizer.mutation_step must be >= 0, found {}", self.mutation_step);
@@ -160,11 +157,7 @@ impl Optimizer for Genetic {
 
     fn tell(&mut self, fitness: &[Maximize]) -> Result<()> {
         if fitness.len() != self.candidates.len() {
-            bail!(
-                "genetic: {} fitnesses for {} candidates",
-                fitness.len(),
-                self.candidates.len()
-            );
+            bail!("genetic: {} fitnesses for {} candidates", fitness.len(), self.candidates.len());
         }
         let newcomers = self.candidates.drain(..).zip(fitness.iter().map(|f| f.0));
         if self.population.is_empty() {
@@ -203,10 +196,7 @@ mod tests {
         for _ in 0..40 {
             let candidates = ga.ask().unwrap();
             for c in &candidates {
-                assert!(
-                    (c.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-9,
-                    "not unit length"
-                );
+                assert!((c.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-9, "not unit length");
             }
             // Positive fitness, as rows cleared are.
             let fitness: Vec<Maximize> = candidates

@@ -38,18 +38,8 @@ impl Options {
         let checks = [
             ("reflection", self.reflection, self.reflection > 0.0, "> 0"),
             ("expansion", self.expansion, self.expansion > 1.0, "> 1"),
-            (
-                "contraction",
-                self.contraction,
-                self.contraction > 0.0 && self.contraction <= 0.5,
-                "in (0, 0.5]",
-            ),
-            (
-                "shrink",
-                self.shrink,
-                self.shrink > 0.0 && self.shrink <= 1.0,
-                "in (0, 1]",
-            ),
+            ("contraction", self.contraction, self.contraction > 0.0 && self.contraction <= 0.5, "in (0, 0.5]"),
+            ("shrink", self.shrink, self.shrink > 0.0 && self.shrink <= 1.0, "in (0, 1]"),
         ];
         for (name, value, ok, wanted) in checks {
             if !ok || !value.is_finite() {

@@ -70,10 +70,7 @@ pub fn read_run(dir: &Path) -> Result<Series> {
         series.generation_mean.push(number(mean)?);
         series.fitness = record[fitness].to_string();
     }
-    let run = dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let run = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     series.label = format!("{} {}", series.optimizer, run);
     Ok(series)
 }
@@ -90,9 +87,7 @@ pub fn label_runs(series: &mut [Series]) {
     if distinct(|s| &s.optimizer) {
         series.iter_mut().for_each(|s| s.label = s.optimizer.clone());
     } else if distinct(|s| &s.experiment) {
-        series
-            .iter_mut()
-            .for_each(|s| s.label = format!("{} ({})", s.experiment, s.optimizer));
+        series.iter_mut().for_each(|s| s.label = format!("{} ({})", s.experiment, s.optimizer));
     }
 }
 
@@ -141,36 +136,31 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
     if series.iter().all(|s| s.work.is_empty()) {
         bail!("nothing to plot yet: no generation finished");
     }
-    let extension = out
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let extension = out.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let size = (1100, 650);
     // Scores grow about geometrically while tuning: a log axis when they span decades.
+    // The decision looks at the curves, not the bands, whose lower ends can be negative.
     let floor = 0.1;
-    let values = series
-        .iter()
-        .flat_map(|s| {
-            s.best_low
-                .iter()
-                .chain(&s.best_high)
-                .chain(&s.generation_mean)
-                .chain(&s.best)
-        })
-        .copied()
-        .filter(|v| v.is_finite());
-    let (mut low, mut high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let curves =
+        || series.iter().flat_map(|s| s.best.iter().chain(&s.generation_mean)).copied().filter(|v| v.is_finite());
+    let bands = || series.iter().flat_map(|s| s.best_low.iter().chain(&s.best_high)).copied().filter(|v| v.is_finite());
+    let curve_low = curves().fold(f64::INFINITY, f64::min);
+    let curve_high = curves().fold(f64::NEG_INFINITY, f64::max);
     let max_work = series.iter().flat_map(|s| s.work.iter().copied()).fold(1.0, f64::max);
-    let logarithmic = low > -1e-12 && high / low.max(floor) > 50.0;
+    let logarithmic = curve_low >= 0.0 && curve_high / curve_low.max(floor) > 50.0;
+    let (mut low, mut high) = bands().chain(curves()).fold((curve_low, curve_high), |(a, b), v| (a.min(v), b.max(v)));
     if logarithmic {
-        low = low.max(floor);
+        low = curve_low.max(floor);
         high *= 1.5;
     } else {
         let pad = ((high - low) * 0.05).max(1e-9);
         low -= pad;
         high += pad;
     }
+    // One run: its generation means and a dot per generation too. Several: only the best
+    // so far of each, so the chart stays readable.
+    let single = series.len() == 1;
+    let band_alpha = if single { 0.15 } else { 0.07 };
     let fitness = series.first().map(|s| s.fitness.clone()).unwrap_or_default();
     let y_label = match fitness.as_str() {
         "rows" => "rows cleared per game",
@@ -191,11 +181,7 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
             chart
                 .configure_mesh()
                 .x_desc("pieces simulated (work done)")
-                .y_desc(if logarithmic {
-                    format!("{y_label} (log scale)")
-                } else {
-                    y_label.to_string()
-                })
+                .y_desc(if logarithmic { format!("{y_label} (log scale)") } else { y_label.to_string() })
                 .x_label_formatter(&|x| human(*x))
                 .y_label_formatter(&|y| human(*y))
                 .label_style(("sans-serif", 16))
@@ -208,33 +194,36 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 let color = COLORS[i % COLORS.len()];
                 let mut band: Vec<(f64, f64)> = s.work.iter().zip(&s.best_high).map(|(x, y)| (*x, clamp(*y))).collect();
                 band.extend(s.work.iter().zip(&s.best_low).rev().map(|(x, y)| (*x, clamp(*y))));
-                chart.draw_series(std::iter::once(Polygon::new(band, color.mix(0.15))))?;
-                let prefix = if series.len() > 1 {
-                    format!("{}: ", s.label)
+                chart.draw_series(std::iter::once(Polygon::new(band, color.mix(band_alpha))))?;
+                if single {
+                    chart
+                        .draw_series(LineSeries::new(
+                            s.work.iter().zip(&s.generation_mean).map(|(x, y)| (*x, clamp(*y))),
+                            color.mix(0.5).stroke_width(2),
+                        ))?
+                        .label("generation mean")
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 24, y)], color.mix(0.5).stroke_width(2))
+                        });
+                }
+                let label = if single {
+                    "best so far, re-evaluated (95% band)".to_string()
                 } else {
-                    String::new()
+                    format!("{} ({} generations)", s.label, s.work.len())
                 };
-                chart
-                    .draw_series(LineSeries::new(
-                        s.work.iter().zip(&s.generation_mean).map(|(x, y)| (*x, clamp(*y))),
-                        color.mix(0.5).stroke_width(2),
-                    ))?
-                    .label(format!("{prefix}generation mean"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.mix(0.5).stroke_width(2)));
                 chart
                     .draw_series(LineSeries::new(
                         s.work.iter().zip(&s.best).map(|(x, y)| (*x, clamp(*y))),
                         color.stroke_width(3),
                     ))?
-                    .label(format!("{prefix}best so far, re-evaluated (95% band)"))
+                    .label(label)
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3)));
                 // A dot per generation shows where the measurements are.
-                chart.draw_series(
-                    s.work
-                        .iter()
-                        .zip(&s.best)
-                        .map(|(x, y)| Circle::new((*x, clamp(*y)), 3, color.filled())),
-                )?;
+                if single && s.work.len() <= 60 {
+                    chart.draw_series(
+                        s.work.iter().zip(&s.best).map(|(x, y)| Circle::new((*x, clamp(*y)), 3, color.filled())),
+                    )?;
+                }
             }
             chart
                 .configure_series_labels()

@@ -40,11 +40,7 @@ impl Options {
         if self.particles < 2 {
             bail!("optimizer.particles must be at least 2");
         }
-        for (name, value) in [
-            ("inertia", self.inertia),
-            ("cognitive", self.cognitive),
-            ("social", self.social),
-        ] {
+        for (name, value) in [("inertia", self.inertia), ("cognitive", self.cognitive), ("social", self.social)] {
             if !(value.is_finite() && value >= 0.0) {
                 bail!("optimizer.{name} must be a number >= 0, found {value}");
             }
@@ -86,11 +82,7 @@ impl ParticleSwarm {
             .and_then(|s| s.with_cognitive_factor(options.cognitive))
             .and_then(|s| s.with_social_factor(options.social))
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(ParticleSwarm {
-            solver,
-            carried: None,
-            replay: Replay::default(),
-        })
+        Ok(ParticleSwarm { solver, carried: None, replay: Replay::default() })
     }
 
     fn attempt(&self) -> Result<Step<(Swarm, Carried)>> {
@@ -98,13 +90,8 @@ impl ParticleSwarm {
         let carried = self.carried.clone();
         let step = self.replay.run(|problem| match carried {
             None => solver.init(problem, SwarmState::new()),
-            Some(c) => solver.next_iter(
-                problem,
-                SwarmState::new()
-                    .individual(c.best)
-                    .cost(c.best_cost)
-                    .population(c.population),
-            ),
+            Some(c) => solver
+                .next_iter(problem, SwarmState::new().individual(c.best).cost(c.best_cost).population(c.population)),
         })?;
         Ok(match step {
             Step::Needs(points) => Step::Needs(points),

@@ -66,11 +66,7 @@ impl Optimizer for RandomSearch {
 
     fn tell(&mut self, fitness: &[Maximize]) -> Result<()> {
         if fitness.len() != self.population {
-            bail!(
-                "random search: {} fitnesses for {} candidates",
-                fitness.len(),
-                self.population
-            );
+            bail!("random search: {} fitnesses for {} candidates", fitness.len(), self.population);
         }
         Ok(())
     }

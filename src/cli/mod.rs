@@ -4,13 +4,17 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+pub mod bench;
 pub mod best;
 pub mod boards;
 pub mod features;
 pub mod list;
 pub mod play;
 pub mod plot;
+pub mod replay;
 pub mod reproduce;
+pub mod sequence;
+pub mod solve;
 pub mod tune;
 pub mod watch;
 
@@ -35,6 +39,14 @@ pub enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Watch the guideline game's key-press AI play (or replay a frames file).
     Watch(watch::WatchArgs),
+    /// Replay an E-Tetris record and print its pieces and score.
+    Replay(replay::Args),
+    /// Print a game's fixed piece sequence.
+    Sequence(sequence::Args),
+    /// Solve E-Tetris with the beam search and write the record.
+    Solve(solve::Args),
+    /// Time a solver at several settings.
+    Bench(bench::Args),
     /// Run a tuning campaign from an experiment file (default experiments/quickstart.toml).
     Tune(tune::TuneArgs),
     /// Draw fitness plots of one or several tuning runs.
@@ -71,6 +83,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::List => list::run(),
         Command::Reproduce(args) => reproduce::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Sequence(args) => sequence::run(args),
+        Command::Solve(args) => solve::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Plot(args) => plot::run(args),
     }

@@ -24,11 +24,9 @@ pub fn run() -> Result<()> {
             crate::policy::kind_name(p.policy)
         )?;
     }
-    writeln!(
-        out,
-        "  {:<26} {} [rules etetris, `tetris-lab solve`]",
-        "etetris", "the E-Tetris contest evaluator with the seed's beam search over the known 10,000-piece sequence"
-    )?;
+    let (name, summary) =
+        ("etetris", "the E-Tetris contest evaluator with the seed's beam search over the known 10,000-piece sequence");
+    writeln!(out, "  {name:<26} {summary} [rules etetris, `tetris-lab solve`]")?;
     writeln!(out, "\nPolicies:")?;
     for (name, _, summary) in crate::policy::REGISTRY {
         writeln!(out, "  {:<26} {}", name, summary)?;

@@ -9,7 +9,8 @@
 //! - [`eval`]: evaluators (named features + weights) and the named presets;
 //! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
 //! - [`sim`]: the one game loop every command uses;
-//! - [`report`]: statistics, CSV output;
+//! - [`report`]: statistics, CSV output, Fahey's estimate;
+//! - [`benchmark`]: the simulator's speed figures (`cargo bench --bench simulator`);
 //! - [`etetris`]: the E-Tetris contest game, its records and beam solvers;
 //! - [`tune`]: optimizers (ask/tell), experiment files, the campaign driver, plots;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].

@@ -4,7 +4,7 @@
 //! ```toml
 //! preset = "dellacherie-simplified"   # any preset of `tetris-lab list`
 //! board = "10x10"                     # optional, rule sets that allow it
-//! fitness = "rows"                    # rows | score | turns (mean per game)
+//! fitness = "rows"                    # rows | score | turns | level (mean per game)
 //! games = 10                          # games per candidate evaluation
 //! max_pieces = 5000                   # optional piece cap per game
 //! seed = 1                            # master seed of everything random
@@ -44,6 +44,8 @@ pub enum Fitness {
     Score,
     /// Pieces placed (turns survived).
     Turns,
+    /// Level reached when the game ended (rule sets with levels: the guideline game).
+    Level,
 }
 
 impl Fitness {
@@ -52,6 +54,7 @@ impl Fitness {
             Fitness::Rows => record.lines as f64,
             Fitness::Score => record.score as f64,
             Fitness::Turns => record.pieces as f64,
+            Fitness::Level => record.level.unwrap_or(0) as f64,
         }
     }
     pub fn as_str(self) -> &'static str {
@@ -59,6 +62,7 @@ impl Fitness {
             Fitness::Rows => "rows",
             Fitness::Score => "score",
             Fitness::Turns => "turns",
+            Fitness::Level => "level",
         }
     }
 }
@@ -242,6 +246,14 @@ impl Experiment {
             .map_err(|e| anyhow::anyhow!("field `board`: {e}"))?;
         // Building the rule set checks that it allows the board size.
         crate::rules::build(preset.rule_set, size).context("field `board`")?;
+        if file.fitness == Fitness::Level && !preset.rule_set.starts_with("guideline") {
+            bail!(
+                "field `fitness`: \"level\" needs a rule set with levels (the guideline game), \
+                 but preset {} plays {}",
+                preset.name,
+                preset.rule_set
+            );
+        }
         let evaluator = preset.evaluator()?;
         let feature_names = evaluator.feature_names();
         let mut base_weights = evaluator.weights();
@@ -424,6 +436,8 @@ generations = 3
         assert!(e.contains("did you mean \"dellacherie-simplified\""), "{e}");
         let e = error(&GOOD.replace("games = 2", "games = 2\nfitness = \"row\""));
         assert!(e.contains("did you mean `rows`"), "{e}");
+        let e = error(&GOOD.replace("games = 2", "games = 2\nfitness = \"level\""));
+        assert!(e.contains("needs a rule set with levels"), "{e}");
     }
 
     #[test]

@@ -1,14 +1,13 @@
 //! `tetris-lab play`: plays seeded games of a preset in parallel and summarises them.
 
 use crate::eval::presets;
+use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
 use crate::sim::{self, GameLimits, GameRecord};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
@@ -118,32 +117,11 @@ pub fn run(args: PlayArgs) -> Result<()> {
         args.seed,
         args.max_pieces.map(|m| format!(", at most {m} pieces per game")).unwrap_or_default()
     );
-    let bar = indicatif::ProgressBar::new(args.games);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg} (eta {eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    let pieces = Arc::new(AtomicU64::new(0));
-    let done = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
-    let ticker = {
-        let (bar, pieces, done) = (bar.clone(), pieces.clone(), done.clone());
-        std::thread::spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                let p = pieces.load(Ordering::Relaxed);
-                let rate = p as f64 / start.elapsed().as_secs_f64().max(1e-9);
-                bar.set_message(format!("{p} pieces, {rate:.0} pieces/s"));
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        })
-    };
     let limits = GameLimits { max_pieces: args.max_pieces };
-    let records =
-        pool.install(|| sim::play_batch(rules, policy, args.seed, args.games, limits, Some(&pieces), &|_| bar.inc(1)));
-    done.store(true, Ordering::Relaxed);
-    let _ = ticker.join();
-    bar.finish_and_clear();
+    let records = with_progress("games", args.games, false, |pieces, bar| {
+        pool.install(|| sim::play_batch(rules, policy, args.seed, args.games, limits, Some(pieces), &|_| bar.inc(1)))
+    });
     let seconds = start.elapsed().as_secs_f64();
 
     if let Some(out) = csv_out.as_mut() {

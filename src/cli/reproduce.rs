@@ -10,6 +10,7 @@
 use crate::cli::play::{parse_size, thread_pool, AtomicFile};
 use crate::eval::presets::{self, Preset};
 use crate::report::fahey;
+use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
 use crate::sim::{self, GameLimits, GameRecord};
 use anyhow::{bail, Context, Result};
@@ -18,8 +19,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 #[derive(Args, Debug)]
@@ -516,45 +515,6 @@ fn verdict(interval: Option<(f64, f64)>, summary: &Summary, published: Option<Pu
     format!("no (x{:.2})", summary.mean / p.value)
 }
 
-/// Runs `work` with a progress bar on stderr (hidden when stderr is not a terminal);
-/// `by_pieces` moves the bar with the pieces counter instead of by finished games.
-fn with_progress<T>(
-    label: &str,
-    length: u64,
-    by_pieces: bool,
-    work: impl FnOnce(&AtomicU64, &indicatif::ProgressBar) -> T,
-) -> T {
-    let bar = indicatif::ProgressBar::new(length);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {msg} (eta {eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(label.to_string());
-    let pieces = Arc::new(AtomicU64::new(0));
-    let done = Arc::new(AtomicBool::new(false));
-    let start = Instant::now();
-    let ticker = {
-        let (bar, pieces, done) = (bar.clone(), pieces.clone(), done.clone());
-        std::thread::spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                let p = pieces.load(Ordering::Relaxed);
-                if by_pieces {
-                    bar.set_position(p.min(length));
-                }
-                let rate = p as f64 / start.elapsed().as_secs_f64().max(1e-9);
-                bar.set_message(format!("{p} pieces, {rate:.0} pieces/s"));
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        })
-    };
-    let result = work(&pieces, &bar);
-    done.store(true, Ordering::Relaxed);
-    let _ = ticker.join();
-    bar.finish_and_clear();
-    result
-}
-
 /// Prints, before `--full` starts, how many pieces each measurement should take and how
 /// long that is at the per-piece speed of a short single-threaded warm-up.
 fn print_time_estimate(selection: &[Planned], threads: usize) {
@@ -896,17 +856,7 @@ fn git_hash() -> Option<String> {
 /// never writes into an earlier one.
 fn create_run_dir(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let base = format!("{}-seed{}", utc_stamp(started), seed);
-    for attempt in 1..1000 {
-        let name = if attempt == 1 { base.clone() } else { format!("{base}-{attempt}") };
-        let dir = out.join(name);
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
-        }
-    }
-    bail!("too many runs named {base} in {}", out.display())
+    crate::report::run_dir::create_unique(out, &format!("{}-seed{}", utc_stamp(started), seed))
 }
 
 /// (year, month, day, hour, minute, second) in UTC.

@@ -117,6 +117,14 @@ impl ParentSummary {
         column_wells(columns[x], left, right, all)
     }
 
+    /// Whether the fast path can score `p` on `board` (the summarised board): it must clear
+    /// no row and rest on the column tops (a piece slid under an overhang, as `standard`
+    /// and `eltetris` allow, would leave the hole count wrong).
+    #[inline]
+    pub fn covers(&self, board: &Board, p: &Placement) -> bool {
+        p.bottom as usize >= p.shape.drop_row(board.heights(), p.left as usize) && !self.clears_rows(board, p)
+    }
+
     /// Whether placing `p` on `board` (the summarised board) completes a row.
     #[inline]
     pub fn clears_rows(&self, board: &Board, p: &Placement) -> bool {
@@ -124,7 +132,7 @@ impl ParentSummary {
         (0..p.shape.height as usize).any(|i| board.row(p.bottom as usize + i) | masks[i] == self.full)
     }
 
-    /// The supported features after placing `p` (which must clear no row), by index of
+    /// The supported features after placing `p` (which [`ParentSummary::covers`]), by index of
     /// [`SUPPORTED`], exactly as the full-board features compute them.
     #[inline]
     pub fn features_after(&self, board: &Board, p: &Placement) -> [f64; 9] {

@@ -35,14 +35,6 @@ pub fn fahey_priority(p: &Placement) -> i32 {
     100 * dx.abs() + if dx < 0 { 10 } else { 0 } - p.orientation as i32
 }
 
-/// Whether the piece lies on or above every column top it covers. The fast path assumes so;
-/// rule sets whose pieces fall from inside the board (`standard`, `eltetris`) can slide one
-/// under an overhang, and those placements take the full path.
-#[inline]
-fn rests_on_column_tops(board: &crate::board::Board, p: &Placement) -> bool {
-    p.bottom as usize >= p.shape.drop_row(board.heights(), p.left as usize)
-}
-
 impl Policy for OnePiece {
     fn name(&self) -> &'static str {
         match self.tie_break {
@@ -60,9 +52,7 @@ impl Policy for OnePiece {
         let summary = self.evaluator.has_fast_path().then(|| ParentSummary::new(view.board));
         for p in candidates.iter() {
             let rating = match &summary {
-                Some(s) if !s.clears_rows(view.board, p) && rests_on_column_tops(view.board, p) => {
-                    self.evaluator.fast_utility(&s.features_after(view.board, p))
-                }
+                Some(s) if s.covers(view.board, p) => self.evaluator.fast_utility(&s.features_after(view.board, p)),
                 _ => {
                     let mut board = *view.board;
                     let info = rules.apply(&mut board, p);

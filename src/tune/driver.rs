@@ -250,18 +250,7 @@ fn number(x: f64) -> String {
 }
 
 fn new_run_dir(base: &Path) -> Result<PathBuf> {
-    let stamp = utc_stamp(std::time::SystemTime::now());
-    for attempt in 1..1000 {
-        let name = if attempt == 1 { stamp.clone() } else { format!("{stamp}-{attempt}") };
-        let dir = base.join(name);
-        // `create_dir` fails if the folder exists: a new run never reuses an old folder.
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot create run folder {}", dir.display())),
-        }
-    }
-    bail!("cannot find a free run folder name in {}", base.display())
+    crate::report::run_dir::create_unique(base, &utc_stamp(std::time::SystemTime::now()))
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC.

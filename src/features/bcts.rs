@@ -30,6 +30,8 @@ pub fn hole_depth(board: &Board) -> u32 {
     total
 }
 
+/// Direct definition, kept as the test oracle of the shared row scan (`scan.rs`).
+#[cfg(test)]
 pub fn rows_with_holes(board: &Board) -> u32 {
     let top = board.stack_top().min(board.height());
     let mut covered = 0u16;

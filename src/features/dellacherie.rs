@@ -67,8 +67,11 @@ pub const CUMULATIVE_WELLS: Feature = Feature {
     compute: |ctx| ctx.scan().cumulative_wells as f64,
 };
 
+/// Direct definition, kept as the test oracle of the shared row scan (`scan.rs`),
+/// which is what the feature computes.
 /// Rows are only examined up to the stack (and never past the board's top): every empty
 /// row above contributes exactly 2.
+#[cfg(test)]
 pub fn row_transitions(board: &Board) -> u32 {
     let width = board.width();
     let height = board.height();
@@ -83,9 +86,12 @@ pub fn row_transitions(board: &Board) -> u32 {
     total + 2 * (height - top) as u32
 }
 
+/// Direct definition, kept as the test oracle of the shared row scan (`scan.rs`),
+/// which is what the feature computes.
 /// Changes between each row and the one below (floor filled). Rows above the stack are
 /// empty, so the sum can stop one row above it; with `sky`, the top row's filled cells
 /// change into the empty sky (that is the same sum taken one row past the top).
+#[cfg(test)]
 pub fn column_transitions(board: &Board, sky: bool) -> u32 {
     let height = board.height();
     let top = board.stack_top().min(height);
@@ -114,8 +120,11 @@ pub fn holes(board: &Board) -> u32 {
     heights - cells
 }
 
+/// Direct definition, kept as the test oracle of the shared row scan (`scan.rs`),
+/// which is what the feature computes.
 /// Well cells are rare, so rows are screened with bit operations and only a well cell's
 /// own column is walked down to measure its empty run.
+#[cfg(test)]
 pub fn cumulative_wells(board: &Board) -> u32 {
     let width = board.width();
     let top = board.stack_top().min(board.height());

@@ -15,13 +15,12 @@
 use super::experiment::Experiment;
 use super::{Maximize, Optimizer};
 use crate::cli::play::{thread_pool, AtomicFile};
-use crate::policy::{self, Policy};
+use super::objective::{run_local, GameObjective, Objective, Played, Round};
 use crate::randomizer::game_seed;
 use crate::report::stats::Summary;
 use crate::rules::RuleSet;
-use crate::sim::{self, GameLimits};
+use crate::sim::GameLimits;
 use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -110,13 +109,27 @@ struct Evaluation {
     seconds: f64,
 }
 
+impl Evaluation {
+    /// Per-candidate evaluations from a round's results (`games` consecutive jobs each).
+    fn from_jobs(results: &[Played], games: u64) -> Vec<Evaluation> {
+        results
+            .chunks(games as usize)
+            .map(|chunk| Evaluation {
+                summary: Summary::of(&chunk.iter().map(|r| r.fitness).collect::<Vec<_>>()),
+                pieces: chunk.iter().map(|r| r.pieces).sum(),
+                seconds: chunk.iter().map(|r| r.seconds).sum(),
+            })
+            .collect()
+    }
+}
+
 /// A campaign ready to run: the experiment, its game, the output files.
 struct Campaign {
     experiment: Experiment,
     run_dir: PathBuf,
+    /// The rule set, for the manifest and the logs (the objective plays its own copy).
     rules: Box<dyn RuleSet>,
-    evaluator: crate::eval::Evaluator,
-    limits: GameLimits,
+    objective: Box<dyn Objective>,
     pool: rayon::ThreadPool,
     pieces_live: Arc<AtomicU64>,
 }
@@ -312,14 +325,18 @@ fn append(path: &Path, text: &str) -> Result<u64> {
 impl Campaign {
     fn new(experiment: Experiment, threads: Option<usize>, run_dir: PathBuf) -> Result<Campaign> {
         let rules = crate::rules::build(experiment.preset.rule_set, experiment.size)?;
-        let evaluator = experiment.preset.evaluator()?;
-        let limits = GameLimits { max_pieces: experiment.file.max_pieces };
+        let objective = Box::new(GameObjective {
+            rules: crate::rules::build(experiment.preset.rule_set, experiment.size)?,
+            evaluator: experiment.preset.evaluator()?,
+            policy: experiment.preset.policy,
+            limits: GameLimits { max_pieces: experiment.file.max_pieces },
+            fitness: experiment.file.fitness,
+        });
         Ok(Campaign {
             experiment,
             run_dir,
             rules,
-            evaluator,
-            limits,
+            objective,
             pool: thread_pool(threads)?,
             pieces_live: Arc::new(AtomicU64::new(0)),
         })
@@ -368,51 +385,16 @@ impl Campaign {
         file.commit()
     }
 
-    fn policy_for(&self, point: &[f64]) -> Box<dyn Policy> {
-        let weights = self.experiment.full_weights(point);
-        policy::build(self.experiment.preset.policy, self.evaluator.with_weights(&weights))
-    }
-
     /// Plays `games` games (seeds from `master`) for every point, all in parallel; the
     /// same games for every point. `None` if Ctrl-C stopped it.
     fn evaluate(&self, points: &[Vec<f64>], master: u64, games: u64) -> Option<Vec<Evaluation>> {
-        let policies: Vec<Box<dyn Policy>> = points.iter().map(|p| self.policy_for(p)).collect();
-        self.evaluate_policies(&policies, master, games)
+        let weights = points.iter().map(|p| self.experiment.full_weights(p)).collect();
+        self.evaluate_round(&Round { weights, master, games, held_out: false })
     }
 
-    fn evaluate_policies(&self, policies: &[Box<dyn Policy>], master: u64, games: u64) -> Option<Vec<Evaluation>> {
-        let fitness = self.experiment.file.fitness;
-        let rules = self.rules.as_ref();
-        let jobs = policies.len() as u64 * games;
-        let results: Vec<Option<(f64, u64, f64)>> = self.pool.install(|| {
-            (0..jobs)
-                .into_par_iter()
-                .map(|job| {
-                    if STOP.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let start = Instant::now();
-                    let policy = policies[(job / games) as usize].as_ref();
-                    let seed = game_seed(master, job % games);
-                    let record = sim::play_game(rules, policy, seed, self.limits, Some(&self.pieces_live));
-                    Some((fitness.of(&record), record.pieces, start.elapsed().as_secs_f64()))
-                })
-                .collect()
-        });
-        if results.iter().any(Option::is_none) {
-            return None;
-        }
-        let results: Vec<(f64, u64, f64)> = results.into_iter().flatten().collect();
-        Some(
-            results
-                .chunks(games as usize)
-                .map(|chunk| Evaluation {
-                    summary: Summary::of(&chunk.iter().map(|r| r.0).collect::<Vec<_>>()),
-                    pieces: chunk.iter().map(|r| r.1).sum(),
-                    seconds: chunk.iter().map(|r| r.2).sum(),
-                })
-                .collect(),
-        )
+    fn evaluate_round(&self, round: &Round) -> Option<Vec<Evaluation>> {
+        let results = run_local(self.objective.as_ref(), round, &self.pool, &STOP, &self.pieces_live)?;
+        Some(Evaluation::from_jobs(&results, round.games))
     }
 
     fn evaluation_row(&self, generation: u64, candidate: &str, point: &[f64], games: u64, e: &Evaluation) -> String {
@@ -659,8 +641,13 @@ impl Campaign {
         let n = e.file.held_out_games;
         eprintln!("scoring the best on {n} held-out games (and the published weights on the same games)");
         let published = e.preset.evaluator()?;
-        let policies = vec![self.policy_for(&best.point), policy::build(e.preset.policy, published.clone())];
-        let Some(held_out) = self.evaluate_policies(&policies, stream(e.file.seed, STREAM_HELD_OUT, 0), n) else {
+        let round = Round {
+            weights: vec![e.full_weights(&best.point), published.weights()],
+            master: stream(e.file.seed, STREAM_HELD_OUT, 0),
+            games: n,
+            held_out: true,
+        };
+        let Some(held_out) = self.evaluate_round(&round) else {
             eprintln!(
                 "stopped during the held-out scoring; resume with: tetris-lab tune --resume {}",
                 self.run_dir.display()

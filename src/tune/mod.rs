@@ -20,6 +20,7 @@ pub mod driver;
 pub mod experiment;
 pub mod genetic;
 pub mod nelder_mead;
+pub mod objective;
 pub mod plot;
 pub mod pso;
 pub mod random;

@@ -1,0 +1,114 @@
+//! What a campaign measures, cut into jobs that can run anywhere.
+//!
+//! An evaluation [`Round`] is a list of full weight vectors, each played on the same
+//! `games` seeds derived from one master seed (common random numbers). Job `j` of a round
+//! is weight vector `j / games` on game `j % games`; its result depends on nothing but
+//! the job, so a round can be split across threads, or across processes
+//! ([`crate::tune::mpi`]), and reassembled in job order with identical results.
+//!
+//! An [`Objective`] plays one job. [`GameObjective`] plays a game of a preset under its
+//! rule set; other objectives (the E-Tetris beam search) plug in beside it.
+
+use crate::eval::Evaluator;
+use crate::policy::{self, PolicyKind};
+use crate::randomizer::game_seed;
+use crate::rules::RuleSet;
+use crate::sim::{self, GameLimits};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// One evaluation round: every weight vector on the same `games` seeds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// Full weight vectors, in the experiment's feature order.
+    pub weights: Vec<Vec<f64>>,
+    /// Game `i` plays seed `game_seed(master, i)`.
+    pub master: u64,
+    pub games: u64,
+    /// The final scoring on held-out seeds (an objective may measure it differently, e.g.
+    /// with a wider search).
+    pub held_out: bool,
+}
+
+impl Round {
+    pub fn jobs(&self) -> u64 {
+        self.weights.len() as u64 * self.games
+    }
+
+    /// The weight vector and seed of job `job`.
+    pub fn job(&self, job: u64) -> (&[f64], u64) {
+        (&self.weights[(job / self.games) as usize], game_seed(self.master, job % self.games))
+    }
+}
+
+/// What one job measured.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Played {
+    pub fitness: f64,
+    pub pieces: u64,
+    /// CPU seconds the job took (informative only: the one field that differs run to run).
+    pub seconds: f64,
+}
+
+/// Measures one job. Must be deterministic in `(weights, seed, held_out)`.
+pub trait Objective: Send + Sync {
+    /// `live` counts pieces as they are placed (for progress bars).
+    fn play(&self, weights: &[f64], seed: u64, held_out: bool, live: &AtomicU64) -> Played;
+}
+
+/// A game of a preset: its rule set and policy, the weights put into its evaluator.
+pub struct GameObjective {
+    pub rules: Box<dyn RuleSet>,
+    pub evaluator: Evaluator,
+    pub policy: PolicyKind,
+    pub limits: GameLimits,
+    pub fitness: super::experiment::Fitness,
+}
+
+impl Objective for GameObjective {
+    fn play(&self, weights: &[f64], seed: u64, _held_out: bool, live: &AtomicU64) -> Played {
+        let start = Instant::now();
+        let policy = policy::build(self.policy, self.evaluator.with_weights(weights));
+        let record = sim::play_game(self.rules.as_ref(), policy.as_ref(), seed, self.limits, Some(live));
+        Played { fitness: self.fitness.of(&record), pieces: record.pieces, seconds: start.elapsed().as_secs_f64() }
+    }
+}
+
+/// Runs jobs `first..first + count` of `round` on `pool`, in job order. `None` if `stop`
+/// was raised before they all ran.
+pub fn run_jobs(
+    objective: &dyn Objective,
+    round: &Round,
+    first: u64,
+    count: u64,
+    pool: &rayon::ThreadPool,
+    stop: &AtomicBool,
+    live: &AtomicU64,
+) -> Option<Vec<Played>> {
+    let results: Vec<Option<Played>> = pool.install(|| {
+        (first..first + count)
+            .into_par_iter()
+            .map(|job| {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let (weights, seed) = round.job(job);
+                Some(objective.play(weights, seed, round.held_out, live))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
+/// Runs a whole round on this machine.
+pub fn run_local(
+    objective: &dyn Objective,
+    round: &Round,
+    pool: &rayon::ThreadPool,
+    stop: &AtomicBool,
+    live: &AtomicU64,
+) -> Option<Vec<Played>> {
+    run_jobs(objective, round, 0, round.jobs(), pool, stop, live)
+}

@@ -1,6 +1,9 @@
-//! `tetris-lab tune`: runs tuning campaigns from experiment files, or resumes one.
+//! `tetris-lab tune`: runs tuning campaigns from experiment files, or resumes one. Built
+//! with the `mpi` feature and started by `mpirun`, rank 0 runs the campaign and the other
+//! ranks evaluate its candidates (see `tune::mpi`).
 
 use crate::tune::driver::{self, Outcome, RunOptions};
+use crate::tune::objective::{Executor, Local};
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -17,18 +20,54 @@ pub struct TuneArgs {
     /// Folder under which runs are written as <experiment>/<run-id>/.
     #[arg(long, default_value = "results")]
     pub results: PathBuf,
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Worker threads (default: all cores; under mpirun, per rank). Results do not depend
+    /// on it.
     #[arg(long)]
     pub threads: Option<usize>,
 }
 
+#[cfg(not(feature = "mpi"))]
 pub fn run(args: TuneArgs) -> Result<()> {
+    report(run_with(&args, &Local)?)
+}
+
+/// Under `mpirun` (or alone: a single rank runs like the plain build).
+#[cfg(feature = "mpi")]
+pub fn run(args: TuneArgs) -> Result<()> {
+    use anyhow::Context;
+    use mpi::topology::Communicator;
+    let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+        .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
+    let world = universe.world();
+    let pool = super::play::thread_pool(args.threads)?;
+    if world.rank() != 0 {
+        return crate::tune::mpi::work(&world, &pool)
+            .with_context(|| format!("MPI rank {} of {}", world.rank(), world.size()));
+    }
+    let outcome = {
+        let coordinator = crate::tune::mpi::Coordinator::new(&world, pool.current_num_threads())?;
+        let outcome = if world.size() > 1 {
+            eprintln!("MPI: {} ranks (rank 0 runs the campaign and plays too)", world.size());
+            run_with(&args, &coordinator)
+        } else {
+            run_with(&args, &Local)
+        };
+        // Workers leave before MPI is finalized, whatever happened.
+        coordinator.quit();
+        outcome
+    };
+    drop(universe);
+    report(outcome?)
+}
+
+/// Runs the campaigns the arguments ask for; the last outcome.
+fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
     let options = RunOptions { threads: args.threads, results: args.results.clone() };
     if let Some(run_dir) = &args.resume {
         if args.experiments.len() > 1 {
             bail!("--resume continues one run: give at most one experiment file");
         }
-        return report(driver::resume(run_dir, args.experiments.first().map(PathBuf::as_path), &options)?);
+        return driver::resume(run_dir, args.experiments.first().map(PathBuf::as_path), &options, executor);
     }
     let experiments = if args.experiments.is_empty() {
         vec![PathBuf::from("experiments/quickstart.toml")]
@@ -41,9 +80,9 @@ pub fn run(args: TuneArgs) -> Result<()> {
     }
     let mut runs = Vec::new();
     for path in &experiments {
-        match driver::start(path, &options)? {
+        match driver::start(path, &options, executor)? {
             Outcome::Finished(dir) => runs.push(dir),
-            Outcome::Interrupted(dir) => return report(Outcome::Interrupted(dir)),
+            interrupted @ Outcome::Interrupted(_) => return Ok(interrupted),
         }
     }
     if runs.len() > 1 {
@@ -55,7 +94,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         super::plot::overlay(&runs, &out.with_extension("svg"))?;
         println!("comparison plot: {}", out.display());
     }
-    Ok(())
+    Ok(Outcome::Finished(runs.pop().expect("at least one experiment")))
 }
 
 fn report(outcome: Outcome) -> Result<()> {

@@ -13,13 +13,12 @@
 //!   `best.toml`, the progress bar and Ctrl-C.
 
 use super::experiment::Experiment;
+use super::objective::{build_objective, Executor, Objective, Played, Round};
 use super::{Maximize, Optimizer};
 use crate::cli::play::{thread_pool, AtomicFile};
-use super::objective::{run_local, GameObjective, Objective, Played, Round};
 use crate::randomizer::game_seed;
 use crate::report::stats::Summary;
 use crate::rules::RuleSet;
-use crate::sim::GameLimits;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -124,12 +123,13 @@ impl Evaluation {
 }
 
 /// A campaign ready to run: the experiment, its game, the output files.
-struct Campaign {
+struct Campaign<'e> {
     experiment: Experiment,
     run_dir: PathBuf,
     /// The rule set, for the manifest and the logs (the objective plays its own copy).
     rules: Box<dyn RuleSet>,
     objective: Box<dyn Objective>,
+    executor: &'e dyn Executor,
     pool: rayon::ThreadPool,
     pieces_live: Arc<AtomicU64>,
 }
@@ -141,13 +141,14 @@ pub enum Outcome {
 }
 
 /// Starts a new run of an experiment file.
-pub fn start(experiment_path: &Path, options: &RunOptions) -> Result<Outcome> {
+pub fn start(experiment_path: &Path, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
     let experiment = Experiment::load(experiment_path)?;
-    let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new())?;
+    let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new(), executor)?;
     let base = options.results.join(&campaign.experiment.name);
     std::fs::create_dir_all(&base).with_context(|| format!("cannot create results folder {}", base.display()))?;
     campaign.run_dir = new_run_dir(&base)?;
     campaign.write_manifest(None)?;
+    executor.begin(&campaign.experiment, &campaign.run_dir)?;
     let optimizer = campaign
         .experiment
         .file
@@ -186,7 +187,12 @@ pub fn start(experiment_path: &Path, options: &RunOptions) -> Result<Outcome> {
 
 /// Continues a run from its checkpoint. With `experiment_path`, the run must have been
 /// made by that experiment file.
-pub fn resume(run_dir: &Path, experiment_path: Option<&Path>, options: &RunOptions) -> Result<Outcome> {
+pub fn resume(
+    run_dir: &Path,
+    experiment_path: Option<&Path>,
+    options: &RunOptions,
+    executor: &dyn Executor,
+) -> Result<Outcome> {
     let path = run_dir.join("checkpoint.json");
     if !run_dir.is_dir() {
         bail!("cannot resume {}: not a folder", run_dir.display());
@@ -213,7 +219,7 @@ pub fn resume(run_dir: &Path, experiment_path: Option<&Path>, options: &RunOptio
         }
     }
     let optimizer = experiment.file.optimizer.restore(checkpoint.optimizer.clone())?;
-    let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf())?;
+    let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf(), executor)?;
     // Cut the logs back to what the checkpoint covers: a run killed after flushing a
     // generation's rows but before its checkpoint replays that generation.
     for (name, bytes) in
@@ -230,6 +236,7 @@ pub fn resume(run_dir: &Path, experiment_path: Option<&Path>, options: &RunOptio
         file.set_len(bytes).with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
+    executor.begin(&campaign.experiment, &campaign.run_dir)?;
     eprintln!("resuming {} after generation {}", run_dir.display(), checkpoint.generation);
     campaign.run(checkpoint, optimizer)
 }
@@ -322,21 +329,21 @@ fn append(path: &Path, text: &str) -> Result<u64> {
     Ok(file.metadata()?.len())
 }
 
-impl Campaign {
-    fn new(experiment: Experiment, threads: Option<usize>, run_dir: PathBuf) -> Result<Campaign> {
+impl<'e> Campaign<'e> {
+    fn new(
+        experiment: Experiment,
+        threads: Option<usize>,
+        run_dir: PathBuf,
+        executor: &'e dyn Executor,
+    ) -> Result<Campaign<'e>> {
         let rules = crate::rules::build(experiment.preset.rule_set, experiment.size)?;
-        let objective = Box::new(GameObjective {
-            rules: crate::rules::build(experiment.preset.rule_set, experiment.size)?,
-            evaluator: experiment.preset.evaluator()?,
-            policy: experiment.preset.policy,
-            limits: GameLimits { max_pieces: experiment.file.max_pieces },
-            fitness: experiment.file.fitness,
-        });
+        let objective = build_objective(&experiment)?;
         Ok(Campaign {
             experiment,
             run_dir,
             rules,
             objective,
+            executor,
             pool: thread_pool(threads)?,
             pieces_live: Arc::new(AtomicU64::new(0)),
         })
@@ -352,7 +359,12 @@ impl Campaign {
                 let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
                 let mut manifest: serde_json::Value =
                     serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-                let entry = serde_json::json!({ "time": now, "threads": threads, "git_hash": git_hash() });
+                let entry = serde_json::json!({
+                    "time": now,
+                    "threads": threads,
+                    "executor": self.executor.describe(),
+                    "git_hash": git_hash(),
+                });
                 match manifest.get_mut("resumed").and_then(|r| r.as_array_mut()) {
                     Some(list) => list.push(entry),
                     None => manifest["resumed"] = serde_json::json!([entry]),
@@ -376,6 +388,7 @@ impl Campaign {
                     "git_hash": git_hash(),
                     "start_time": now,
                     "threads": threads,
+                    "executor": self.executor.describe(),
                     "resumed": [],
                 })
             }
@@ -387,14 +400,14 @@ impl Campaign {
 
     /// Plays `games` games (seeds from `master`) for every point, all in parallel; the
     /// same games for every point. `None` if Ctrl-C stopped it.
-    fn evaluate(&self, points: &[Vec<f64>], master: u64, games: u64) -> Option<Vec<Evaluation>> {
+    fn evaluate(&self, points: &[Vec<f64>], master: u64, games: u64) -> Result<Option<Vec<Evaluation>>> {
         let weights = points.iter().map(|p| self.experiment.full_weights(p)).collect();
         self.evaluate_round(&Round { weights, master, games, held_out: false })
     }
 
-    fn evaluate_round(&self, round: &Round) -> Option<Vec<Evaluation>> {
-        let results = run_local(self.objective.as_ref(), round, &self.pool, &STOP, &self.pieces_live)?;
-        Some(Evaluation::from_jobs(&results, round.games))
+    fn evaluate_round(&self, round: &Round) -> Result<Option<Vec<Evaluation>>> {
+        let results = self.executor.run(self.objective.as_ref(), round, &self.pool, &STOP, &self.pieces_live)?;
+        Ok(results.map(|results| Evaluation::from_jobs(&results, round.games)))
     }
 
     fn evaluation_row(&self, generation: u64, candidate: &str, point: &[f64], games: u64, e: &Evaluation) -> String {
@@ -487,7 +500,7 @@ impl Campaign {
             let g = c.generation;
             self.pieces_live.store(0, Ordering::Relaxed);
             let candidates = optimizer.ask()?;
-            let Some(evaluations) = self.evaluate(&candidates, stream(master, STREAM_GENERATION, g), e.file.games)
+            let Some(evaluations) = self.evaluate(&candidates, stream(master, STREAM_GENERATION, g), e.file.games)?
             else {
                 break true;
             };
@@ -532,7 +545,7 @@ impl Campaign {
                     }
                 }
                 let n = e.reevaluation_games;
-                let Some(measured) = self.evaluate(&points, stream(master, STREAM_REEVALUATION, g), n) else {
+                let Some(measured) = self.evaluate(&points, stream(master, STREAM_REEVALUATION, g), n)? else {
                     break true;
                 };
                 for ((label, point), v) in labels.iter().zip(&points).zip(&measured) {
@@ -647,7 +660,7 @@ impl Campaign {
             games: n,
             held_out: true,
         };
-        let Some(held_out) = self.evaluate_round(&round) else {
+        let Some(held_out) = self.evaluate_round(&round)? else {
             eprintln!(
                 "stopped during the held-out scoring; resume with: tetris-lab tune --resume {}",
                 self.run_dir.display()

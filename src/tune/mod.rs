@@ -19,6 +19,8 @@ pub mod cross_entropy;
 pub mod driver;
 pub mod experiment;
 pub mod genetic;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod nelder_mead;
 pub mod objective;
 pub mod plot;

@@ -9,11 +9,13 @@
 //! An [`Objective`] plays one job. [`GameObjective`] plays a game of a preset under its
 //! rule set; other objectives (the E-Tetris beam search) plug in beside it.
 
+use super::experiment::Experiment;
 use crate::eval::Evaluator;
 use crate::policy::{self, PolicyKind};
 use crate::randomizer::game_seed;
 use crate::rules::RuleSet;
 use crate::sim::{self, GameLimits};
+use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -76,6 +78,57 @@ impl Objective for GameObjective {
     }
 }
 
+/// The objective an experiment measures.
+pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
+    Ok(Box::new(GameObjective {
+        rules: crate::rules::build(experiment.preset.rule_set, experiment.size)?,
+        evaluator: experiment.preset.evaluator()?,
+        policy: experiment.preset.policy,
+        limits: GameLimits { max_pieces: experiment.file.max_pieces },
+        fitness: experiment.file.fitness,
+    }))
+}
+
+/// Where a round's jobs run: this machine ([`Local`]) or a cluster (`tune::mpi`). Either
+/// way the results come back in job order, identical.
+pub trait Executor {
+    /// A campaign of `experiment` writing to `run_dir` starts (remote workers build its
+    /// objective).
+    fn begin(&self, _experiment: &Experiment, _run_dir: &std::path::Path) -> Result<()> {
+        Ok(())
+    }
+    /// Runs every job of `round`; `None` if `stop` was raised before they all ran.
+    fn run(
+        &self,
+        objective: &dyn Objective,
+        round: &Round,
+        pool: &rayon::ThreadPool,
+        stop: &AtomicBool,
+        live: &AtomicU64,
+    ) -> Result<Option<Vec<Played>>>;
+    /// How the work is spread, for the manifest.
+    fn describe(&self) -> serde_json::Value;
+}
+
+/// Every job on this machine's thread pool.
+pub struct Local;
+
+impl Executor for Local {
+    fn run(
+        &self,
+        objective: &dyn Objective,
+        round: &Round,
+        pool: &rayon::ThreadPool,
+        stop: &AtomicBool,
+        live: &AtomicU64,
+    ) -> Result<Option<Vec<Played>>> {
+        Ok(run_jobs(objective, round, 0, round.jobs(), pool, stop, live))
+    }
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({ "kind": "local" })
+    }
+}
+
 /// Runs jobs `first..first + count` of `round` on `pool`, in job order. `None` if `stop`
 /// was raised before they all ran.
 pub fn run_jobs(
@@ -100,15 +153,4 @@ pub fn run_jobs(
             .collect()
     });
     results.into_iter().collect()
-}
-
-/// Runs a whole round on this machine.
-pub fn run_local(
-    objective: &dyn Objective,
-    round: &Round,
-    pool: &rayon::ThreadPool,
-    stop: &AtomicBool,
-    live: &AtomicU64,
-) -> Option<Vec<Played>> {
-    run_jobs(objective, round, 0, round.jobs(), pool, stop, live)
 }

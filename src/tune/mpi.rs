@@ -23,11 +23,13 @@ use super::experiment::Experiment;
 use super::objective::{build_objective, run_jobs, Executor, Objective, Played, Round};
 use anyhow::{anyhow, bail, Context, Result};
 use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::point_to_point::MatchedReceiveVec;
 use mpi::traits::{Destination, Source};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// Messages from rank 0 to a worker.
 #[derive(Serialize, Deserialize)]
@@ -68,6 +70,22 @@ fn decode<T: for<'a> Deserialize<'a>>(bytes: &[u8], from: i32) -> Result<T> {
     serde_json::from_slice(bytes).with_context(|| format!("MPI rank {from} sent a message this version cannot read"))
 }
 
+/// Waits for the next message from `source` without spinning: Open MPI's blocking
+/// receive polls at full speed, which would take a core from the games (rank 0 waits for
+/// workers during every round). Polling with a sleep that backs off to 1 ms costs at most
+/// a millisecond per batch.
+fn receive(source: &impl Source) -> (Vec<u8>, i32) {
+    let mut pause = Duration::from_micros(20);
+    loop {
+        if let Some(probed) = source.immediate_matched_probe() {
+            let (bytes, status) = probed.matched_receive_vec::<u8>();
+            return (bytes, status.source_rank());
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(1));
+    }
+}
+
 /// The name of this machine, for the manifest.
 fn host_name() -> String {
     let mut buffer = [0u8; 256];
@@ -90,7 +108,7 @@ pub fn work(world: &SimpleCommunicator, pool: &rayon::ThreadPool) -> Result<()> 
     let live = AtomicU64::new(0);
     let mut objective: Option<Box<dyn Objective>> = None;
     loop {
-        let (bytes, _) = coordinator.receive_vec::<u8>();
+        let (bytes, _) = receive(&coordinator);
         match decode::<ToWorker>(&bytes, 0)? {
             ToWorker::Campaign { name, text } => {
                 let experiment = Experiment::parse(&text, &name).context("the experiment rank 0 sent")?;
@@ -101,7 +119,7 @@ pub fn work(world: &SimpleCommunicator, pool: &rayon::ThreadPool) -> Result<()> 
                     objective.as_deref().ok_or_else(|| anyhow!("rank 0 sent a round before its campaign"))?;
                 coordinator.send(&encode(&ToCoordinator::Ready)[..]);
                 loop {
-                    let (bytes, _) = coordinator.receive_vec::<u8>();
+                    let (bytes, _) = receive(&coordinator);
                     match decode::<ToWorker>(&bytes, 0)? {
                         ToWorker::Batch { first, count } => {
                             let results = run_jobs(objective, &round, first, count, pool, &never, &live);
@@ -141,7 +159,7 @@ impl<'w> Coordinator<'w> {
     pub fn new(world: &'w SimpleCommunicator, local_threads: usize) -> Result<Coordinator<'w>> {
         let mut workers = Vec::new();
         for rank in 1..world.size() {
-            let (bytes, _) = world.process_at_rank(rank).receive_vec::<u8>();
+            let (bytes, _) = receive(&world.process_at_rank(rank));
             match decode::<ToCoordinator>(&bytes, rank)? {
                 ToCoordinator::Hello { threads, host } => workers.push(Worker { rank, threads, host }),
                 _ => bail!("MPI rank {rank} did not start with a hello"),
@@ -255,8 +273,7 @@ impl Executor for Coordinator<'_> {
             });
             let mut active = self.workers.len();
             while active > 0 {
-                let (bytes, status) = self.world.any_process().receive_vec::<u8>();
-                let from = status.source_rank();
+                let (bytes, from) = receive(&self.world.any_process());
                 match decode::<ToCoordinator>(&bytes, from)? {
                     ToCoordinator::Ready => {}
                     ToCoordinator::Results { first, results: Some(played) } => {

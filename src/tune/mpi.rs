@@ -180,7 +180,7 @@ impl<'w> Coordinator<'w> {
             for worker in &self.workers {
                 self.world.process_at_rank(worker.rank).send(&encode(&ToWorker::Quit)[..]);
             }
-            if !self.workers.is_empty() {
+            if !self.workers.is_empty() && self.jobs_by_rank.borrow().iter().any(|&jobs| jobs > 0) {
                 let shares: Vec<String> = self
                     .jobs_by_rank
                     .borrow()

@@ -27,7 +27,8 @@ fn every_shipped_experiment_validates() {
         Experiment::load(path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
         valid += 1;
     }
-    // quickstart, four published campaigns (two cross-entropy), and the six compared.
-    assert!(valid >= 12, "only {valid} experiment files found");
+    // quickstart, five published campaigns (two cross-entropy, one E-Tetris), the six
+    // compared, and the cluster throughput.
+    assert!(valid >= 14, "only {valid} experiment files found");
     Experiment::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/quickstart.toml")).unwrap();
 }

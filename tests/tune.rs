@@ -39,7 +39,11 @@ fn tune(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn only_run(results: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> = std::fs::read_dir(results.join("small")).unwrap().map(|e| e.unwrap().path()).collect();
+    only_run_of(results, "small")
+}
+
+fn only_run_of(results: &Path, experiment: &str) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(results.join(experiment)).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(runs.len(), 1, "{runs:?}");
     runs[0].clone()
 }
@@ -194,6 +198,10 @@ fn bad_input_fails_in_one_line_before_any_game() {
     fails(d, &["both.toml"], "both fixed");
     write("budget.toml", experiment(0));
     fails(d, &["budget.toml"], "generations = 0");
+    write("etetris.toml", ETETRIS.replace("games = 1", "games = 3"));
+    fails(d, &["etetris.toml"], "set games = 1");
+    write("etetris-key.toml", ETETRIS.replace("beam = 20", "bean = 20"));
+    fails(d, &["etetris-key.toml"], "did you mean `beam`");
     fails(d, &["missing.toml"], "cannot read experiment file missing.toml");
     assert!(!d.join("results").exists(), "a results folder was created for bad input");
     // A folder that is not a run, and a run resumed with another experiment.
@@ -207,4 +215,90 @@ fn bad_input_fails_in_one_line_before_any_game() {
     // An output folder that cannot be created.
     write("file", String::new());
     fails(d, &["good.toml", "--results", "file"], "cannot create results folder");
+}
+
+/// A tiny E-Tetris campaign: Nelder-Mead on three weights, a 20-board beam over the first
+/// 300 pieces while tuning, 40 boards in the final scoring. Milliseconds per search.
+const ETETRIS: &str = r#"
+name = "tiny-etetris"
+preset = "etetris"
+games = 1
+seed = 3
+max_pieces = 300
+[etetris]
+beam = 20
+held_out_beam = 40
+[weights]
+row_transitions = {}
+holes = {}
+score_divisor = {}
+[fixed]
+cells = -1
+[optimizer]
+kind = "nelder-mead"
+[budget]
+generations = 8
+"#;
+
+fn solve_score(dir: &Path, args: &[&str]) -> u64 {
+    let out = Command::new(BINARY).arg("solve").args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let score = stdout.split_whitespace().find_map(|f| f.strip_prefix("score=")).expect("score=");
+    score.parse().unwrap()
+}
+
+#[test]
+fn an_etetris_campaign_writes_every_output_and_its_best_toml_solves() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("tiny.toml"), ETETRIS).unwrap();
+    // The beam search is parallel inside the driver's parallel rounds: still the same run
+    // at any thread count.
+    let one = tune(d, &["tiny.toml", "--results", "one", "--threads", "1"]);
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    let two = tune(d, &["tiny.toml", "--results", "two", "--threads", "2"]);
+    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
+    let (a, b) = (only_run_of(&d.join("one"), "tiny-etetris"), only_run_of(&d.join("two"), "tiny-etetris"));
+    for file in ["manifest.json", "evaluations.csv", "generations.csv", "best.toml", "fitness.png", "checkpoint.json"] {
+        assert!(a.join(file).is_file(), "missing {file}");
+    }
+    assert_same_run(&a, &b);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&manifest["preset"], &manifest["rule_set_version"], &manifest["fitness"]),
+        (&"etetris".into(), &"etetris/1".into(), &"score".into())
+    );
+    // One deterministic search per candidate: 1 game, no spread, no re-evaluation rows.
+    let evaluations = std::fs::read_to_string(a.join("evaluations.csv")).unwrap();
+    let mut rows = evaluations.lines();
+    assert_eq!(
+        rows.next(),
+        Some("generation,candidate,cells,row_transitions,column_transitions,holes,score_divisor,games,mean,standard_deviation,pieces,seconds")
+    );
+    let mut searches = 0;
+    for row in rows {
+        let fields: Vec<&str> = row.split(',').collect();
+        assert!(fields[1].parse::<u32>().is_ok(), "a re-evaluation row: {row}");
+        assert_eq!((fields[2], fields[7], fields[9]), ("-1", "1", "0"), "{row}");
+        searches += 1;
+    }
+    assert!(searches >= 4 + 7, "the initial simplex and a point per generation at least: {searches}");
+    assert_eq!(std::fs::read_to_string(a.join("generations.csv")).unwrap().lines().count(), 1 + 8);
+    // The summary states the held-out width; best.toml is what `solve --weights` reads,
+    // and it scores what the campaign reported, as the published weights do.
+    let stdout = String::from_utf8_lossy(&one.stdout);
+    let reported = |prefix: &str| -> u64 {
+        let line = stdout.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix:?}: {stdout}"));
+        line.rsplit_once("score ").unwrap().1.parse().unwrap()
+    };
+    let best = std::fs::read_to_string(a.join("best.toml")).unwrap();
+    assert!(best.contains("# Play it: tetris-lab solve --beam 40 --pieces 300 --weights best.toml"), "{best}");
+    let path = a.join("best.toml");
+    let tuned = solve_score(d, &["--beam", "40", "--pieces", "300", "--weights", path.to_str().unwrap()]);
+    assert_eq!(tuned, reported("held-out (beam 40): best score "));
+    let published = solve_score(d, &["--beam", "40", "--pieces", "300"]);
+    assert_eq!(published, reported("published etetris weights measured the same way: score "));
+    assert_ne!(tuned, published, "the tuned weights should play another game than the published ones");
 }

@@ -24,9 +24,16 @@ pub fn run() -> Result<()> {
             crate::policy::kind_name(p.policy)
         )?;
     }
-    let (name, summary) =
-        ("etetris", "the E-Tetris contest evaluator with the seed's beam search over the known 10,000-piece sequence");
-    writeln!(out, "  {name:<26} {summary} [rules etetris, `tetris-lab solve`]")?;
+    let (name, summary) = (
+        crate::eval::presets::ETETRIS,
+        "the E-Tetris contest evaluator with the seed's beam search over the known 10,000-piece sequence",
+    );
+    writeln!(
+        out,
+        "  {name:<26} {summary} [rules etetris, `tetris-lab solve`; tuned by experiments with preset = \"{name}\", \
+         weights {}]",
+        crate::tune::etetris_objective::weight_names().join(", ")
+    )?;
     writeln!(out, "\nPolicies:")?;
     for (name, _, summary) in crate::policy::REGISTRY {
         writeln!(out, "  {:<26} {}", name, summary)?;

@@ -95,10 +95,7 @@ pub fn run(args: Args) -> Result<()> {
         replayed.score,
         solution.score
     );
-    let moves = match args.moves {
-        MoveSet::Seed => "seed",
-        MoveSet::Full => "full",
-    };
+    let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

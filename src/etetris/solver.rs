@@ -21,8 +21,9 @@ use anyhow::{ensure, Context, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 
-/// Which placements a piece may take.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Which placements a piece may take (`--moves` and a tuning experiment's `moves`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum MoveSet {
     /// The seed's: rotate at the spawn point, shift along the top row, drop straight down.
     #[default]
@@ -30,6 +31,16 @@ pub enum MoveSet {
     /// Every resting position the game's single steps reach (slides under overhangs,
     /// rotations at depth), plus mid-air locks that clear rows.
     Full,
+}
+
+impl MoveSet {
+    /// The name `--moves` and experiment files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            MoveSet::Seed => "seed",
+            MoveSet::Full => "full",
+        }
+    }
 }
 
 // The solver and its weights can be shared across threads.

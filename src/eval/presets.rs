@@ -187,8 +187,19 @@ pub struct Built {
     pub policy: Box<dyn Policy>,
 }
 
+/// The E-Tetris contest evaluator. Not a preset of the game loop (it is a beam search
+/// over one known sequence, not a policy of [`REGISTRY`]'s kind): `tetris-lab solve`
+/// plays it, and tuning experiments name it as their `preset`.
+pub const ETETRIS: &str = "etetris";
+
 /// Looks a preset up by name, with a "did you mean" on a miss.
 pub fn find(name: &str) -> Result<&'static Preset> {
+    if name == ETETRIS {
+        anyhow::bail!(
+            "preset \"{ETETRIS}\" is the E-Tetris contest's beam search, not a game of this command: \
+             run it with `tetris-lab solve` (or tune it with `preset = \"{ETETRIS}\"` in an experiment file)"
+        );
+    }
     REGISTRY
         .iter()
         .find(|p| p.name == name)
@@ -210,5 +221,8 @@ mod tests {
     fn unknown_preset_suggests() {
         let e = find("el-tetriss").err().unwrap().to_string();
         assert!(e.contains("did you mean \"el-tetris\""), "{e}");
+        // Not "did you mean el-tetris": the contest has its own commands.
+        let e = find(ETETRIS).err().unwrap().to_string();
+        assert!(e.contains("tetris-lab solve") && !e.contains("did you mean"), "{e}");
     }
 }

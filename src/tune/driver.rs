@@ -14,11 +14,11 @@
 
 use super::experiment::Experiment;
 use super::objective::{build_objective, Executor, Objective, Played, Round};
+use super::target::About;
 use super::{Maximize, Optimizer};
 use crate::cli::play::{thread_pool, AtomicFile};
 use crate::randomizer::game_seed;
 use crate::report::stats::Summary;
-use crate::rules::RuleSet;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -126,8 +126,8 @@ impl Evaluation {
 struct Campaign<'e> {
     experiment: Experiment,
     run_dir: PathBuf,
-    /// The rule set, for the manifest and the logs (the objective plays its own copy).
-    rules: Box<dyn RuleSet>,
+    /// The rule set, board and policy, for the manifest and the logs.
+    about: About,
     objective: Box<dyn Objective>,
     executor: &'e dyn Executor,
     pool: rayon::ThreadPool,
@@ -336,12 +336,12 @@ impl<'e> Campaign<'e> {
         run_dir: PathBuf,
         executor: &'e dyn Executor,
     ) -> Result<Campaign<'e>> {
-        let rules = crate::rules::build(experiment.preset.rule_set, experiment.size)?;
+        let about = experiment.target.about()?;
         let objective = build_objective(&experiment)?;
         Ok(Campaign {
             experiment,
             run_dir,
-            rules,
+            about,
             objective,
             executor,
             pool: thread_pool(threads)?,
@@ -377,13 +377,13 @@ impl<'e> Campaign<'e> {
                     "experiment": e.name,
                     "experiment_file": e.text,
                     "master_seed": e.file.seed,
-                    "preset": e.preset.name,
-                    "rule_set": self.rules.name(),
-                    "rule_set_version": self.rules.version(),
-                    "board": self.rules.describe(),
-                    "policy": crate::policy::kind_name(e.preset.policy),
+                    "preset": e.target.name(),
+                    "rule_set": self.about.rule_set,
+                    "rule_set_version": self.about.rule_set_version,
+                    "board": self.about.board,
+                    "policy": self.about.policy,
                     "optimizer": e.file.optimizer.name(),
-                    "fitness": e.file.fitness.as_str(),
+                    "fitness": e.fitness.as_str(),
                     "crate_version": env!("CARGO_PKG_VERSION"),
                     "git_hash": git_hash(),
                     "start_time": now,
@@ -466,14 +466,13 @@ impl<'e> Campaign<'e> {
             }
         };
         say(format!(
-            "{} | preset {} | {} | {} | fitness {} over {} games{}",
+            "{} | preset {} | {} | {} | fitness {} {}",
             e.name,
-            e.preset.name,
-            self.rules.describe(),
+            e.target.name(),
+            self.about.board,
             e.file.optimizer.name(),
-            e.file.fitness.as_str(),
-            e.file.games,
-            e.file.max_pieces.map(|m| format!(" of at most {m} pieces")).unwrap_or_default()
+            e.fitness.as_str(),
+            e.target.measured_on(e.file.games, e.file.max_pieces)
         ));
         // The ticker moves the bar while a generation's games run.
         let done = Arc::new(AtomicBool::new(false));
@@ -579,7 +578,7 @@ impl<'e> Campaign<'e> {
                 c.evaluations.to_string(),
                 c.games.to_string(),
                 c.pieces.to_string(),
-                e.file.fitness.as_str().to_string(),
+                e.fitness.as_str().to_string(),
                 format!("{:.3}", c.seconds),
             ]);
             c.incumbent = Some(incumbent);
@@ -644,18 +643,20 @@ impl<'e> Campaign<'e> {
         super::plot::draw(std::slice::from_ref(&series), &title, &self.run_dir.join("fitness.svg"))
     }
 
-    /// Scores the incumbent and the preset's published weights on held-out seeds and
-    /// writes `best.toml`.
+    /// Scores the incumbent and the preset's published weights on held-out seeds (for
+    /// E-Tetris: with the wider held-out beam) and writes `best.toml`.
     fn finish(&self, c: &Checkpoint) -> Result<()> {
         let e = &self.experiment;
         let Some(best) = &c.incumbent else {
             bail!("the campaign ended before its first generation: no best to report");
         };
-        let n = e.file.held_out_games;
-        eprintln!("scoring the best on {n} held-out games (and the published weights on the same games)");
-        let published = e.preset.evaluator()?;
+        let n = e.held_out_games;
+        let held_out_on = e.target.held_out_on(n);
+        eprintln!("scoring the best on {held_out_on} (and the published weights the same way)");
+        let (_, published_weights) = e.target.published()?;
+        let tuned_weights = e.full_weights(&best.point);
         let round = Round {
-            weights: vec![e.full_weights(&best.point), published.weights()],
+            weights: vec![tuned_weights.clone(), published_weights.clone()],
             master: stream(e.file.seed, STREAM_HELD_OUT, 0),
             games: n,
             held_out: true,
@@ -667,13 +668,18 @@ impl<'e> Campaign<'e> {
             );
             return Ok(());
         };
-        let tuned_weights = e.full_weights(&best.point);
-        let published_weights = published.weights();
-        let cosine = cosine(&tuned_weights, &published_weights);
+        let cosine = cosine(&e.target.direction(&tuned_weights), &e.target.direction(&published_weights));
         let (t, p) = (&held_out[0].summary, &held_out[1].summary);
-        let fitness = e.file.fitness.as_str();
-        let board = self.rules.describe();
-        let describe = |s: &Summary| format!("{:.1} [{:.1}, {:.1}]", s.mean, s.low_95(), s.high_95());
+        let fitness = e.fitness.as_str();
+        let board = &self.about.board;
+        // One game (a deterministic objective) has no interval to show.
+        let describe = |s: &Summary| {
+            if s.count == 1 {
+                format!("{fitness} {}", number(s.mean))
+            } else {
+                format!("mean {fitness} {:.1} [{:.1}, {:.1}] (95% interval)", s.mean, s.low_95(), s.high_95())
+            }
+        };
         let mut text = String::new();
         text.push_str(&format!(
             "# Best weights of experiment {} (run {}), tuned by {} in {} generations ({} games, {} pieces).\n",
@@ -685,25 +691,20 @@ impl<'e> Campaign<'e> {
             c.pieces
         ));
         text.push_str(&format!(
-            "# Held-out ({n} unseen games, {board}): mean {fitness} {} (95% interval);\n# the published {} weights on the same games: {}.\n# Cosine similarity with the published weights: {cosine:.4}.\n",
+            "# Held-out ({held_out_on}, {board}): {};\n# the published {} weights measured the same way: {}.\n# Cosine similarity with the published weights: {cosine:.4}.\n",
             describe(t),
-            e.preset.name,
+            e.target.name(),
             describe(p)
         ));
-        text.push_str(&format!(
-            "# Play it: tetris-lab play --preset {}{} --weights best.toml\n",
-            e.preset.name,
-            e.size.map(|(w, h)| format!(" --board {w}x{h}")).unwrap_or_default()
-        ));
-        text.push_str(&format!("preset = {:?}\n", e.preset.name));
-        text.push_str(&format!(
-            "fitness = \"{fitness}: held-out mean {:.1} over {n} games (published weights {:.1})\"\n",
-            t.mean, p.mean
-        ));
-        text.push_str("\n[weights]\n");
-        for (name, w) in e.feature_names.iter().zip(&tuned_weights) {
-            text.push_str(&format!("{name} = {}\n", number(*w)));
-        }
+        text.push_str(&format!("# Play it: {}\n", e.target.play_command()));
+        let value = |s: &Summary| if s.count == 1 { number(s.mean) } else { format!("{:.1}", s.mean) };
+        let note = format!(
+            "{}{fitness} {} held out ({held_out_on}); published weights {}",
+            if n == 1 { "" } else { "mean " },
+            value(t),
+            value(p)
+        );
+        text.push_str(&e.target.best_toml(&e.feature_names, &tuned_weights, &note));
         let mut file = AtomicFile::create(&self.run_dir.join("best.toml"))?;
         file.writer().write_all(text.as_bytes())?;
         file.commit()?;
@@ -712,8 +713,8 @@ impl<'e> Campaign<'e> {
             "{}: {} generations, {} games, {} pieces, {:.0} s",
             e.name, c.generation, c.games, c.pieces, c.seconds
         );
-        println!("held-out ({n} unseen games): best {fitness} {}", describe(t));
-        println!("published {} weights on the same games: {}", e.preset.name, describe(p));
+        println!("held-out ({held_out_on}): best {}", describe(t));
+        println!("published {} weights measured the same way: {}", e.target.name(), describe(p));
         println!("cosine similarity with the published weights: {cosine:.4}");
         for (name, w) in e.feature_names.iter().zip(&tuned_weights) {
             println!("  {name:<26} {w:.6}");

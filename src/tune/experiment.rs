@@ -26,9 +26,26 @@
 //! pieces = 100000000
 //! ```
 //! Weights listed in neither table keep the preset's published value.
+//!
+//! `preset = "etetris"` tunes the E-Tetris contest evaluator instead (see
+//! [`super::etetris_objective`]): its weights are `cells`, `row_transitions`,
+//! `column_transitions`, `holes` and `score_divisor`; the fitness is the contest score of
+//! one deterministic beam search, so `games` is 1 and there is no re-evaluation; an
+//! `[etetris]` table sets the search:
+//!
+//! ```toml
+//! [etetris]
+//! beam = 100                          # boards kept while tuning
+//! moves = "seed"                      # seed | full
+//! held_out_beam = 1000                # the final scoring, the published weights' width
+//! ```
 
+use super::etetris_objective;
+use super::target::Target;
 use super::{cmaes, cross_entropy, genetic, nelder_mead, pso, random, Optimizer, Space};
-use crate::eval::presets::{self, Preset};
+use crate::etetris::game::PIECE_LIMIT;
+use crate::etetris::weights::SCORE_DIVISOR;
+use crate::eval::presets;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -40,7 +57,7 @@ use std::path::Path;
 pub enum Fitness {
     /// Rows cleared.
     Rows,
-    /// Points scored (rule sets that score).
+    /// Points scored (rule sets that score); for `etetris`, the contest score.
     Score,
     /// Pieces placed (turns survived).
     Turns,
@@ -153,13 +170,6 @@ impl OptimizerSpec {
     }
 }
 
-fn default_fitness() -> Fitness {
-    Fitness::Rows
-}
-fn default_held_out() -> u64 {
-    100
-}
-
 /// The experiment file as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -169,24 +179,27 @@ pub struct ExperimentFile {
     pub description: Option<String>,
     /// How long the campaign takes, as the file's author measured it.
     pub expected_time: Option<String>,
+    /// A preset of `tetris-lab list`, or `etetris`.
     pub preset: String,
     pub board: Option<String>,
-    #[serde(default = "default_fitness")]
-    pub fitness: Fitness,
+    /// Default `rows`, or `score` for `etetris`.
+    pub fitness: Option<Fitness>,
     pub games: u64,
     pub max_pieces: Option<u64>,
     pub seed: u64,
-    /// Games of the incumbent's re-evaluation each generation; default `games`; 0 keeps
-    /// the best candidate as measured (for deterministic fitness).
+    /// Games of the incumbent's re-evaluation each generation; default `games` (0 for
+    /// `etetris`); 0 keeps the best candidate as measured (for deterministic fitness).
     pub reevaluation_games: Option<u64>,
-    #[serde(default = "default_held_out")]
-    pub held_out_games: u64,
+    /// Default 100 (1 for `etetris`).
+    pub held_out_games: Option<u64>,
     #[serde(default)]
     pub weights: BTreeMap<String, TunedWeight>,
     #[serde(default)]
     pub fixed: BTreeMap<String, f64>,
     pub optimizer: OptimizerSpec,
     pub budget: Budget,
+    /// The beam search of `preset = "etetris"`.
+    pub etetris: Option<etetris_objective::Settings>,
 }
 
 /// A validated experiment.
@@ -196,8 +209,8 @@ pub struct Experiment {
     /// The file's text, recorded in the manifest and checkpoint.
     pub text: String,
     pub file: ExperimentFile,
-    pub preset: &'static Preset,
-    pub size: Option<(usize, usize)>,
+    /// What is tuned: the preset (and board), or the E-Tetris evaluator.
+    pub target: Target,
     /// Every feature of the preset, in preset order.
     pub feature_names: Vec<&'static str>,
     /// The full weight vector with fixed weights applied (tuned entries are overwritten).
@@ -205,14 +218,17 @@ pub struct Experiment {
     /// Position in `feature_names` of each tuned weight, in `space` order.
     pub tuned: Vec<usize>,
     pub space: Space,
+    /// The file's values, or their defaults for the target.
+    pub fitness: Fitness,
     pub reevaluation_games: u64,
+    pub held_out_games: u64,
 }
 
 impl std::fmt::Debug for Experiment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Experiment")
             .field("name", &self.name)
-            .field("preset", &self.preset.name)
+            .field("preset", &self.target.name())
             .field("file", &self.file)
             .finish_non_exhaustive()
     }
@@ -237,30 +253,14 @@ impl Experiment {
         {
             bail!("name {name:?} must be letters, digits, '-', '_' or '.' (it names the results folder)");
         }
-        let preset = presets::find(&file.preset).context("field `preset`")?;
-        let size = file
-            .board
-            .as_deref()
-            .map(crate::cli::play::parse_size)
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("field `board`: {e}"))?;
-        // Building the rule set checks that it allows the board size.
-        crate::rules::build(preset.rule_set, size).context("field `board`")?;
-        if file.fitness == Fitness::Level && !preset.rule_set.starts_with("guideline") {
-            bail!(
-                "field `fitness`: \"level\" needs a rule set with levels (the guideline game), \
-                 but preset {} plays {}",
-                preset.name,
-                preset.rule_set
-            );
-        }
-        let evaluator = preset.evaluator()?;
-        let feature_names = evaluator.feature_names();
-        let mut base_weights = evaluator.weights();
+        let target = if file.preset == presets::ETETRIS { target_etetris(&file)? } else { target_game(&file)? };
+        let is_etetris = matches!(target, Target::ETetris { .. });
+        let fitness = file.fitness.unwrap_or(if is_etetris { Fitness::Score } else { Fitness::Rows });
+        let (feature_names, mut base_weights) = target.published()?;
         let position = |table: &str, key: &str| -> Result<usize> {
             feature_names.iter().position(|n| n == &key).ok_or_else(|| {
                 crate::names::unknown("feature", key, feature_names.iter().copied())
-                    .context(format!("[{table}] {key}: preset {} has no such feature", preset.name))
+                    .context(format!("[{table}] {key}: preset {} has no such feature", target.name()))
             })
         };
         for (key, value) in &file.fixed {
@@ -307,13 +307,16 @@ impl Experiment {
         if tuned.is_empty() {
             bail!("no weight to tune: list at least one under [weights], e.g. `holes = {{ min = -10, max = 10 }}`");
         }
+        if is_etetris {
+            check_score_divisor(&feature_names, &base_weights, &space)?;
+        }
         if file.games == 0 {
             bail!("field `games` must be at least 1");
         }
         if file.max_pieces == Some(0) {
             bail!("field `max_pieces` must be at least 1");
         }
-        if file.held_out_games == 0 {
+        if file.held_out_games == Some(0) {
             bail!("field `held_out_games` must be at least 1: the final best is always scored on unseen seeds");
         }
         let budget = &file.budget;
@@ -329,9 +332,10 @@ impl Experiment {
         Ok(Experiment {
             name,
             text: text.to_string(),
-            reevaluation_games: file.reevaluation_games.unwrap_or(file.games),
-            preset,
-            size,
+            fitness,
+            reevaluation_games: file.reevaluation_games.unwrap_or(if is_etetris { 0 } else { file.games }),
+            held_out_games: file.held_out_games.unwrap_or(if is_etetris { 1 } else { 100 }),
+            target,
             feature_names,
             base_weights,
             tuned,
@@ -348,6 +352,96 @@ impl Experiment {
         }
         weights
     }
+}
+
+/// A preset of the game loop, its board checked against its rule set.
+fn target_game(file: &ExperimentFile) -> Result<Target> {
+    let preset = presets::find(&file.preset)
+        .map_err(|_| {
+            let known = presets::REGISTRY.iter().map(|p| p.name).chain([presets::ETETRIS]);
+            crate::names::unknown("preset", &file.preset, known)
+        })
+        .context("field `preset`")?;
+    let size = file
+        .board
+        .as_deref()
+        .map(crate::cli::play::parse_size)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("field `board`: {e}"))?;
+    // Building the rule set checks that it allows the board size.
+    crate::rules::build(preset.rule_set, size).context("field `board`")?;
+    if file.fitness == Some(Fitness::Level) && !preset.rule_set.starts_with("guideline") {
+        bail!(
+            "field `fitness`: \"level\" needs a rule set with levels (the guideline game), \
+             but preset {} plays {}",
+            preset.name,
+            preset.rule_set
+        );
+    }
+    if file.etetris.is_some() {
+        bail!("[etetris] sets the E-Tetris beam search: it needs preset = \"{}\"", presets::ETETRIS);
+    }
+    Ok(Target::Game { preset, size })
+}
+
+/// The E-Tetris evaluator: one deterministic search per candidate, so one game, no
+/// re-evaluation, one held-out "game" (its width is `held_out_beam`).
+fn target_etetris(file: &ExperimentFile) -> Result<Target> {
+    let settings = file.etetris.clone().unwrap_or_default();
+    settings.validate()?;
+    let deterministic = "the E-Tetris score is deterministic (one known sequence, one beam search)";
+    if file.board.is_some() {
+        bail!("field `board`: E-Tetris is played on the contest's 10x20 board only; remove `board`");
+    }
+    if let Some(fitness) = file.fitness.filter(|f| *f != Fitness::Score) {
+        bail!(
+            "field `fitness` = {:?}: preset \"{}\" is tuned for the contest score: use fitness = \"score\" \
+             (or leave it out)",
+            fitness.as_str(),
+            presets::ETETRIS
+        );
+    }
+    if file.games != 1 {
+        bail!("field `games` = {}: {deterministic}, so a candidate plays exactly 1 game: set games = 1", file.games);
+    }
+    if let Some(n) = file.reevaluation_games.filter(|&n| n != 0) {
+        bail!(
+            "field `reevaluation_games` = {n}: {deterministic}, so a re-evaluation would repeat the same search: \
+             set 0 or leave it out"
+        );
+    }
+    if let Some(n) = file.held_out_games.filter(|&n| n != 1) {
+        bail!(
+            "field `held_out_games` = {n}: {deterministic}; the final scoring is 1 search with \
+             [etetris] held_out_beam boards: set 1 or leave it out"
+        );
+    }
+    let pieces = match file.max_pieces {
+        Some(m) if m as usize > PIECE_LIMIT => {
+            bail!("field `max_pieces` = {m}: the contest's sequence has {PIECE_LIMIT} pieces")
+        }
+        Some(m) => m as usize,
+        None => PIECE_LIMIT,
+    };
+    Ok(Target::ETetris { settings, pieces })
+}
+
+/// The beam key divides the score by `score_divisor`: a fixed value, a start and a range
+/// must keep it positive (candidates an optimizer still moves below 0 score 0).
+fn check_score_divisor(names: &[&str], base_weights: &[f64], space: &Space) -> Result<()> {
+    let fixed = base_weights[names.iter().position(|n| *n == SCORE_DIVISOR).expect("an E-Tetris weight")];
+    if let Some(i) = space.names.iter().position(|n| n == SCORE_DIVISOR) {
+        let start = space.start[i];
+        if start <= 0.0 {
+            bail!("[weights] {SCORE_DIVISOR}: start {start} must be positive (the score is divided by it)");
+        }
+        if let Some((low, _)) = space.ranges[i].filter(|(low, _)| *low <= 0.0) {
+            bail!("[weights] {SCORE_DIVISOR}: range min {low} must be positive (the score is divided by it)");
+        }
+    } else if fixed <= 0.0 {
+        bail!("[fixed] {SCORE_DIVISOR} = {fixed}: must be positive (the score is divided by it)");
+    }
+    Ok(())
 }
 
 /// One line: where in the file, what is wrong, and the closest known name for an unknown
@@ -380,6 +474,7 @@ fn suggest(message: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etetris::solver::MoveSet;
 
     const GOOD: &str = r#"
 preset = "dellacherie-simplified"
@@ -410,7 +505,8 @@ generations = 3
         assert_eq!(e.space.ranges, vec![None, Some((-10.0, 0.0))]);
         assert_eq!(e.space.start, vec![-1.0, -4.0]);
         assert_eq!(e.reevaluation_games, 2);
-        assert_eq!(e.file.held_out_games, 100);
+        assert_eq!(e.held_out_games, 100);
+        assert_eq!(e.fitness, Fitness::Rows);
         let full = e.full_weights(&[-3.0, -7.0]);
         assert_eq!(full, vec![-3.0, 2.0, -1.0, -1.0, -7.0, -1.0]);
         assert!(matches!(e.file.optimizer, OptimizerSpec::CrossEntropy(ref o) if o.population == 20));
@@ -460,5 +556,81 @@ generations = 3
         assert!(e.contains("needs a range for every tuned weight"), "{e}");
         let e = error(&GOOD.replace("10x10", "10x99"));
         assert!(e.contains("board"), "{e}");
+    }
+
+    const ETETRIS: &str = r#"
+preset = "etetris"
+games = 1
+seed = 1
+[etetris]
+beam = 50
+[weights]
+row_transitions = { min = 0, max = 10 }
+score_divisor = {}
+[fixed]
+cells = -1.5
+[optimizer]
+kind = "nelder-mead"
+[budget]
+games = 40
+"#;
+
+    #[test]
+    fn an_etetris_file() {
+        let e = Experiment::parse(ETETRIS, "test").unwrap();
+        assert_eq!(e.feature_names, vec!["cells", "row_transitions", "column_transitions", "holes", "score_divisor"]);
+        assert_eq!(e.space.names, vec!["row_transitions", "score_divisor"]);
+        assert_eq!(e.space.start, vec![3.2178882868487753, 38.0]);
+        // Defaults for a deterministic objective: the contest score, no re-evaluation,
+        // one held-out search at the published width.
+        assert_eq!((e.fitness, e.reevaluation_games, e.held_out_games), (Fitness::Score, 0, 1));
+        let Target::ETetris { settings, pieces } = &e.target else { panic!("not an E-Tetris target") };
+        assert_eq!((settings.beam, settings.held_out_beam, settings.moves), (50, 1000, MoveSet::Seed));
+        assert_eq!(*pieces, PIECE_LIMIT);
+        let full = e.full_weights(&[2.0, 40.0]);
+        assert_eq!(full, vec![-1.5, 2.0, 9.348695305445199, 7.899265427351652, 40.0]);
+        let e =
+            Experiment::parse(&ETETRIS.replace("games = 1", "games = 1\nmax_pieces = 300\nfitness = \"score\""), "t");
+        assert!(matches!(e.unwrap().target, Target::ETetris { pieces: 300, .. }));
+        let e = Experiment::parse(&ETETRIS.replace("beam = 50", "beam = 50\nmoves = \"full\""), "t").unwrap();
+        assert!(matches!(
+            e.target,
+            Target::ETetris { settings: etetris_objective::Settings { moves: MoveSet::Full, .. }, .. }
+        ));
+    }
+
+    #[test]
+    fn etetris_mistakes_are_refused_in_one_line() {
+        let cases = [
+            ("beam = 50", "beam = 50\nheld_out_bem = 9", "did you mean `held_out_beam`"),
+            ("beam = 50", "beam = 0", "[etetris] beam = 0"),
+            ("beam = 50", "held_out_beam = 0", "[etetris] held_out_beam = 0"),
+            ("beam = 50", "moves = \"sed\"", "did you mean `seed`"),
+            ("games = 1", "games = 5", "`games` = 5: the E-Tetris score is deterministic"),
+            ("games = 1", "games = 1\nreevaluation_games = 3", "would repeat the same search"),
+            ("games = 1", "games = 1\nheld_out_games = 100", "`held_out_games` = 100"),
+            ("games = 1", "games = 1\nfitness = \"rows\"", "use fitness = \"score\""),
+            ("games = 1", "games = 1\nboard = \"10x10\"", "contest's 10x20 board only"),
+            ("games = 1", "games = 1\nmax_pieces = 10001", "has 10000 pieces"),
+            ("row_transitions = {", "row_transition = {", "did you mean \"row_transitions\""),
+            ("cells = -1.5", "landing_height = 1", "preset etetris has no such feature"),
+            ("score_divisor = {}", "score_divisor = { start = -2 }", "start -2 must be positive"),
+            ("score_divisor = {}", "score_divisor = { min = 0, max = 50 }", "range min 0 must be positive"),
+            (
+                "score_divisor = {}\n[fixed]\ncells = -1.5",
+                "holes = {}\n[fixed]\ncells = -1.5\nscore_divisor = 0",
+                "[fixed] score_divisor = 0: must be positive",
+            ),
+            ("\"etetris\"", "\"etetriss\"", "did you mean \"etetris\""),
+        ];
+        for (from, to, expected) in cases {
+            let text = ETETRIS.replace(from, to);
+            assert_ne!(text, ETETRIS, "{from:?} is not in the file");
+            let e = error(&text);
+            assert!(e.contains(expected) && !e.contains('\n'), "{to:?}: {e}");
+        }
+        // [etetris] belongs to preset etetris only.
+        let e = error(&format!("{GOOD}[etetris]\nbeam = 5\n"));
+        assert!(e.contains("it needs preset = \"etetris\""), "{e}");
     }
 }

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 pub mod cmaes;
 pub mod cross_entropy;
 pub mod driver;
+pub mod etetris_objective;
 pub mod experiment;
 pub mod genetic;
 #[cfg(feature = "mpi")]
@@ -27,6 +28,7 @@ pub mod plot;
 pub mod pso;
 pub mod random;
 mod replay;
+pub mod target;
 
 /// A fitness: higher is better. Minimizers (argmin's solvers) see [`Maximize::cost`].
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]

@@ -22,8 +22,8 @@
 use super::experiment::Experiment;
 use super::objective::{build_objective, run_jobs, Executor, Objective, Played, Round};
 use anyhow::{anyhow, bail, Context, Result};
-use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::point_to_point::MatchedReceiveVec;
+use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{Destination, Source};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

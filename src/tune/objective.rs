@@ -7,7 +7,8 @@
 //! ([`crate::tune::mpi`]), and reassembled in job order with identical results.
 //!
 //! An [`Objective`] plays one job. [`GameObjective`] plays a game of a preset under its
-//! rule set; other objectives (the E-Tetris beam search) plug in beside it.
+//! rule set; [`super::etetris_objective::ETetrisObjective`] runs the E-Tetris beam search;
+//! [`build_objective`] picks one for an experiment.
 
 use super::experiment::Experiment;
 use crate::eval::Evaluator;
@@ -78,15 +79,10 @@ impl Objective for GameObjective {
     }
 }
 
-/// The objective an experiment measures.
+/// The objective an experiment measures (a game of its preset, or the E-Tetris search:
+/// see [`super::target::Target::objective`]).
 pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
-    Ok(Box::new(GameObjective {
-        rules: crate::rules::build(experiment.preset.rule_set, experiment.size)?,
-        evaluator: experiment.preset.evaluator()?,
-        policy: experiment.preset.policy,
-        limits: GameLimits { max_pieces: experiment.file.max_pieces },
-        fitness: experiment.file.fitness,
-    }))
+    experiment.target.objective(experiment.fitness, experiment.file.max_pieces)
 }
 
 /// Where a round's jobs run: this machine ([`Local`]) or a cluster (`tune::mpi`). Either

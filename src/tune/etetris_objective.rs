@@ -1,0 +1,215 @@
+//! The E-Tetris objective: the contest evaluator's weights, scored by the beam search
+//! they steer (`preset = "etetris"` in an experiment file).
+//!
+//! One job is one [`BeamSearch`] from the empty grid over the contest's known piece
+//! sequence, exactly what `tetris-lab solve --beam K --weights FILE` runs; its fitness is
+//! the contest score it reaches (the game's count) and its pieces are the pieces placed
+//! (fewer than 10,000 when every kept board tops out). The search is deterministic, so
+//! the job's seed is ignored and a candidate plays one "game". The held-out round, the
+//! final comparison of the tuned and the published weights, searches wider
+//! (`held_out_beam`, default 1,000: the width of the published 1.30 M), and there the
+//! score is checked by replaying the search's record, as `solve` does.
+//!
+//! The weight vector is [`FEATURE_NAMES`] then `score_divisor` (the order of
+//! [`Weights::to_toml`]). A vector `solve` would refuse (a weight that is not finite, or
+//! a score divisor that is not positive: the beam key divides by it) is not searched: its
+//! fitness is 0, the worst score there is, so every optimizer moves away from it.
+
+use super::objective::{Objective, Played};
+use crate::etetris::game::{sequence, Grid, Spawn};
+use crate::etetris::record::replay;
+use crate::etetris::solver::{write_record, BeamSearch, MoveSet, Options};
+use crate::etetris::weights::{Weights, FEATURE_NAMES, SCORE_DIVISOR};
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// The experiment file's `[etetris]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Boards kept after each piece while tuning (`solve --beam`).
+    pub beam: usize,
+    /// The move set (`solve --moves`): `seed` or `full`.
+    pub moves: MoveSet,
+    /// Boards kept in the final scoring of the best and the published weights.
+    pub held_out_beam: usize,
+}
+
+impl Default for Settings {
+    /// Tuning at 100 kept boards (about a second per candidate on one core, the
+    /// smallest width of the README's benchmark); the final scoring at the published
+    /// 1,000.
+    fn default() -> Settings {
+        Settings { beam: 100, moves: MoveSet::Seed, held_out_beam: 1000 }
+    }
+}
+
+impl Settings {
+    pub fn validate(&self) -> Result<()> {
+        if self.beam == 0 {
+            bail!("[etetris] beam = 0: the search keeps at least 1 board");
+        }
+        if self.held_out_beam == 0 {
+            bail!("[etetris] held_out_beam = 0: the search keeps at least 1 board");
+        }
+        Ok(())
+    }
+}
+
+/// The weight names of a tuning vector, in its order.
+pub fn weight_names() -> Vec<&'static str> {
+    FEATURE_NAMES.iter().copied().chain([SCORE_DIVISOR]).collect()
+}
+
+/// A tuning vector as [`weight_names`] orders it.
+pub fn vector(weights: &Weights) -> Vec<f64> {
+    weights.features.iter().copied().chain([weights.score_divisor]).collect()
+}
+
+/// The weights of a tuning vector, or `None` where `solve` would refuse them (see the
+/// module doc).
+pub fn weights(vector: &[f64]) -> Option<Weights> {
+    assert_eq!(vector.len(), FEATURE_NAMES.len() + 1, "an E-Tetris vector has 4 weights and the score divisor");
+    let score_divisor = vector[FEATURE_NAMES.len()];
+    if !vector.iter().all(|w| w.is_finite()) || score_divisor <= 0.0 {
+        return None;
+    }
+    let mut features = [0.0; 4];
+    features.copy_from_slice(&vector[..FEATURE_NAMES.len()]);
+    Some(Weights { features, score_divisor })
+}
+
+/// The linear coefficients of the beam key, `[w1, w2, w3, w4, -1/score_divisor]`: what
+/// the search's choices depend on (up to a positive factor), for comparing directions.
+pub fn coefficients(vector: &[f64]) -> Vec<f64> {
+    let mut coefficients = vector.to_vec();
+    if let Some(last) = coefficients.last_mut() {
+        *last = -1.0 / *last;
+    }
+    coefficients
+}
+
+/// Scores weight vectors by the beam search over the first `pieces` of the sequence.
+pub struct ETetrisObjective {
+    settings: Settings,
+    spawns: Vec<Spawn>,
+}
+
+impl ETetrisObjective {
+    /// `pieces` is the number of pieces of the sequence to place (the contest: 10,000).
+    pub fn new(settings: Settings, pieces: usize) -> ETetrisObjective {
+        ETetrisObjective { settings, spawns: sequence(pieces) }
+    }
+}
+
+impl Objective for ETetrisObjective {
+    /// The seed is ignored: the sequence is the contest's, and the search deterministic.
+    fn play(&self, vector: &[f64], _seed: u64, held_out: bool, live: &AtomicU64) -> Played {
+        let start = Instant::now();
+        let Some(weights) = weights(vector) else {
+            return Played { fitness: 0.0, pieces: 0, seconds: 0.0 };
+        };
+        let beam = if held_out { self.settings.held_out_beam } else { self.settings.beam };
+        let moves = self.settings.moves;
+        // BeamSearch expands with rayon: inside the driver's pool this nests, so a
+        // generation of few candidates still uses every thread.
+        let solution =
+            BeamSearch::new(Options { beam, moves, weights }).solve(Grid::default(), &self.spawns, &mut |_| {
+                live.fetch_add(1, Ordering::Relaxed);
+            });
+        if held_out {
+            // The reported figure is the game's own count of the record, as `solve` prints.
+            let record = write_record(Grid::default(), &self.spawns, &solution.placements, moves)
+                .expect("the solver's placements are reachable");
+            let replayed = replay(&record);
+            assert_eq!(replayed.score, solution.score as u64, "the record replays to another score");
+        }
+        Played {
+            fitness: solution.score as f64,
+            pieces: solution.placements.len() as u64,
+            seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PIECES: usize = 400;
+
+    fn direct(weights: Weights, beam: usize) -> (u32, usize) {
+        let solution = BeamSearch::new(Options { beam, moves: MoveSet::Seed, weights }).solve(
+            Grid::default(),
+            &sequence(PIECES),
+            &mut |_| {},
+        );
+        (solution.score, solution.placements.len())
+    }
+
+    #[test]
+    fn plays_what_the_beam_search_plays() {
+        let settings = Settings { beam: 40, moves: MoveSet::Seed, held_out_beam: 60 };
+        let objective = ETetrisObjective::new(settings, PIECES);
+        let published = vector(&Weights::default());
+        let live = AtomicU64::new(0);
+        let tuning = objective.play(&published, 1, false, &live);
+        let (score, pieces) = direct(Weights::default(), 40);
+        assert!(score > 10_000, "a search that scores little checks little: {score}");
+        assert_eq!((tuning.fitness, tuning.pieces), (score as f64, pieces as u64));
+        assert_eq!(live.load(Ordering::Relaxed), pieces as u64);
+        // Deterministic: another seed, another run, the same score.
+        let again = objective.play(&published, 99, false, &live);
+        assert_eq!((again.fitness, again.pieces), (tuning.fitness, tuning.pieces));
+        // The held-out round searches `held_out_beam` boards (and replays its record).
+        let held_out = objective.play(&published, 1, true, &live);
+        let (wide, _) = direct(Weights::default(), 60);
+        assert_ne!(score, wide, "beams 40 and 60 must differ for this check to mean something");
+        assert_eq!(held_out.fitness, wide as f64);
+        // Other weights, another search.
+        let mut other = published.clone();
+        other[3] = 2.0;
+        let changed = objective.play(&other, 1, false, &live);
+        let expected = direct(weights(&other).unwrap(), 40).0;
+        assert_ne!(expected, score);
+        assert_eq!(changed.fitness, expected as f64);
+    }
+
+    #[test]
+    fn vectors_solve_would_refuse_score_zero() {
+        let objective = ETetrisObjective::new(Settings::default(), PIECES);
+        let live = AtomicU64::new(0);
+        let mut vector = vector(&Weights::default());
+        for (index, bad) in [(4, 0.0), (4, -38.0), (4, f64::INFINITY), (1, f64::NAN), (0, f64::NEG_INFINITY)] {
+            let mut v = vector.clone();
+            v[index] = bad;
+            assert!(weights(&v).is_none(), "{v:?}");
+            let played = objective.play(&v, 1, false, &live);
+            assert_eq!((played.fitness, played.pieces), (0.0, 0), "{v:?}");
+        }
+        assert_eq!(live.load(Ordering::Relaxed), 0);
+        vector[4] = 1e-9;
+        assert!(weights(&vector).is_some());
+    }
+
+    #[test]
+    fn vectors_and_weights_line_up() {
+        let published = Weights::default();
+        let v = vector(&published);
+        assert_eq!(weight_names(), ["cells", "row_transitions", "column_transitions", "holes", "score_divisor"]);
+        assert_eq!(weights(&v), Some(published));
+        assert_eq!(coefficients(&v)[4], -1.0 / 38.0);
+        assert_eq!(&coefficients(&v)[..4], &published.features);
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        assert!(Settings::default().validate().is_ok());
+        let zero = Settings { beam: 0, ..Settings::default() };
+        assert!(zero.validate().unwrap_err().to_string().contains("beam = 0"));
+        let zero = Settings { held_out_beam: 0, ..Settings::default() };
+        assert!(zero.validate().unwrap_err().to_string().contains("held_out_beam = 0"));
+    }
+}

@@ -6,6 +6,9 @@
 //!   and `--resume` on 2 ranks ends exactly where an uninterrupted run ends.
 #![cfg(feature = "mpi")]
 
+mod common;
+
+use common::{assert_same_run, only_run_of};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -34,39 +37,7 @@ fn check(output: &Output, what: &str) {
 }
 
 fn only_run(results: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> =
-        std::fs::read_dir(results.join("quickstart")).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs[0].clone()
-}
-
-/// A CSV without its last column (seconds, the only field allowed to differ).
-fn without_seconds(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines().map(|line| line.rsplit_once(',').unwrap().0.to_string()).collect::<Vec<_>>().join("\n")
-}
-
-fn assert_same_run(a: &Path, b: &Path) {
-    for csv in ["evaluations.csv", "generations.csv"] {
-        let (x, y) = (without_seconds(&a.join(csv)), without_seconds(&b.join(csv)));
-        assert!(x.lines().count() > 3, "{csv} has rows");
-        assert_eq!(x, y, "{csv} differs");
-    }
-    let best = |dir: &Path| {
-        std::fs::read_to_string(dir.join("best.toml"))
-            .unwrap()
-            .lines()
-            .filter(|l| !l.starts_with("# Best weights of experiment")) // names the run folder
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    assert_eq!(best(a), best(b), "best.toml differs");
-    let state = |dir: &Path| {
-        let c: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("checkpoint.json")).unwrap()).unwrap();
-        (c["optimizer"].clone(), c["incumbent"].clone(), c["pieces"].clone(), c["generation"].clone())
-    };
-    assert_eq!(state(a), state(b), "checkpoint differs");
+    only_run_of(results, "quickstart")
 }
 
 /// The jobs each rank played, from rank 0's closing line.

@@ -13,7 +13,7 @@
 //!   `best.toml`, the progress bar and Ctrl-C.
 
 use super::experiment::Experiment;
-use super::objective::{build_objective, Executor, Objective, Played, Round};
+use super::objective::{build_objective, Executor, Objective, Played, Players, Round};
 use super::target::About;
 use super::{Maximize, Optimizer};
 use crate::cli::play::{thread_pool, AtomicFile};
@@ -406,7 +406,10 @@ impl<'e> Campaign<'e> {
     }
 
     fn evaluate_round(&self, round: &Round) -> Result<Option<Vec<Evaluation>>> {
-        let results = self.executor.run(self.objective.as_ref(), round, &self.pool, &STOP, &self.pieces_live)?;
+        let results = self.executor.run(
+            round,
+            &Players { objective: self.objective.as_ref(), pool: &self.pool, stop: &STOP, live: &self.pieces_live },
+        )?;
         Ok(results.map(|results| Evaluation::from_jobs(&results, round.games)))
     }
 

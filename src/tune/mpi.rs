@@ -20,7 +20,7 @@
 //! coordinator's own share of the jobs runs on a second thread meanwhile.
 
 use super::experiment::Experiment;
-use super::objective::{build_objective, run_jobs, Executor, Objective, Played, Round};
+use super::objective::{build_objective, Executor, Objective, Played, Players, Round};
 use anyhow::{anyhow, bail, Context, Result};
 use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -117,12 +117,13 @@ pub fn work(world: &SimpleCommunicator, pool: &rayon::ThreadPool) -> Result<()> 
             ToWorker::Round(round) => {
                 let objective =
                     objective.as_deref().ok_or_else(|| anyhow!("rank 0 sent a round before its campaign"))?;
+                let players = Players { objective, pool, stop: &never, live: &live };
                 coordinator.send(&encode(&ToCoordinator::Ready)[..]);
                 loop {
                     let (bytes, _) = receive(&coordinator);
                     match decode::<ToWorker>(&bytes, 0)? {
                         ToWorker::Batch { first, count } => {
-                            let results = run_jobs(objective, &round, first, count, pool, &never, &live);
+                            let results = players.run_jobs(&round, first, count);
                             coordinator.send(&encode(&ToCoordinator::Results { first, results })[..]);
                         }
                         ToWorker::RoundDone => break,
@@ -232,14 +233,8 @@ impl Executor for Coordinator<'_> {
         Ok(())
     }
 
-    fn run(
-        &self,
-        objective: &dyn Objective,
-        round: &Round,
-        pool: &rayon::ThreadPool,
-        stop: &AtomicBool,
-        live: &AtomicU64,
-    ) -> Result<Option<Vec<Played>>> {
+    fn run(&self, round: &Round, players: &Players) -> Result<Option<Vec<Played>>> {
+        let (stop, live) = (players.stop, players.live);
         let jobs = round.jobs();
         let batches = Batches { next: AtomicU64::new(0), jobs, size: self.batch_size(jobs) };
         let results: Mutex<Vec<Option<Played>>> = Mutex::new(vec![None; jobs as usize]);
@@ -259,7 +254,7 @@ impl Executor for Coordinator<'_> {
             // Rank 0's own share, on its pool, while this thread serves the workers.
             scope.spawn(|| {
                 while let Some((first, count)) = batches.take() {
-                    match run_jobs(objective, round, first, count, pool, stop, live) {
+                    match players.run_jobs(round, first, count) {
                         Some(played) => {
                             local_jobs.fetch_add(count, Ordering::Relaxed);
                             store(first, &played)

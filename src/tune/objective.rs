@@ -85,6 +85,36 @@ pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
     experiment.target.objective(experiment.fitness, experiment.file.max_pieces)
 }
 
+/// What a process brings to a round: the objective and the threads that play it.
+pub struct Players<'a> {
+    pub objective: &'a dyn Objective,
+    pub pool: &'a rayon::ThreadPool,
+    /// Raised by Ctrl-C: jobs not yet started are skipped.
+    pub stop: &'a AtomicBool,
+    /// Pieces placed so far (for progress bars).
+    pub live: &'a AtomicU64,
+}
+
+impl Players<'_> {
+    /// Runs jobs `first..first + count` of `round` on the pool, in job order. `None` if
+    /// `stop` was raised before they all ran.
+    pub fn run_jobs(&self, round: &Round, first: u64, count: u64) -> Option<Vec<Played>> {
+        let results: Vec<Option<Played>> = self.pool.install(|| {
+            (first..first + count)
+                .into_par_iter()
+                .map(|job| {
+                    if self.stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let (weights, seed) = round.job(job);
+                    Some(self.objective.play(weights, seed, round.held_out, self.live))
+                })
+                .collect()
+        });
+        results.into_iter().collect()
+    }
+}
+
 /// Where a round's jobs run: this machine ([`Local`]) or a cluster (`tune::mpi`). Either
 /// way the results come back in job order, identical.
 pub trait Executor {
@@ -93,15 +123,8 @@ pub trait Executor {
     fn begin(&self, _experiment: &Experiment, _run_dir: &std::path::Path) -> Result<()> {
         Ok(())
     }
-    /// Runs every job of `round`; `None` if `stop` was raised before they all ran.
-    fn run(
-        &self,
-        objective: &dyn Objective,
-        round: &Round,
-        pool: &rayon::ThreadPool,
-        stop: &AtomicBool,
-        live: &AtomicU64,
-    ) -> Result<Option<Vec<Played>>>;
+    /// Runs every job of `round`; `None` if Ctrl-C stopped it before they all ran.
+    fn run(&self, round: &Round, players: &Players) -> Result<Option<Vec<Played>>>;
     /// How the work is spread, for the manifest.
     fn describe(&self) -> serde_json::Value;
 }
@@ -110,43 +133,10 @@ pub trait Executor {
 pub struct Local;
 
 impl Executor for Local {
-    fn run(
-        &self,
-        objective: &dyn Objective,
-        round: &Round,
-        pool: &rayon::ThreadPool,
-        stop: &AtomicBool,
-        live: &AtomicU64,
-    ) -> Result<Option<Vec<Played>>> {
-        Ok(run_jobs(objective, round, 0, round.jobs(), pool, stop, live))
+    fn run(&self, round: &Round, players: &Players) -> Result<Option<Vec<Played>>> {
+        Ok(players.run_jobs(round, 0, round.jobs()))
     }
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "kind": "local" })
     }
-}
-
-/// Runs jobs `first..first + count` of `round` on `pool`, in job order. `None` if `stop`
-/// was raised before they all ran.
-pub fn run_jobs(
-    objective: &dyn Objective,
-    round: &Round,
-    first: u64,
-    count: u64,
-    pool: &rayon::ThreadPool,
-    stop: &AtomicBool,
-    live: &AtomicU64,
-) -> Option<Vec<Played>> {
-    let results: Vec<Option<Played>> = pool.install(|| {
-        (first..first + count)
-            .into_par_iter()
-            .map(|job| {
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let (weights, seed) = round.job(job);
-                Some(objective.play(weights, seed, round.held_out, live))
-            })
-            .collect()
-    });
-    results.into_iter().collect()
 }

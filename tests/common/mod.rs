@@ -37,3 +37,44 @@ pub fn assert_clean_error(o: &Output, needle: &str) {
     assert!(lines[0].starts_with("error:"), "{err}");
     assert!(err.contains(needle), "expected {needle:?} in: {err}");
 }
+
+/// The one run folder of `experiment` under `results`.
+pub fn only_run_of(results: &Path, experiment: &str) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(results.join(experiment)).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+/// A CSV without its last column (wall-clock seconds, the only field allowed to differ).
+pub fn without_seconds(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .map(|line| {
+            assert!(line.ends_with(|c: char| c.is_ascii_digit()) || line.ends_with("seconds"), "{line}");
+            line.rsplit_once(',').unwrap().0.to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Two runs ended alike: their logs (but for seconds), best weights and final state.
+pub fn assert_same_run(a: &Path, b: &Path) {
+    for csv in ["evaluations.csv", "generations.csv"] {
+        assert_eq!(without_seconds(&a.join(csv)), without_seconds(&b.join(csv)), "{csv} differs");
+    }
+    let best = |dir: &Path| {
+        std::fs::read_to_string(dir.join("best.toml"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("# Best weights of experiment")) // names the run folder
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(best(a), best(b), "best.toml differs");
+    let optimizer = |dir: &Path| {
+        let c: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("checkpoint.json")).unwrap()).unwrap();
+        (c["optimizer"].clone(), c["incumbent"].clone(), c["pieces"].clone())
+    };
+    assert_eq!(optimizer(a), optimizer(b), "checkpoint differs");
+}

@@ -116,18 +116,43 @@ const COLORS: [RGBColor; 10] = [
 /// Short numbers for axes: 1.5k, 2M.
 fn human(x: f64) -> String {
     let a = x.abs();
-    let (value, suffix) = if a >= 1e9 {
-        (x / 1e9, "G")
+    let digits =
+        if (a >= 1e3 && a < 1e5) || (a >= 1e6 && a < 1e8) || (a >= 1e9 && a < 1e11) || a < 100.0 { 1 } else { 0 };
+    human_with(x, digits)
+}
+
+/// [`human`] with enough decimals that ticks `step` apart read differently (1.25M and
+/// 1.3M, not 1.2M twice, on a narrow axis).
+fn human_step(x: f64, step: f64) -> String {
+    let scale = suffix(x).0;
+    let digits = if step > 0.0 { (scale / step).log10().ceil().clamp(0.0, 3.0) as usize } else { 1 };
+    human_with(x, digits)
+}
+
+fn suffix(x: f64) -> (f64, &'static str) {
+    let a = x.abs();
+    if a >= 1e9 {
+        (1e9, "G")
     } else if a >= 1e6 {
-        (x / 1e6, "M")
+        (1e6, "M")
     } else if a >= 1e3 {
-        (x / 1e3, "k")
+        (1e3, "k")
     } else {
-        (x, "")
-    };
-    let text =
-        if value.fract().abs() < 1e-9 || value.abs() >= 100.0 { format!("{value:.0}") } else { format!("{value:.1}") };
-    format!("{text}{suffix}")
+        (1.0, "")
+    }
+}
+
+/// `x` in its unit with at most `digits` decimals, trailing zeros dropped.
+fn human_with(x: f64, digits: usize) -> String {
+    let (scale, unit) = suffix(x);
+    let mut text = format!("{:.*}", digits, x / scale);
+    if text.contains('.') {
+        text = text.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    if text == "-0" {
+        text = "0".into();
+    }
+    format!("{text}{unit}")
 }
 
 /// Draws the series into `out` (`.png` or `.svg`).
@@ -141,8 +166,15 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
     // Scores grow about geometrically while tuning: a log axis when they span decades.
     // The decision looks at the curves, not the bands, whose lower ends can be negative.
     let floor = 0.1;
-    let curves =
-        || series.iter().flat_map(|s| s.best.iter().chain(&s.generation_mean)).copied().filter(|v| v.is_finite());
+    // Generation means are drawn for a single run only; overlays scale to what they draw.
+    let single = series.len() == 1;
+    let curves = || {
+        series
+            .iter()
+            .flat_map(|s| s.best.iter().chain(if single { &s.generation_mean[..] } else { &[] }))
+            .copied()
+            .filter(|v| v.is_finite())
+    };
     let bands = || series.iter().flat_map(|s| s.best_low.iter().chain(&s.best_high)).copied().filter(|v| v.is_finite());
     let curve_low = curves().fold(f64::INFINITY, f64::min);
     let curve_high = curves().fold(f64::NEG_INFINITY, f64::max);
@@ -159,7 +191,8 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
     }
     // One run: its generation means and a dot per generation too. Several: only the best
     // so far of each, so the chart stays readable.
-    let single = series.len() == 1;
+    // Plotters puts about ten labels on an axis.
+    let y_step = (high - low) / 10.0;
     let band_alpha = if single { 0.15 } else { 0.07 };
     let fitness = series.first().map(|s| s.fitness.clone()).unwrap_or_default();
     let y_label = match fitness.as_str() {
@@ -183,7 +216,7 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 .x_desc("pieces simulated (work done)")
                 .y_desc(if logarithmic { format!("{y_label} (log scale)") } else { y_label.to_string() })
                 .x_label_formatter(&|x| human(*x))
-                .y_label_formatter(&|y| human(*y))
+                .y_label_formatter(&|y| if logarithmic { human(*y) } else { human_step(*y, y_step) })
                 .label_style(("sans-serif", 16))
                 .axis_desc_style(("sans-serif", 18))
                 .light_line_style(WHITE.mix(0.0))
@@ -259,5 +292,15 @@ mod tests {
         assert_eq!(human(2_000_000.0), "2M");
         assert_eq!(human(250_000.0), "250k");
         assert_eq!(human(12.5), "12.5");
+        assert_eq!(human(1_250_000.0), "1.2M");
+    }
+
+    #[test]
+    fn narrow_axes_get_distinct_labels() {
+        let ticks: Vec<String> = (0..8).map(|i| human_step(1_050_000.0 + 50_000.0 * i as f64, 30_000.0)).collect();
+        assert_eq!(ticks, ["1.05M", "1.1M", "1.15M", "1.2M", "1.25M", "1.3M", "1.35M", "1.4M"]);
+        assert_eq!(human_step(500.0, 400.0), "500");
+        assert_eq!(human_step(1500.0, 400.0), "1.5k");
+        assert_eq!(human_step(-0.0001, 1.0), "0");
     }
 }

@@ -115,9 +115,8 @@ const COLORS: [RGBColor; 10] = [
 
 /// Short numbers for axes: 1.5k, 2M.
 fn human(x: f64) -> String {
-    let a = x.abs();
-    let digits =
-        if (a >= 1e3 && a < 1e5) || (a >= 1e6 && a < 1e8) || (a >= 1e9 && a < 1e11) || a < 100.0 { 1 } else { 0 };
+    // One decimal below 100 of the unit (1.5k, 12.5), none above (250k).
+    let digits = if (x / suffix(x).0).abs() < 100.0 { 1 } else { 0 };
     human_with(x, digits)
 }
 

@@ -266,3 +266,22 @@ fn an_etetris_campaign_writes_every_output_and_its_best_toml_solves() {
     assert_eq!(published, reported("published etetris weights measured the same way: score "));
     assert_ne!(tuned, published, "the tuned weights should play another game than the published ones");
 }
+
+/// The plain build refuses to run as one of several MPI ranks (each would run the whole
+/// campaign and write its own results).
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn the_plain_build_refuses_to_run_under_mpirun() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.toml"), experiment(1)).unwrap();
+    let output = Command::new(BINARY)
+        .args(["tune", "small.toml"])
+        .env("OMPI_COMM_WORLD_SIZE", "3")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("built without MPI") && stderr.contains("--features mpi"), "{stderr}");
+    assert!(!dir.path().join("results").exists(), "nothing written");
+}

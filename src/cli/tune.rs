@@ -28,7 +28,24 @@ pub struct TuneArgs {
 
 #[cfg(not(feature = "mpi"))]
 pub fn run(args: TuneArgs) -> Result<()> {
+    // Started by mpirun without MPI support, every rank would run the whole campaign on
+    // its own: refuse instead.
+    if let Some(ranks) = launcher_ranks().filter(|&n| n > 1) {
+        bail!(
+            "started as one of {ranks} MPI ranks, but this binary was built without MPI: \
+             build it with `cargo build --release --features mpi` (see README, Running on a cluster)"
+        );
+    }
     report(run_with(&args, &Local)?)
+}
+
+/// The number of ranks an MPI launcher started, from the environment it sets (Open MPI,
+/// MPICH/PMI, Slurm's srun).
+#[cfg(not(feature = "mpi"))]
+fn launcher_ranks() -> Option<u64> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().and_then(|value| value.trim().parse().ok()))
 }
 
 /// Under `mpirun` (or alone: a single rank runs like the plain build).

@@ -48,9 +48,9 @@ fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>) -> Result<()> {
                 let first = experiments[0];
                 let prefix = first.split_once('-').map(|(p, _)| p).unwrap_or(first);
                 if experiments.iter().all(|e| e.starts_with(&format!("{prefix}-"))) {
-                    format!("{prefix}: {} runs, best so far re-evaluated (95% bands)", series.len())
+                    format!("{prefix}: {} runs, {}", series.len(), plot::describe_best(&series))
                 } else {
-                    format!("{} runs, best so far re-evaluated (95% bands)", series.len())
+                    format!("{} runs, {}", series.len(), plot::describe_best(&series))
                 }
             }
         }

@@ -21,6 +21,9 @@ pub struct Series {
     pub best_low: Vec<f64>,
     pub best_high: Vec<f64>,
     pub generation_mean: Vec<f64>,
+    /// The best so far is re-measured on fresh games each generation (false where the
+    /// experiment turns re-evaluation off, as deterministic E-Tetris campaigns do).
+    pub reevaluated: bool,
 }
 
 /// Reads a run folder's curves.
@@ -45,6 +48,9 @@ pub fn read_run(dir: &Path) -> Result<Series> {
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
     let text = |key: &str| manifest.get(key).and_then(|v| v.as_str()).unwrap_or("?").to_string();
+    let reevaluated = super::experiment::Experiment::parse(&text("experiment_file"), &text("experiment"))
+        .map(|e| e.reevaluation_games > 0)
+        .unwrap_or(true);
     let mut series = Series {
         label: String::new(),
         experiment: text("experiment"),
@@ -55,6 +61,7 @@ pub fn read_run(dir: &Path) -> Result<Series> {
         best_low: Vec::new(),
         best_high: Vec::new(),
         generation_mean: Vec::new(),
+        reevaluated,
     };
     for (line, record) in reader.records().enumerate() {
         let record = record.with_context(|| format!("{} row {}", path.display(), line + 2))?;
@@ -73,6 +80,17 @@ pub fn read_run(dir: &Path) -> Result<Series> {
     let run = dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     series.label = format!("{} {}", series.optimizer, run);
     Ok(series)
+}
+
+/// What the best-so-far curves of `series` are: "best so far, re-evaluated (95% band)"
+/// when every run re-measures its incumbent on fresh games.
+pub fn describe_best(series: &[Series]) -> &'static str {
+    match (series.len(), series.iter().all(|s| s.reevaluated)) {
+        (1, true) => "best so far, re-evaluated (95% band)",
+        (1, false) => "best so far (95% band of its games)",
+        (_, true) => "best so far re-evaluated (95% bands)",
+        (_, false) => "best so far",
+    }
 }
 
 /// Gives every series of a comparison a short distinct label: the optimizer when they
@@ -239,7 +257,7 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                         });
                 }
                 let label = if single {
-                    "best so far, re-evaluated (95% band)".to_string()
+                    describe_best(series).to_string()
                 } else {
                     format!("{} ({} generations)", s.label, s.work.len())
                 };

@@ -5,6 +5,7 @@
 //! bit-identical to the slow path; placements that clear rows take the slow path.
 
 use crate::board::{Board, MAX_WIDTH, ROW_CAPACITY};
+use crate::piece::DropShape;
 use crate::rules::Placement;
 
 /// Features the fast path computes, by index.
@@ -25,21 +26,33 @@ pub fn index_of(name: &str) -> Option<usize> {
     SUPPORTED.iter().position(|n| *n == name)
 }
 
+/// Column-array slots: board column `x` is slot `x + 2`; two filled wall slots on the left
+/// and enough on the right that a window of [`WINDOW`] slots from any box column stays
+/// inside, so the placement loop needs no edge cases.
+const PAD: usize = 2;
+const WINDOW: usize = 8;
+const SLOTS: usize = MAX_WIDTH + WINDOW;
+
 /// What the fast path needs to know about the board before the placement.
 #[derive(Clone, Debug)]
 pub struct ParentSummary {
     width: usize,
     height: usize,
     full: u16,
+    /// Mask of the board's rows in a column bitmask (a filled wall column).
+    all: u64,
     row_transitions: u32,
     column_transitions: u32,
+    /// Filled cells of the top row.
+    top_row_cells: u32,
     holes: u32,
     wells: u32,
     /// Row transitions of every row (empty rows: 2).
     row_transitions_of: [u8; ROW_CAPACITY],
-    /// Column bitmasks, bit y = row y.
-    columns: [u64; MAX_WIDTH],
-    wells_of: [u32; MAX_WIDTH],
+    /// Column bitmasks, bit y = row y, by slot (walls: `all`).
+    columns: [u64; SLOTS],
+    /// Wells of every column, by slot (walls: 0).
+    wells_of: [u32; SLOTS],
 }
 
 #[inline]
@@ -49,7 +62,7 @@ fn row_transitions_of(row: u16, width: usize) -> u32 {
 }
 
 /// Wells of column `x` given the column masks of it and its neighbours (walls filled).
-#[inline]
+#[inline(always)]
 fn column_wells(column: u64, left: u64, right: u64, rows: u64) -> u32 {
     let mut wells = !column & left & right & rows;
     let mut total = 0;
@@ -64,24 +77,55 @@ fn column_wells(column: u64, left: u64, right: u64, rows: u64) -> u32 {
     total
 }
 
+/// What the placement loop needs of one orientation, computed once for all its columns.
+#[derive(Clone, Copy, Debug)]
+pub struct ShapeCells {
+    width: usize,
+    height: usize,
+    rows: [u16; 4],
+    /// The cells of each box column as a column bitmask from the box bottom.
+    columns: [u64; 4],
+    /// Sum of `bottom` over the box columns.
+    bottom_sum: usize,
+}
+
+impl ShapeCells {
+    #[inline]
+    pub fn new(shape: &DropShape) -> ShapeCells {
+        let width = shape.width as usize;
+        let mut columns = [0u64; 4];
+        let mut bottom_sum = 0;
+        for j in 0..width {
+            let cells = shape.top[j] as u32 - shape.bottom[j] as u32 + 1;
+            columns[j] = ((1u64 << cells) - 1) << shape.bottom[j];
+            bottom_sum += shape.bottom[j] as usize;
+        }
+        ShapeCells { width, height: shape.height as usize, rows: shape.rows, columns, bottom_sum }
+    }
+}
+
 impl ParentSummary {
     pub fn new(board: &Board) -> ParentSummary {
         let width = board.width();
         let height = board.height();
         let top = board.stack_top().min(height);
         let rows = board.rows();
+        let all = (1u64 << height) - 1;
         let mut s = ParentSummary {
             width,
             height,
             full: board.full_row(),
+            all,
             row_transitions: 0,
             column_transitions: 0,
+            top_row_cells: rows[height - 1].count_ones(),
             holes: 0,
             wells: 0,
             row_transitions_of: [2; ROW_CAPACITY],
-            columns: [0; MAX_WIDTH],
-            wells_of: [0; MAX_WIDTH],
+            columns: [all; SLOTS],
+            wells_of: [0; SLOTS],
         };
+        s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
         for (y, &row) in rows.iter().enumerate().take(top) {
             s.row_transitions_of[y] = row_transitions_of(row, width) as u8;
@@ -91,7 +135,7 @@ impl ParentSummary {
             while bits != 0 {
                 let x = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                s.columns[x] |= 1 << y;
+                s.columns[PAD + x] |= 1 << y;
             }
         }
         s.column_transitions += below.count_ones();
@@ -100,21 +144,13 @@ impl ParentSummary {
         }
         s.row_transitions = s.row_transitions_of[..height].iter().map(|&t| t as u32).sum();
         for x in 0..width {
-            s.holes += board.column_height(x) as u32 - s.columns[x].count_ones();
+            s.holes += board.column_height(x) as u32 - s.columns[PAD + x].count_ones();
         }
-        for x in 0..width {
-            s.wells_of[x] = s.wells_at(x, &s.columns);
-            s.wells += s.wells_of[x];
+        for slot in PAD..PAD + width {
+            s.wells_of[slot] = column_wells(s.columns[slot], s.columns[slot - 1], s.columns[slot + 1], all);
+            s.wells += s.wells_of[slot];
         }
         s
-    }
-
-    #[inline]
-    fn wells_at(&self, x: usize, columns: &[u64; MAX_WIDTH]) -> u32 {
-        let all = (1u64 << self.height) - 1;
-        let left = if x == 0 { all } else { columns[x - 1] };
-        let right = if x + 1 == self.width { all } else { columns[x + 1] };
-        column_wells(columns[x], left, right, all)
     }
 
     /// Whether the fast path can score `p` on `board` (the summarised board): it must clear
@@ -136,87 +172,68 @@ impl ParentSummary {
     /// [`SUPPORTED`], exactly as the full-board features compute them.
     #[inline]
     pub fn features_after(&self, board: &Board, p: &Placement) -> [f64; 9] {
-        let left = p.left as usize;
-        let bottom = p.bottom as usize;
-        let shape = &p.shape;
-        let piece_height = shape.height as usize;
-        let masks = shape.masks_at(left);
+        self.features_at(board, &ShapeCells::new(&p.shape), p.left as usize, p.bottom as usize)
+            .expect("a covered placement clears no row")
+    }
+
+    /// The supported features after dropping `shape` with its box at (`left`, `bottom`), at
+    /// or above the column tops and below the board's top row; `None` when it completes a
+    /// row (the full features must score it then).
+    #[inline(always)]
+    pub fn features_at(&self, board: &Board, shape: &ShapeCells, left: usize, bottom: usize) -> Option<[f64; 9]> {
+        let piece_height = shape.height;
         let rows = board.rows();
         let mut row_transitions = self.row_transitions;
         let mut column_transitions = self.column_transitions;
+        let mut top_row_cells = self.top_row_cells;
+        let top_y = self.height - 1;
         // Pairs (y, y-1) for y in bottom..=bottom+piece_height change; the pair at the top
         // compares with the unchanged row above (row H, the sky, is empty).
         let mut below_old = if bottom == 0 { self.full } else { rows[bottom - 1] };
         let mut below_new = below_old;
-        for (i, mask) in masks.iter().enumerate().take(piece_height) {
+        for i in 0..piece_height {
             let y = bottom + i;
             let old = rows[y];
+            let mask = shape.rows[i] << left;
             let new = old | mask;
+            if new == self.full {
+                return None;
+            }
             row_transitions += row_transitions_of(new, self.width);
             row_transitions -= self.row_transitions_of[y] as u32;
             column_transitions += (new ^ below_new).count_ones();
             column_transitions -= (old ^ below_old).count_ones();
+            if y == top_y {
+                top_row_cells += mask.count_ones();
+            }
             below_old = old;
             below_new = new;
         }
         let above = rows[bottom + piece_height];
         column_transitions += (above ^ below_new).count_ones();
         column_transitions -= (above ^ below_old).count_ones();
-        let top_y = self.height - 1;
-        let top_row = if top_y >= bottom && top_y < bottom + piece_height {
-            rows[top_y] | masks[top_y - bottom]
-        } else {
-            rows[top_y]
-        };
 
         // The empty cells between a column's old top and the piece's lowest cell in it
         // become holes. Wells of a column depend on it and its two neighbours only, so only
-        // the piece's columns and their neighbours are recomputed, from local copies.
-        let piece_width = shape.width as usize;
-        let mut holes = self.holes;
-        // local[k] = column left - 1 + k, for k in 0..piece_width + 2 (out-of-board: filled walls).
-        let all = (1u64 << self.height) - 1;
-        let mut local = [all; 6];
-        for (k, column) in local.iter_mut().enumerate().take(piece_width + 2) {
-            let x = left as isize - 1 + k as isize;
-            if x >= 0 && (x as usize) < self.width {
-                *column = self.columns[x as usize];
-            }
-        }
+        // the piece's columns and their neighbours are recomputed, from a window of slots
+        // left - 2 ..= left + 5 (walls are filled slots, so there are no edge cases).
+        let piece_width = shape.width;
+        let heights = board.heights();
+        let mut local: [u64; WINDOW] = self.columns[left..left + WINDOW].try_into().unwrap();
+        let mut holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32;
         for j in 0..piece_width {
-            let lowest = bottom + shape.bottom[j] as usize;
-            holes += (lowest - board.column_height(left + j)) as u32;
-            let cells = shape.top[j] as u32 - shape.bottom[j] as u32 + 1;
-            local[j + 1] |= ((1u64 << cells) - 1) << lowest;
+            holes -= heights[left + j] as u32;
+            local[PAD + j] |= shape.columns[j] << bottom;
         }
         let mut wells = self.wells;
-        let first = left.saturating_sub(1);
-        let last = (left + piece_width).min(self.width - 1);
-        for x in first..=last {
-            let k = x + 1 - left;
-            let left_neighbour = if k == 0 {
-                if x == 0 {
-                    all
-                } else {
-                    self.columns[x - 1]
-                }
-            } else {
-                local[k - 1]
-            };
-            let right_neighbour = if k + 1 < piece_width + 2 {
-                local[k + 1]
-            } else if x + 1 < self.width {
-                self.columns[x + 1]
-            } else {
-                all
-            };
-            wells -= self.wells_of[x];
-            wells += column_wells(local[k], left_neighbour, right_neighbour, all);
+        for k in PAD - 1..=PAD + piece_width {
+            wells -= self.wells_of[left + k];
+            wells += column_wells(local[k], local[k - 1], local[k + 1], self.all);
         }
 
         let lowest = bottom as u32;
         let highest = (bottom + piece_height - 1) as u32;
-        [
+        Some([
             // The same arithmetic as the landing-height features, so the same reals.
             (lowest as f64 + highest as f64) / 2.0 + 1.0,
             (lowest as f64 + highest as f64) / 2.0,
@@ -224,10 +241,10 @@ impl ParentSummary {
             0.0,
             row_transitions as f64,
             column_transitions as f64,
-            (column_transitions - top_row.count_ones()) as f64,
+            (column_transitions - top_row_cells) as f64,
             holes as f64,
             wells as f64,
-        ]
+        ])
     }
 }
 

@@ -3,9 +3,9 @@
 
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::Evaluator;
-use crate::features::incremental::ParentSummary;
+use crate::features::incremental::{ParentSummary, ShapeCells};
 use crate::features::FeatureContext;
-use crate::rules::{Placement, RuleSet};
+use crate::rules::{OrientationTable, Placement, RuleSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TieBreak {
@@ -28,6 +28,98 @@ impl OnePiece {
     }
 }
 
+impl OnePiece {
+    /// Whether `rating` for `p` replaces `best` under the tie-break.
+    #[inline(always)]
+    fn replaces(&self, rating: f64, p: &Placement, best: &Option<(f64, i32, Placement)>) -> bool {
+        match (best, self.tie_break) {
+            (None, _) => true,
+            (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,
+            (Some((b, prio, _)), TieBreak::FaheyPriority) => rating > *b || (rating == *b && fahey_priority(p) > *prio),
+        }
+    }
+
+    #[inline]
+    fn decision(&self, best: Option<(f64, i32, Placement)>) -> Option<Decision> {
+        best.map(|(rating, _, placement)| Decision {
+            hold: false,
+            placement,
+            value: self.evaluator.value_of_utility(rating),
+        })
+    }
+
+    /// Every candidate the rules list, scored by the fast path where it covers it.
+    fn choose_listed(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
+        let candidates = &mut scratch.depth[0];
+        rules.candidates(view.board, view.current, candidates);
+        let mut best: Option<(f64, i32, Placement)> = None;
+        let summary = self.evaluator.has_fast_path().then(|| ParentSummary::new(view.board));
+        for p in candidates.iter() {
+            let rating = match &summary {
+                Some(s) if s.covers(view.board, p) => self.evaluator.fast_utility(&s.features_after(view.board, p)),
+                _ => {
+                    let mut board = *view.board;
+                    let info = rules.apply(&mut board, p);
+                    self.evaluator.utility(&FeatureContext::new(&board, info))
+                }
+            };
+            if self.replaces(rating, p, &best) {
+                best = Some((rating, fahey_priority(p), *p));
+            }
+        }
+        self.decision(best)
+    }
+
+    /// The same choice for rules whose candidates are the straight drops of `table`
+    /// ([`RuleSet::straight_drops`]), walked in the same order without building the list:
+    /// each drop row is found once, each orientation is prepared once for all its columns,
+    /// and completing a row is detected while scoring.
+    fn choose_straight_drops(
+        &self,
+        rules: &dyn RuleSet,
+        table: &OrientationTable,
+        view: &GameView,
+    ) -> Option<Decision> {
+        let board = view.board;
+        let piece = view.current;
+        let width = board.width();
+        let height = board.height();
+        let heights = board.heights();
+        let summary = ParentSummary::new(board);
+        let mut best: Option<(f64, i32, Placement)> = None;
+        for (k, (_, shape)) in table.of(piece).iter().enumerate() {
+            let cells = ShapeCells::new(shape);
+            for left in 0..=(width - shape.width as usize) {
+                let bottom = shape.drop_row(heights, left);
+                if bottom + shape.height as usize > height {
+                    continue;
+                }
+                let p = Placement {
+                    piece,
+                    orientation: k as u8,
+                    column: left as i8,
+                    shift: 0,
+                    left: left as u8,
+                    bottom: bottom as u8,
+                    shape: *shape,
+                };
+                let rating = match summary.features_at(board, &cells, left, bottom) {
+                    Some(values) => self.evaluator.fast_utility(&values),
+                    None => {
+                        let mut after = *board;
+                        let info = rules.apply(&mut after, &p);
+                        self.evaluator.utility(&FeatureContext::new(&after, info))
+                    }
+                };
+                if self.replaces(rating, &p, &best) {
+                    best = Some((rating, fahey_priority(&p), p));
+                }
+            }
+        }
+        self.decision(best)
+    }
+}
+
 /// Fahey's move priority (see [`TieBreak::FaheyPriority`]).
 #[inline]
 pub fn fahey_priority(p: &Placement) -> i32 {
@@ -46,34 +138,61 @@ impl Policy for OnePiece {
         &self.evaluator
     }
     fn choose(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
-        let candidates = &mut scratch.depth[0];
-        rules.candidates(view.board, view.current, candidates);
-        let mut best: Option<(f64, i32, Placement)> = None;
-        let summary = self.evaluator.has_fast_path().then(|| ParentSummary::new(view.board));
-        for p in candidates.iter() {
-            let rating = match &summary {
-                Some(s) if s.covers(view.board, p) => self.evaluator.fast_utility(&s.features_after(view.board, p)),
-                _ => {
-                    let mut board = *view.board;
-                    let info = rules.apply(&mut board, p);
-                    self.evaluator.utility(&FeatureContext::new(&board, info))
+        match rules.straight_drops() {
+            Some(table) if self.evaluator.has_fast_path() => self.choose_straight_drops(rules, table, view),
+            _ => self.choose_listed(rules, view, scratch),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::presets;
+    use crate::randomizer::{Randomizer, RandomizerKind};
+    use crate::rules::simplified::Simplified;
+
+    /// Walking the straight drops gives the same decision as scoring the listed
+    /// candidates (same placement, same value bits) at every move of played games, for
+    /// every evaluator the fast path covers and both tie-breaks.
+    #[test]
+    fn straight_drops_choose_as_the_listed_candidates() {
+        let mut checked = 0;
+        for preset in ["dellacherie-simplified", "el-tetris"] {
+            let evaluator = presets::find(preset).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+            assert!(evaluator.has_fast_path(), "{preset}");
+            for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {
+                let policy = OnePiece::new(evaluator.clone(), tie_break);
+                for (size, seed) in [((10, 10), 1), ((6, 8), 2), ((10, 20), 3), ((16, 12), 4), ((4, 6), 5)] {
+                    let rules = Simplified::new(size.0, size.1, false);
+                    let table = rules.straight_drops().unwrap();
+                    let mut board = rules.new_board();
+                    let mut pieces = Randomizer::new(RandomizerKind::Uniform, seed);
+                    let mut scratch = Scratch::default();
+                    for _ in 0..400 {
+                        let view = GameView {
+                            board: &board,
+                            current: pieces.next_piece(),
+                            preview: &[],
+                            hold: None,
+                            can_hold: false,
+                        };
+                        let listed = policy.choose_listed(&rules, &view, &mut scratch);
+                        let walked = policy.choose_straight_drops(&rules, table, &view);
+                        match (listed, walked) {
+                            (None, None) => break,
+                            (Some(a), Some(b)) => {
+                                assert_eq!(a.placement, b.placement, "{preset} {size:?}");
+                                assert_eq!(a.value.to_bits(), b.value.to_bits(), "{preset} {size:?}");
+                                rules.lock(&mut board, &a.placement);
+                                checked += 1;
+                            }
+                            (a, b) => panic!("{preset} {size:?}: {a:?} vs {b:?}"),
+                        }
+                    }
                 }
-            };
-            let replace = match (&best, self.tie_break) {
-                (None, _) => true,
-                (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,
-                (Some((b, prio, _)), TieBreak::FaheyPriority) => {
-                    rating > *b || (rating == *b && fahey_priority(p) > *prio)
-                }
-            };
-            if replace {
-                best = Some((rating, fahey_priority(p), *p));
             }
         }
-        best.map(|(rating, _, placement)| Decision {
-            hold: false,
-            placement,
-            value: self.evaluator.value_of_utility(rating),
-        })
+        assert!(checked > 2000, "{checked}");
     }
 }

@@ -134,6 +134,13 @@ pub trait RuleSet: Send + Sync {
     fn draws_per_tried_move(&self) -> u32 {
         0
     }
+    /// The orientation table when [`RuleSet::candidates`] is exactly
+    /// `drop_candidates(table, board, piece, false, out)` and [`RuleSet::apply`] is
+    /// [`Placement::apply`]: a policy may then walk the straight drops itself, in the same
+    /// order, without building the list. `None` (the default) otherwise.
+    fn straight_drops(&self) -> Option<&OrientationTable> {
+        None
+    }
     /// Whether a new `piece` can enter the board; `false` ends the game.
     fn can_spawn(&self, _board: &Board, _piece: Piece) -> bool {
         true

@@ -79,6 +79,9 @@ impl RuleSet for Simplified {
     fn randomizer(&self) -> RandomizerKind {
         RandomizerKind::Uniform
     }
+    fn straight_drops(&self) -> Option<&OrientationTable> {
+        (!self.lines_after_overflow).then_some(&self.table)
+    }
     /// Game-ending placements are never offered: players never choose one while another
     /// exists, and when all end the game the game is over whichever is chosen.
     fn candidates(&self, board: &Board, piece: Piece, out: &mut Vec<Placement>) {

@@ -53,6 +53,8 @@ pub struct ParentSummary {
     columns: [u64; SLOTS],
     /// Wells of every column, by slot (walls: 0).
     wells_of: [u32; SLOTS],
+    /// Sum of the column heights left of column `x`, for x in 0..=width.
+    heights_before: [u32; MAX_WIDTH + 1],
 }
 
 #[inline]
@@ -124,7 +126,11 @@ impl ParentSummary {
             row_transitions_of: [2; ROW_CAPACITY],
             columns: [all; SLOTS],
             wells_of: [0; SLOTS],
+            heights_before: [0; MAX_WIDTH + 1],
         };
+        for x in 0..width {
+            s.heights_before[x + 1] = s.heights_before[x] + board.column_height(x) as u32;
+        }
         s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
         for (y, &row) in rows.iter().enumerate().take(top) {
@@ -203,11 +209,13 @@ impl ParentSummary {
             row_transitions -= self.row_transitions_of[y] as u32;
             column_transitions += (new ^ below_new).count_ones();
             column_transitions -= (old ^ below_old).count_ones();
-            if y == top_y {
-                top_row_cells += mask.count_ones();
-            }
             below_old = old;
             below_new = new;
+        }
+        // The top row gains the piece's cells in it, if the piece reaches it.
+        let t = top_y.wrapping_sub(bottom);
+        if t < piece_height {
+            top_row_cells += shape.rows[t & 3].count_ones();
         }
         let above = rows[bottom + piece_height];
         column_transitions += (above ^ below_new).count_ones();
@@ -218,13 +226,12 @@ impl ParentSummary {
         // the piece's columns and their neighbours are recomputed, from a window of slots
         // left - 2 ..= left + 5 (walls are filled slots, so there are no edge cases).
         let piece_width = shape.width;
-        let heights = board.heights();
         let mut local: [u64; WINDOW] = self.columns[left..left + WINDOW].try_into().unwrap();
-        let mut holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32;
         for j in 0..piece_width {
-            holes -= heights[left + j] as u32;
             local[PAD + j] |= shape.columns[j] << bottom;
         }
+        let holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32
+            - (self.heights_before[left + piece_width] - self.heights_before[left]);
         let mut wells = self.wells;
         for k in PAD - 1..=PAD + piece_width {
             wells -= self.wells_of[left + k];

@@ -94,7 +94,7 @@ impl OnePiece {
                 if bottom + shape.height as usize > height {
                     continue;
                 }
-                let p = Placement {
+                let placement = || Placement {
                     piece,
                     orientation: k as u8,
                     column: left as i8,
@@ -107,11 +107,20 @@ impl OnePiece {
                     Some(values) => self.evaluator.fast_utility(&values),
                     None => {
                         let mut after = *board;
-                        let info = rules.apply(&mut after, &p);
+                        let info = rules.apply(&mut after, &placement());
                         self.evaluator.utility(&FeatureContext::new(&after, info))
                     }
                 };
-                if self.replaces(rating, &p, &best) {
+                // `replaces`, with the placement built only when it is needed.
+                let replace = match (&best, self.tie_break) {
+                    (None, _) => true,
+                    (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,
+                    (Some((b, prio, _)), TieBreak::FaheyPriority) => {
+                        rating > *b || (rating == *b && fahey_priority(&placement()) > *prio)
+                    }
+                };
+                if replace {
+                    let p = placement();
                     best = Some((rating, fahey_priority(&p), p));
                 }
             }

@@ -200,7 +200,7 @@ impl ParentSummary {
         for i in 0..piece_height {
             let y = bottom + i;
             let old = rows[y];
-            let mask = shape.rows[i] << left;
+            let mask = shape.rows[i % 4] << left;
             let new = old | mask;
             if new == self.full {
                 return None;
@@ -233,7 +233,7 @@ impl ParentSummary {
         let holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32
             - (self.heights_before[left + piece_width] - self.heights_before[left]);
         let mut wells = self.wells;
-        for k in PAD - 1..=PAD + piece_width {
+        for k in PAD - 1..PAD + piece_width + 1 {
             wells -= self.wells_of[left + k];
             wells += column_wells(local[k], local[k - 1], local[k + 1], self.all);
         }

@@ -97,10 +97,10 @@ impl ShapeCells {
         let width = shape.width as usize;
         let mut columns = [0u64; 4];
         let mut bottom_sum = 0;
-        for j in 0..width {
-            let cells = shape.top[j] as u32 - shape.bottom[j] as u32 + 1;
-            columns[j] = ((1u64 << cells) - 1) << shape.bottom[j];
-            bottom_sum += shape.bottom[j] as usize;
+        for (column, (&bottom, &top)) in columns.iter_mut().zip(shape.bottom.iter().zip(&shape.top)).take(width) {
+            let cells = top as u32 - bottom as u32 + 1;
+            *column = ((1u64 << cells) - 1) << bottom;
+            bottom_sum += bottom as usize;
         }
         ShapeCells { width, height: shape.height as usize, rows: shape.rows, columns, bottom_sum }
     }

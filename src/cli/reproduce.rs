@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
@@ -828,7 +828,7 @@ fn write_outputs(
         "threads": threads,
         "cores": cores,
         "crate_version": env!("CARGO_PKG_VERSION"),
-        "git_hash": git_hash(),
+        "git_hash": crate::report::run_dir::git_hash(),
         "started_utc": utc_text(started),
         "updated_utc": utc_text(finished),
         "rule_set_versions": rule_sets,
@@ -842,16 +842,6 @@ fn write_outputs(
     file.commit()
 }
 
-/// The commit the binary was built from, when the source tree is a git checkout.
-fn git_hash() -> Option<String> {
-    let output = std::process::Command::new("git")
-        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
-        .output()
-        .ok()?;
-    let hash = String::from_utf8(output.stdout).ok()?.trim().to_string();
-    (output.status.success() && !hash.is_empty()).then_some(hash)
-}
-
 /// Creates `<out>/<UTC stamp>-seed<seed>`, adding `-2`, `-3`, ... when that exists, so a run
 /// never writes into an earlier one.
 fn create_run_dir(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf> {
@@ -859,38 +849,22 @@ fn create_run_dir(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf>
     crate::report::run_dir::create_unique(out, &format!("{}-seed{}", utc_stamp(started), seed))
 }
 
-/// (year, month, day, hour, minute, second) in UTC.
-fn utc_parts(time: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
-    let seconds = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day, (rest / 3600) as u32, (rest % 3600 / 60) as u32, (rest % 60) as u32)
-}
-
 /// `20261129T124100Z`: sortable and safe in a file name.
 fn utc_stamp(time: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = utc_parts(time);
+    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
     format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
 }
 
 /// `2026-11-29 12:41:00`.
 fn utc_text(time: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = utc_parts(time);
+    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
 
     #[test]
     fn utc_dates() {

@@ -94,15 +94,7 @@ impl OnePiece {
                 if bottom + shape.height as usize > height {
                     continue;
                 }
-                let placement = || Placement {
-                    piece,
-                    orientation: k as u8,
-                    column: left as i8,
-                    shift: 0,
-                    left: left as u8,
-                    bottom: bottom as u8,
-                    shape: *shape,
-                };
+                let placement = || Placement::straight(piece, k, left, bottom, *shape);
                 let rating = match summary.features_at(board, &cells, left, bottom) {
                     Some(values) => self.evaluator.fast_utility(&values),
                     None => {

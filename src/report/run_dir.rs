@@ -1,7 +1,9 @@
-//! Run folders that never reuse an earlier run's: `name`, else `name-2`, `name-3`, ...
+//! Run folders that never reuse an earlier run's (`name`, else `name-2`, `name-3`, ...),
+//! and what every run records of where it came from: UTC times and the git commit.
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Creates a new folder `parent/name` (or `name-2`, ...); `parent` must exist.
 /// `create_dir` fails on an existing folder, so two runs can never share one.
@@ -16,6 +18,33 @@ pub fn create_unique(parent: &Path, name: &str) -> Result<PathBuf> {
         }
     }
     bail!("cannot find a free run folder name for {name} in {}", parent.display())
+}
+
+/// (year, month, day, hour, minute, second) in UTC; callers choose the format.
+pub fn utc_parts(time: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
+    let seconds = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day, (rest / 3600) as u32, (rest % 3600 / 60) as u32, (rest % 60) as u32)
+}
+
+/// The commit the binary was built from, when the source tree is a git checkout.
+pub fn git_hash() -> Option<String> {
+    let output = std::process::Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    let hash = String::from_utf8(output.stdout).ok()?.trim().to_string();
+    (output.status.success() && !hash.is_empty()).then_some(hash)
 }
 
 #[cfg(test)]

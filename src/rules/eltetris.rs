@@ -106,15 +106,7 @@ impl RuleSet for ElTetris {
                 if (0..shape.height as usize).any(|i| board.row(start + i) & masks[i] != 0) {
                     continue;
                 }
-                out.push(Placement {
-                    piece,
-                    orientation: k as u8,
-                    column: left as i8,
-                    shift: 0,
-                    left: left as u8,
-                    bottom: drop_from(board, shape, left, start) as u8,
-                    shape: *shape,
-                });
+                out.push(Placement::straight(piece, k, left, drop_from(board, shape, left, start), *shape));
             }
         }
     }

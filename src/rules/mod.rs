@@ -34,6 +34,20 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// A piece dropped straight down in orientation `orientation` with its box at column
+    /// `left` (the rule sets without a spawn column: column = left, no shift).
+    #[inline]
+    pub fn straight(piece: Piece, orientation: usize, left: usize, bottom: usize, shape: DropShape) -> Placement {
+        Placement {
+            piece,
+            orientation: orientation as u8,
+            column: left as i8,
+            shift: 0,
+            left: left as u8,
+            bottom: bottom as u8,
+            shape,
+        }
+    }
     /// Lowest row holding a cell of the piece.
     #[inline]
     pub fn lowest_row(&self) -> usize {
@@ -284,15 +298,7 @@ pub fn drop_candidates(
             if !keep_overflow && bottom + shape.height as usize > height {
                 continue;
             }
-            out.push(Placement {
-                piece,
-                orientation: k as u8,
-                column: left as i8,
-                shift: 0,
-                left: left as u8,
-                bottom: bottom as u8,
-                shape: *shape,
-            });
+            out.push(Placement::straight(piece, k, left, bottom, *shape));
         }
     }
 }

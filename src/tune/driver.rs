@@ -275,42 +275,18 @@ fn new_run_dir(base: &Path) -> Result<PathBuf> {
 
 /// `YYYYMMDD-HHMMSS` in UTC.
 fn utc_stamp(time: std::time::SystemTime) -> String {
-    let (date, clock) = utc_parts(time);
-    format!("{}{:02}{:02}-{:02}{:02}{:02}", date.0, date.1, date.2, clock.0, clock.1, clock.2)
+    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
+    format!("{y}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 
 /// ISO 8601 in UTC.
 fn utc_iso(time: std::time::SystemTime) -> String {
-    let (date, clock) = utc_parts(time);
-    format!("{}-{:02}-{:02}T{:02}:{:02}:{:02}Z", date.0, date.1, date.2, clock.0, clock.1, clock.2)
-}
-
-fn utc_parts(time: std::time::SystemTime) -> ((i64, u32, u32), (u64, u64, u64)) {
-    let seconds = time.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let days = (seconds / 86_400) as i64;
-    let rest = seconds % 86_400;
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
-    ((year, month, day), (rest / 3600, rest % 3600 / 60, rest % 60))
+    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
+    format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
 }
 
 fn git_hash() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into())
+    crate::report::run_dir::git_hash().unwrap_or_else(|| "unknown".into())
 }
 
 fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {

@@ -108,8 +108,13 @@ pub fn run(args: PlayArgs) -> Result<()> {
 
     let rules = built.rules.as_ref();
     let policy = built.policy.as_ref();
+    // Say which weights play: the published ones, or the file's.
+    let weights = match &args.weights {
+        Some(path) => format!("weights from {}", path.display()),
+        None => "published weights".to_string(),
+    };
     eprintln!(
-        "preset {} | {} | policy {} | {} games, master seed {}{}",
+        "preset {} | {weights} | {} | policy {} | {} games, master seed {}{}",
         preset.name,
         rules.describe(),
         policy.name(),
@@ -130,6 +135,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     if let Some(out) = csv_out {
         out.commit()?;
+        eprintln!("per-game CSV written to {}", args.csv.as_ref().expect("a CSV path").display());
     }
     print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko");
     Ok(())

@@ -3,15 +3,19 @@
 //! ranks evaluate its candidates (see `tune::mpi`).
 
 use crate::tune::driver::{self, Outcome, RunOptions};
+use crate::tune::experiment::Experiment;
 use crate::tune::objective::{Executor, Local};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
+
+/// The default experiment, built in so that `tune` works from any folder.
+const QUICKSTART: &str = include_str!("../../experiments/quickstart.toml");
 
 #[derive(Args, Debug)]
 pub struct TuneArgs {
     /// Experiment files (TOML), run one after the other; several give a comparison plot.
-    /// Default: experiments/quickstart.toml.
+    /// Default: the quick start, built into the binary (experiments/quickstart.toml).
     pub experiments: Vec<PathBuf>,
     /// Continue the run in this folder from its checkpoint (an experiment file given too
     /// must be the one that made it).
@@ -51,7 +55,6 @@ fn launcher_ranks() -> Option<u64> {
 /// Under `mpirun` (or alone: a single rank runs like the plain build).
 #[cfg(feature = "mpi")]
 pub fn run(args: TuneArgs) -> Result<()> {
-    use anyhow::Context;
     use mpi::topology::Communicator;
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
@@ -86,18 +89,16 @@ fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
         }
         return driver::resume(run_dir, args.experiments.first().map(PathBuf::as_path), &options, executor);
     }
-    let experiments = if args.experiments.is_empty() {
-        vec![PathBuf::from("experiments/quickstart.toml")]
-    } else {
-        args.experiments.clone()
-    };
     // Validate every file before the first game of the first.
-    for path in &experiments {
-        crate::tune::experiment::Experiment::load(path)?;
-    }
+    let experiments = if args.experiments.is_empty() {
+        eprintln!("no experiment file given: running the built-in quick start (experiments/quickstart.toml)");
+        vec![Experiment::parse(QUICKSTART, "quickstart").context("the built-in quick start")?]
+    } else {
+        args.experiments.iter().map(|path| Experiment::load(path)).collect::<Result<Vec<_>>>()?
+    };
     let mut runs = Vec::new();
-    for path in &experiments {
-        match driver::start(path, &options, executor)? {
+    for experiment in experiments {
+        match driver::start(experiment, &options, executor)? {
             Outcome::Finished(dir) => runs.push(dir),
             interrupted @ Outcome::Interrupted(_) => return Ok(interrupted),
         }

@@ -10,7 +10,7 @@ use crate::rules::guideline;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The presets `watch` can show: the key-press AI of the guideline game (and its variant).
@@ -93,7 +93,9 @@ pub fn run(args: WatchArgs) -> Result<()> {
             }
             Source::Replay(frames) => match frames.next() {
                 Some(frame) => {
-                    replay_frame(&mut game, &frame).context("replay")?;
+                    replay_frame(&mut game, &frame).with_context(|| {
+                        format!("in frames file {}", args.replay.as_deref().unwrap_or(Path::new("?")).display())
+                    })?;
                     frame.keys
                 }
                 None => break,

@@ -140,9 +140,8 @@ pub enum Outcome {
     Interrupted(PathBuf),
 }
 
-/// Starts a new run of an experiment file.
-pub fn start(experiment_path: &Path, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
-    let experiment = Experiment::load(experiment_path)?;
+/// Starts a new run of an experiment (read from a file, or the built-in quick start).
+pub fn start(experiment: Experiment, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
     let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new(), executor)?;
     let base = options.results.join(&campaign.experiment.name);
     std::fs::create_dir_all(&base).with_context(|| format!("cannot create results folder {}", base.display()))?;
@@ -237,8 +236,18 @@ pub fn resume(
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
     executor.begin(&campaign.experiment, &campaign.run_dir)?;
-    eprintln!("resuming {} after generation {}", run_dir.display(), checkpoint.generation);
+    eprintln!("resuming {} {}", run_dir.display(), generations_done(checkpoint.generation));
     campaign.run(checkpoint, optimizer)
+}
+
+/// Where a run stands, in the numbering the log lines and CSV files use (generations are
+/// numbered from 0, so after 5 generations the last one is generation 4).
+fn generations_done(count: u64) -> String {
+    match count {
+        0 => "before generation 0".to_string(),
+        1 => "after generation 0 (1 generation done)".to_string(),
+        n => format!("after generation {} ({n} generations done)", n - 1),
+    }
 }
 
 const GENERATION_COLUMNS: [&str; 14] = [
@@ -270,13 +279,7 @@ fn number(x: f64) -> String {
 }
 
 fn new_run_dir(base: &Path) -> Result<PathBuf> {
-    crate::report::run_dir::create_unique(base, &utc_stamp(std::time::SystemTime::now()))
-}
-
-/// `YYYYMMDD-HHMMSS` in UTC.
-fn utc_stamp(time: std::time::SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
-    format!("{y}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
+    crate::report::run_dir::create_unique(base, &crate::report::run_dir::stamp(std::time::SystemTime::now()))
 }
 
 /// ISO 8601 in UTC.
@@ -601,8 +604,8 @@ impl<'e> Campaign<'e> {
                 self.draw_plots()?;
             }
             eprintln!(
-                "stopped after generation {}; checkpoint written. Resume with: tetris-lab tune --resume {}",
-                c.generation,
+                "stopped {}; checkpoint written. Resume with: tetris-lab tune --resume {}",
+                generations_done(c.generation),
                 dir.display()
             );
             return Ok(Outcome::Interrupted(dir.clone()));
@@ -723,7 +726,12 @@ mod tests {
     fn utc_dates() {
         let t = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         assert_eq!(utc_iso(t), "2023-11-14T22:13:20Z");
-        assert_eq!(utc_stamp(std::time::UNIX_EPOCH), "19700101-000000");
+    }
+
+    #[test]
+    fn generations_are_counted_as_the_log_numbers_them() {
+        assert_eq!(generations_done(0), "before generation 0");
+        assert_eq!(generations_done(5), "after generation 4 (5 generations done)");
     }
 
     #[test]

@@ -268,7 +268,10 @@ fn every_readme_command_runs_from_a_fresh_repository_root() {
         let text = match action {
             Run => command.as_str(),
             RunAs(replacement) => replacement,
-            Skip(_) => continue,
+            Skip(reason) => {
+                println!("not run: `{command}`: {reason}");
+                continue;
+            }
         };
         let text = if text.contains("<run-id>") {
             let runs = expand("results/quickstart/*", &root);

@@ -5,6 +5,7 @@
 use crate::tune::driver::{self, Outcome, RunOptions};
 use crate::tune::experiment::Experiment;
 use crate::tune::objective::{Executor, Local};
+use crate::tune::study;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -17,10 +18,14 @@ pub struct TuneArgs {
     /// Experiment files (TOML), run one after the other; several give a comparison plot.
     /// Default: the quick start, built into the binary (experiments/quickstart.toml).
     pub experiments: Vec<PathBuf>,
-    /// Continue the run in this folder from its checkpoint (an experiment file given too
-    /// must be the one that made it).
+    /// Continue the run (or the study) in this folder from its checkpoint (an experiment
+    /// file given too must be the one that made the run).
     #[arg(long, value_name = "RUN_DIR")]
     pub resume: Option<PathBuf>,
+    /// A study: run each experiment N times (repetition r seeded from the master seed and
+    /// r), then compare them (results/studies/<stamp>/). Default: the files' `runs`.
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u64>,
     /// Folder under which runs are written as <experiment>/<run-id>/.
     #[arg(long, default_value = "results")]
     pub results: PathBuf,
@@ -83,7 +88,22 @@ pub fn run(args: TuneArgs) -> Result<()> {
 /// Runs the campaigns the arguments ask for; the last outcome.
 fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
     let options = RunOptions { threads: args.threads, results: args.results.clone() };
+    if let Some(runs) = args.runs {
+        crate::tune::study::check_runs(runs).context("--runs")?;
+    }
+    if let Some(dir) = args.resume.as_deref().filter(|dir| study::is_study(dir)) {
+        if args.runs.is_some() || !args.experiments.is_empty() {
+            bail!("--resume of a study takes neither --runs nor experiment files: the study folder records them");
+        }
+        return study::resume(dir, &options, executor);
+    }
     if let Some(run_dir) = &args.resume {
+        if args.runs.is_some() {
+            bail!(
+                "--runs does not go with --resume of a single run ({}): a study is resumed from its study folder",
+                run_dir.display()
+            );
+        }
         if args.experiments.len() > 1 {
             bail!("--resume continues one run: give at most one experiment file");
         }
@@ -96,6 +116,9 @@ fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
     } else {
         args.experiments.iter().map(|path| Experiment::load(path)).collect::<Result<Vec<_>>>()?
     };
+    if args.runs.is_some() || experiments.iter().any(|e| e.file.runs.is_some()) {
+        return study::start(experiments, args.runs, &options, executor);
+    }
     let mut runs = Vec::new();
     for experiment in experiments {
         match driver::start(experiment, &options, executor)? {

@@ -140,12 +140,32 @@ pub enum Outcome {
     Interrupted(PathBuf),
 }
 
-/// Starts a new run of an experiment (read from a file, or the built-in quick start).
+/// Starts a new run of an experiment (read from a file, or the built-in quick start) in a
+/// new folder `<results>/<experiment>/<run-id>/`.
 pub fn start(experiment: Experiment, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
-    let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new(), executor)?;
-    let base = options.results.join(&campaign.experiment.name);
+    let base = options.results.join(&experiment.name);
     std::fs::create_dir_all(&base).with_context(|| format!("cannot create results folder {}", base.display()))?;
-    campaign.run_dir = new_run_dir(&base)?;
+    start_in(experiment, &base, None, options, executor)
+}
+
+/// Starts a new run in a new folder under `parent`: `name` (a study's repetitions use
+/// fixed names, so that a resumed study finds them), else a UTC stamp.
+pub fn start_in(
+    experiment: Experiment,
+    parent: &Path,
+    name: Option<&str>,
+    options: &RunOptions,
+    executor: &dyn Executor,
+) -> Result<Outcome> {
+    let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new(), executor)?;
+    campaign.run_dir = match name {
+        Some(name) => {
+            let dir = parent.join(name);
+            std::fs::create_dir(&dir).with_context(|| format!("cannot create run folder {}", dir.display()))?;
+            dir
+        }
+        None => new_run_dir(parent)?,
+    };
     campaign.write_manifest(None)?;
     executor.begin(&campaign.experiment, &campaign.run_dir)?;
     let optimizer = campaign
@@ -690,6 +710,7 @@ impl<'e> Campaign<'e> {
         let mut file = AtomicFile::create(&self.run_dir.join("best.toml"))?;
         file.writer().write_all(text.as_bytes())?;
         file.commit()?;
+        write_held_out(&self.run_dir, &held_out_on, t, p)?;
         self.draw_plots()?;
         println!(
             "{}: {} generations, {} games, {} pieces, {:.0} s",
@@ -704,6 +725,70 @@ impl<'e> Campaign<'e> {
         println!("results in {}", self.run_dir.display());
         Ok(())
     }
+}
+
+/// The held-out scores, machine-readable: `held_out.csv` in the run folder, written last,
+/// so its presence also says the run finished.
+pub const HELD_OUT_FILE: &str = "held_out.csv";
+
+fn write_held_out(run_dir: &Path, held_out_on: &str, tuned: &Summary, published: &Summary) -> Result<()> {
+    let path = run_dir.join(HELD_OUT_FILE);
+    let mut file = AtomicFile::create(&path)?;
+    let mut writer = csv::Writer::from_writer(file.writer());
+    writer.write_record(["weights", "measured_on", "count", "mean", "standard_deviation", "low_95", "high_95"])?;
+    for (label, s) in [("tuned", tuned), ("published", published)] {
+        writer.write_record([
+            label.to_string(),
+            held_out_on.to_string(),
+            s.count.to_string(),
+            number(s.mean),
+            number(s.standard_deviation),
+            number(s.low_95()),
+            number(s.high_95()),
+        ])?;
+    }
+    writer.flush().with_context(|| format!("cannot write {}", path.display()))?;
+    drop(writer);
+    file.commit()
+}
+
+/// A finished run's held-out score of its tuned weights (`None` while it is unfinished).
+pub fn read_held_out(run_dir: &Path) -> Result<Option<Summary>> {
+    read_held_out_row(run_dir, "tuned")
+}
+
+/// A finished run's held-out score of the `weights` row (`tuned` or `published`).
+pub fn read_held_out_row(run_dir: &Path, weights: &str) -> Result<Option<Summary>> {
+    let path = run_dir.join(HELD_OUT_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    for record in reader.records() {
+        let record = record.with_context(|| format!("{}: bad CSV", path.display()))?;
+        if record.get(0) == Some(weights) {
+            let field = |i: usize| -> Result<f64> {
+                let text = record.get(i).unwrap_or("");
+                let value: f64 =
+                    text.parse().with_context(|| format!("{}: {text:?} is not a number", path.display()))?;
+                anyhow::ensure!(value.is_finite(), "{}: {text} is not a finite number", path.display());
+                Ok(value)
+            };
+            let count: usize =
+                record.get(2).unwrap_or("").parse().with_context(|| format!("{}: bad count", path.display()))?;
+            let (mean, standard_deviation, low) = (field(3)?, field(4)?, field(5)?);
+            return Ok(Some(Summary {
+                count,
+                mean,
+                median: f64::NAN,
+                standard_deviation,
+                half_width_95: mean - low,
+                min: f64::NAN,
+                max: f64::NAN,
+            }));
+        }
+    }
+    bail!("{} has no row for the {weights} weights", path.display())
 }
 
 fn same_point(a: &[f64], b: &[f64]) -> bool {

@@ -45,14 +45,11 @@ pub fn stamp(time: SystemTime) -> String {
     format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 
-/// The commit the binary was built from, when the source tree is a git checkout.
+/// The commit the binary was built from, captured at build time (`build.rs`), with
+/// `-dirty` when tracked files differed from it; `None` outside a git checkout.
 pub fn git_hash() -> Option<String> {
-    let output = std::process::Command::new("git")
-        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
-        .output()
-        .ok()?;
-    let hash = String::from_utf8(output.stdout).ok()?.trim().to_string();
-    (output.status.success() && !hash.is_empty()).then_some(hash)
+    let hash = env!("TETRIS_LAB_GIT_HASH");
+    (hash != "unknown").then(|| hash.to_string())
 }
 
 #[cfg(test)]

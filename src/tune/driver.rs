@@ -10,7 +10,7 @@
 //! - the logs (`evaluations.csv`, `generations.csv`, flushed every generation), the
 //!   checkpoint (written atomically after the logs, recording their lengths), resume
 //!   (logs cut back to the checkpoint's lengths, the generation replayed), the plots,
-//!   `best.toml`, the progress bar and Ctrl-C.
+//!   `held_out.csv`, `best.toml`, the progress bar and Ctrl-C.
 
 use super::experiment::Experiment;
 use super::objective::{build_objective, Executor, Objective, Played, Players, Round};
@@ -241,12 +241,15 @@ pub fn resume(
     campaign.run(checkpoint, optimizer)
 }
 
-const GENERATION_COLUMNS: [&str; 14] = [
+/// The columns of `generations.csv`. The curve names of the fitness plot and the README
+/// use the same words, so a reader can match a line to its column; `plot` also reads the
+/// names of older runs (`best`, `mean`, `best_so_far`).
+pub(crate) const GENERATION_COLUMNS: [&str; 14] = [
     "generation",
     "candidates",
-    "best",
-    "mean",
-    "best_so_far",
+    "generation_best",
+    "generation_mean",
+    "generation_best_so_far",
     "incumbent_mean",
     "incumbent_low",
     "incumbent_high",
@@ -257,6 +260,10 @@ const GENERATION_COLUMNS: [&str; 14] = [
     "fitness",
     "seconds",
 ];
+
+/// The columns of `held_out.csv`: one row for the tuned weights, one for the published
+/// ones, scored on the same held-out games. `plot` marks the tuned row on the fitness plot.
+pub(crate) const HELD_OUT_COLUMNS: [&str; 6] = ["weights", "games", "mean", "low", "high", "measured_on"];
 
 fn csv_line(fields: &[String]) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
@@ -409,7 +416,7 @@ impl<'e> Campaign<'e> {
             || b.pieces.is_some_and(|p| c.pieces >= p)
     }
 
-    /// The progress bar: in the budget's own unit, with the best so far and an ETA.
+    /// The progress bar: in the budget's own unit, with the incumbent and an ETA.
     fn progress_bar(&self, c: &Checkpoint) -> (indicatif::ProgressBar, &'static str) {
         let b = &self.experiment.file.budget;
         let (length, position, unit) = if let Some(p) = b.pieces {
@@ -574,7 +581,7 @@ impl<'e> Campaign<'e> {
                 _ => bar.set_position(c.generation),
             }
             let best = c.incumbent.as_ref().expect("set above");
-            bar.set_message(format!("| gen {} | best so far {:.1}", c.generation, best.mean));
+            bar.set_message(format!("| gen {} | incumbent {:.1}", c.generation, best.mean));
             say(format!(
                 "generation {g:>4}: best {generation_best:>10.1}  mean {generation_mean:>10.1}  incumbent {:.1} [{:.1}, {:.1}] ({} games)  {} pieces so far",
                 best.mean, best.low, best.high, best.games, c.pieces
@@ -659,6 +666,21 @@ impl<'e> Campaign<'e> {
                 format!("mean {fitness} {:.1} [{:.1}, {:.1}] (95% interval)", s.mean, s.low_95(), s.high_95())
             }
         };
+        // Machine-readable for `plot`, before best.toml, which marks the run finished.
+        let mut rows = csv_line(&HELD_OUT_COLUMNS.map(String::from));
+        for (weights, s) in [("tuned", t), ("published", p)] {
+            rows.push_str(&csv_line(&[
+                weights.to_string(),
+                s.count.to_string(),
+                number(s.mean),
+                number(s.low_95()),
+                number(s.high_95()),
+                held_out_on.clone(),
+            ]));
+        }
+        let mut file = AtomicFile::create(&self.run_dir.join("held_out.csv"))?;
+        file.writer().write_all(rows.as_bytes())?;
+        file.commit()?;
         let mut text = String::new();
         text.push_str(&format!(
             "# Best weights of experiment {} (run {}), tuned by {} in {} generations ({} games, {} pieces).\n",

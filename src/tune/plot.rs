@@ -451,6 +451,62 @@ fn clip_polygon(points: &[Point], low: Point, high: Point) -> Vec<Point> {
     output
 }
 
+/// A polyline's pieces as separate segments. The bitmap backend outlines a thick polyline
+/// as one polygon, which for a zigzag of hundreds of generations crosses itself and is
+/// filled in streaks below the line that are not data; a single segment is a plain
+/// quadrilateral.
+fn segments(pieces: &[Vec<Point>], style: ShapeStyle) -> Vec<PathElement<Point>> {
+    pieces
+        .iter()
+        .flat_map(|piece| piece.windows(2))
+        .map(|pair| PathElement::new(vec![pair[0], pair[1]], style))
+        .collect()
+}
+
+/// Round joints for [`segments`]: a dot as wide as the line at each vertex.
+fn joints(pieces: &[Vec<Point>], style: ShapeStyle) -> Vec<Circle<Point, u32>> {
+    pieces.iter().flatten().map(|&p| Circle::new(p, style.stroke_width / 2, style.color.filled())).collect()
+}
+
+/// `color` as it shows at `opacity` on white, itself opaque: a translucent line drawn as
+/// separate segments would be darker where they overlap.
+fn faded(color: RGBColor, opacity: f64) -> RGBColor {
+    let mix = |c: u8| (f64::from(c) * opacity + 255.0 * (1.0 - opacity)).round() as u8;
+    RGBColor(mix(color.0), mix(color.1), mix(color.2))
+}
+
+/// A band from `low` to `high` over `work`, as (x, low, high), with the consecutive points
+/// less than `bucket` from their group's first merged into one: their mean x, lowest low
+/// and highest high, so the band still covers them all. The bitmap backend fills some
+/// pixels more than once where several vertices of a polygon share a pixel column, which
+/// turns a translucent band over hundreds of generations into dark streaks that are not
+/// data.
+fn envelope(work: &[f64], low: &[f64], high: &[f64], bucket: f64) -> Vec<(f64, f64, f64)> {
+    // The group being merged: its first x, the sum of its x, its size, low and high.
+    let mut group: Option<(f64, f64, f64, f64, f64)> = None;
+    let mut merged = Vec::new();
+    for ((&x, &l), &h) in work.iter().zip(low).zip(high) {
+        match &mut group {
+            Some((first, sum, count, group_low, group_high)) if x - *first < bucket => {
+                *sum += x;
+                *count += 1.0;
+                *group_low = group_low.min(l);
+                *group_high = group_high.max(h);
+            }
+            _ => {
+                if let Some((_, sum, count, l, h)) = group {
+                    merged.push((sum / count, l, h));
+                }
+                group = Some((x, x, 1.0, l, h));
+            }
+        }
+    }
+    if let Some((_, sum, count, l, h)) = group {
+        merged.push((sum / count, l, h));
+    }
+    merged
+}
+
 /// Tick values for a log axis from `low` to `high`: 1, 2 and 5 times each power of ten, so
 /// values between decades can be read off; when those would be more than `most`, 1 and 3
 /// times, then the powers of ten, then every second, third, ... power.
@@ -564,37 +620,34 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 .light_line_style(WHITE.mix(0.0))
                 .bold_line_style(BLACK.mix(0.08))
                 .draw()?;
+            // Two pixels, in pieces simulated.
+            let bucket = 2.0 * (frame.x.1 - frame.x.0) / f64::from(chart.plotting_area().dim_in_pixel().0.max(1));
             for (i, s) in series.iter().enumerate() {
                 let color = COLORS[i % COLORS.len()];
                 let points =
                     |values: &[f64]| -> Vec<Point> { s.work.iter().copied().zip(values.iter().copied()).collect() };
-                let mut band = points(&s.incumbent_high);
-                band.extend(points(&s.incumbent_low).into_iter().rev());
+                let merged = envelope(&s.work, &s.incumbent_low, &s.incumbent_high, bucket);
+                let mut band: Vec<Point> = merged.iter().map(|&(x, _, high)| (x, high)).collect();
+                band.extend(merged.iter().rev().map(|&(x, low, _)| (x, low)));
                 let band = frame.clip_area(&band);
                 if band.len() >= 3 {
                     chart.draw_series(std::iter::once(Polygon::new(band, color.mix(band_alpha))))?;
                 }
                 if single {
-                    let style = color.mix(0.5).stroke_width(2);
+                    let style = faded(color, 0.5).stroke_width(2);
+                    let pieces = frame.clip_line(&points(&s.generation_mean));
+                    chart.draw_series(joints(&pieces, style))?;
                     chart
-                        .draw_series(
-                            frame
-                                .clip_line(&points(&s.generation_mean))
-                                .into_iter()
-                                .map(|p| PathElement::new(p, style)),
-                        )?
+                        .draw_series(segments(&pieces, style))?
                         .label("generation mean")
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
                 }
                 if single && s.reevaluated {
                     let style = COLORS[1].stroke_width(2);
+                    let pieces = frame.clip_line(&points(&s.generation_best_so_far));
+                    chart.draw_series(joints(&pieces, style))?;
                     chart
-                        .draw_series(
-                            frame
-                                .clip_line(&points(&s.generation_best_so_far))
-                                .into_iter()
-                                .map(|p| PathElement::new(p, style)),
-                        )?
+                        .draw_series(segments(&pieces, style))?
                         .label("generation best so far (on the games that picked it)")
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
                 }
@@ -606,10 +659,10 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                     format!("{} ({} generations){held_out}", s.label, s.work.len())
                 };
                 let style = color.stroke_width(3);
+                let pieces = frame.clip_line(&points(&s.incumbent));
+                chart.draw_series(joints(&pieces, style))?;
                 chart
-                    .draw_series(
-                        frame.clip_line(&points(&s.incumbent)).into_iter().map(|p| PathElement::new(p, style)),
-                    )?
+                    .draw_series(segments(&pieces, style))?
                     .label(label)
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
                 // A dot per generation shows where the measurements are.
@@ -755,6 +808,17 @@ mod tests {
         );
         assert_eq!(clip_polyline(&[(5.0, 5.0)], low, high), [vec![(5.0, 5.0)]]);
         assert!(clip_polyline(&[(5.0, 50.0)], low, high).is_empty());
+    }
+
+    #[test]
+    fn dense_bands_are_merged_into_their_envelope() {
+        let work = [0.0, 1.0, 2.0, 10.0, 11.0, 30.0];
+        let low = [5.0, 4.0, 6.0, 1.0, 2.0, 3.0];
+        let high = [7.0, 9.0, 8.0, 3.0, 4.0, 5.0];
+        assert_eq!(envelope(&work, &low, &high, 3.0), [(1.0, 4.0, 9.0), (10.5, 1.0, 4.0), (30.0, 3.0, 5.0)]);
+        // Points a bucket apart or more are kept as they are.
+        let kept: Vec<(f64, f64, f64)> = (0..6).map(|i| (work[i], low[i], high[i])).collect();
+        assert_eq!(envelope(&work, &low, &high, 1.0), kept);
     }
 
     #[test]

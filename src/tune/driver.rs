@@ -73,7 +73,7 @@ pub struct Checkpoint {
     /// Wall-clock seconds of tuning so far (informative only).
     pub seconds: f64,
     /// The highest fitness measured on a generation's games (optimistic: selected on the
-    /// same games it was measured on).
+    /// same games it was measured on); `generation_best_so_far` in `generations.csv`.
     pub best_measured: Option<f64>,
     pub incumbent: Option<Incumbent>,
     pub optimizer: serde_json::Value,

@@ -168,11 +168,14 @@ fn read_held_out(dir: &Path) -> Result<Option<HeldOut>> {
 /// What the incumbent curves of `series` are, in the legend (one run) or the title (an
 /// overlay).
 pub fn describe_incumbent(series: &[Series]) -> &'static str {
-    match (series.len(), series.iter().all(|s| s.reevaluated)) {
-        (1, true) => "incumbent, re-evaluated on fresh games (95% band)",
-        (1, false) => "incumbent = generation best so far (95% band of its games)",
-        (_, true) => "incumbents re-evaluated on fresh games (95% bands)",
-        (_, false) => "incumbents",
+    // A deterministic objective plays one game per candidate: a band of no width.
+    let banded = series.iter().any(|s| s.incumbent_low.iter().zip(&s.incumbent_high).any(|(low, high)| low < high));
+    match (series.len(), series.iter().all(|s| s.reevaluated), banded) {
+        (1, true, _) => "incumbent, re-evaluated on fresh games (95% band)",
+        (1, false, true) => "incumbent = generation best so far (95% band of its games)",
+        (1, false, false) => "incumbent = generation best so far",
+        (_, true, _) => "incumbents re-evaluated on fresh games (95% bands)",
+        (_, false, _) => "incumbents",
     }
 }
 

@@ -59,6 +59,7 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
         "evaluations.csv",
         "generations.csv",
         "best.toml",
+        "held_out.csv",
         "fitness.png",
         "fitness.svg",
         "checkpoint.json",
@@ -224,7 +225,15 @@ fn an_etetris_campaign_writes_every_output_and_its_best_toml_solves() {
     let two = tune(d, &["tiny.toml", "--results", "two", "--threads", "2"]);
     assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
     let (a, b) = (only_run_of(&d.join("one"), "tiny-etetris"), only_run_of(&d.join("two"), "tiny-etetris"));
-    for file in ["manifest.json", "evaluations.csv", "generations.csv", "best.toml", "fitness.png", "checkpoint.json"] {
+    for file in [
+        "manifest.json",
+        "evaluations.csv",
+        "generations.csv",
+        "best.toml",
+        "held_out.csv",
+        "fitness.png",
+        "checkpoint.json",
+    ] {
         assert!(a.join(file).is_file(), "missing {file}");
     }
     assert_same_run(&a, &b);

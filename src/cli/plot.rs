@@ -48,9 +48,9 @@ fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>) -> Result<()> {
                 let first = experiments[0];
                 let prefix = first.split_once('-').map(|(p, _)| p).unwrap_or(first);
                 if experiments.iter().all(|e| e.starts_with(&format!("{prefix}-"))) {
-                    format!("{prefix}: {} runs, {}", series.len(), plot::describe_best(&series))
+                    format!("{prefix}: {} runs, {}", series.len(), plot::describe_incumbent(&series))
                 } else {
-                    format!("{} runs, {}", series.len(), plot::describe_best(&series))
+                    format!("{} runs, {}", series.len(), plot::describe_incumbent(&series))
                 }
             }
         }

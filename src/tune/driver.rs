@@ -10,7 +10,7 @@
 //! - the logs (`evaluations.csv`, `generations.csv`, flushed every generation), the
 //!   checkpoint (written atomically after the logs, recording their lengths), resume
 //!   (logs cut back to the checkpoint's lengths, the generation replayed), the plots,
-//!   `best.toml`, the progress bar and Ctrl-C.
+//!   `held_out.csv`, `best.toml`, the progress bar and Ctrl-C.
 
 use super::experiment::Experiment;
 use super::objective::{build_objective, Executor, Objective, Played, Players, Round};
@@ -73,7 +73,7 @@ pub struct Checkpoint {
     /// Wall-clock seconds of tuning so far (informative only).
     pub seconds: f64,
     /// The highest fitness measured on a generation's games (optimistic: selected on the
-    /// same games it was measured on).
+    /// same games it was measured on); `generation_best_so_far` in `generations.csv`.
     pub best_measured: Option<f64>,
     pub incumbent: Option<Incumbent>,
     pub optimizer: serde_json::Value,
@@ -270,12 +270,15 @@ fn generations_done(count: u64) -> String {
     }
 }
 
-const GENERATION_COLUMNS: [&str; 14] = [
+/// The columns of `generations.csv`. The curve names of the fitness plot and the README
+/// use the same words, so a reader can match a line to its column; `plot` also reads the
+/// names of older runs (`best`, `mean`, `best_so_far`).
+pub(crate) const GENERATION_COLUMNS: [&str; 14] = [
     "generation",
     "candidates",
-    "best",
-    "mean",
-    "best_so_far",
+    "generation_best",
+    "generation_mean",
+    "generation_best_so_far",
     "incumbent_mean",
     "incumbent_low",
     "incumbent_high",
@@ -286,6 +289,10 @@ const GENERATION_COLUMNS: [&str; 14] = [
     "fitness",
     "seconds",
 ];
+
+/// The columns of `held_out.csv`: one row for the tuned weights, one for the published
+/// ones, scored on the same held-out games. `plot` marks the tuned row on the fitness plot.
+pub(crate) const HELD_OUT_COLUMNS: [&str; 6] = ["weights", "games", "mean", "low", "high", "measured_on"];
 
 fn csv_line(fields: &[String]) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
@@ -432,7 +439,7 @@ impl<'e> Campaign<'e> {
             || b.pieces.is_some_and(|p| c.pieces >= p)
     }
 
-    /// The progress bar: in the budget's own unit, with the best so far and an ETA.
+    /// The progress bar: in the budget's own unit, with the incumbent and an ETA.
     fn progress_bar(&self, c: &Checkpoint) -> (indicatif::ProgressBar, &'static str) {
         let b = &self.experiment.file.budget;
         let (length, position, unit) = if let Some(p) = b.pieces {
@@ -597,7 +604,7 @@ impl<'e> Campaign<'e> {
                 _ => bar.set_position(c.generation),
             }
             let best = c.incumbent.as_ref().expect("set above");
-            bar.set_message(format!("| gen {} | best so far {:.1}", c.generation, best.mean));
+            bar.set_message(format!("| gen {} | incumbent {:.1}", c.generation, best.mean));
             say(format!(
                 "generation {g:>4}: best {generation_best:>10.1}  mean {generation_mean:>10.1}  incumbent {:.1} [{:.1}, {:.1}] ({} games)  {} pieces so far",
                 best.mean, best.low, best.high, best.games, c.pieces
@@ -682,6 +689,21 @@ impl<'e> Campaign<'e> {
                 format!("mean {fitness} {:.1} [{:.1}, {:.1}] (95% interval)", s.mean, s.low_95(), s.high_95())
             }
         };
+        // Machine-readable for `plot`, before best.toml, which marks the run finished.
+        let mut rows = csv_line(&HELD_OUT_COLUMNS.map(String::from));
+        for (weights, s) in [("tuned", t), ("published", p)] {
+            rows.push_str(&csv_line(&[
+                weights.to_string(),
+                s.count.to_string(),
+                number(s.mean),
+                number(s.low_95()),
+                number(s.high_95()),
+                held_out_on.clone(),
+            ]));
+        }
+        let mut file = AtomicFile::create(&self.run_dir.join("held_out.csv"))?;
+        file.writer().write_all(rows.as_bytes())?;
+        file.commit()?;
         let mut text = String::new();
         text.push_str(&format!(
             "# Best weights of experiment {} (run {}), tuned by {} in {} generations ({} games, {} pieces).\n",
@@ -710,7 +732,6 @@ impl<'e> Campaign<'e> {
         let mut file = AtomicFile::create(&self.run_dir.join("best.toml"))?;
         file.writer().write_all(text.as_bytes())?;
         file.commit()?;
-        write_held_out(&self.run_dir, &held_out_on, t, p)?;
         self.draw_plots()?;
         println!(
             "{}: {} generations, {} games, {} pieces, {:.0} s",
@@ -727,43 +748,25 @@ impl<'e> Campaign<'e> {
     }
 }
 
-/// The held-out scores, machine-readable: `held_out.csv` in the run folder, written last,
-/// so its presence also says the run finished.
-pub const HELD_OUT_FILE: &str = "held_out.csv";
-
-fn write_held_out(run_dir: &Path, held_out_on: &str, tuned: &Summary, published: &Summary) -> Result<()> {
-    let path = run_dir.join(HELD_OUT_FILE);
-    let mut file = AtomicFile::create(&path)?;
-    let mut writer = csv::Writer::from_writer(file.writer());
-    writer.write_record(["weights", "measured_on", "count", "mean", "standard_deviation", "low_95", "high_95"])?;
-    for (label, s) in [("tuned", tuned), ("published", published)] {
-        writer.write_record([
-            label.to_string(),
-            held_out_on.to_string(),
-            s.count.to_string(),
-            number(s.mean),
-            number(s.standard_deviation),
-            number(s.low_95()),
-            number(s.high_95()),
-        ])?;
-    }
-    writer.flush().with_context(|| format!("cannot write {}", path.display()))?;
-    drop(writer);
-    file.commit()
-}
-
 /// A finished run's held-out score of its tuned weights (`None` while it is unfinished).
 pub fn read_held_out(run_dir: &Path) -> Result<Option<Summary>> {
     read_held_out_row(run_dir, "tuned")
 }
 
-/// A finished run's held-out score of the `weights` row (`tuned` or `published`).
+/// A finished run's held-out score of the `weights` row (`tuned` or `published`) of its
+/// `held_out.csv` (columns [`HELD_OUT_COLUMNS`]); `None` until the run has finished (its
+/// `best.toml`, written last, exists).
 pub fn read_held_out_row(run_dir: &Path, weights: &str) -> Result<Option<Summary>> {
-    let path = run_dir.join(HELD_OUT_FILE);
-    if !path.exists() {
+    let path = run_dir.join("held_out.csv");
+    if !path.exists() || !run_dir.join("best.toml").exists() {
         return Ok(None);
     }
     let mut reader = csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let headers = reader.headers().with_context(|| format!("{}: bad CSV", path.display()))?.clone();
+    let column = |name: &str| -> Result<usize> {
+        headers.iter().position(|h| h == name).with_context(|| format!("{} has no column {name:?}", path.display()))
+    };
+    let (games, mean, low) = (column("games")?, column("mean")?, column("low")?);
     for record in reader.records() {
         let record = record.with_context(|| format!("{}: bad CSV", path.display()))?;
         if record.get(0) == Some(weights) {
@@ -775,13 +778,13 @@ pub fn read_held_out_row(run_dir: &Path, weights: &str) -> Result<Option<Summary
                 Ok(value)
             };
             let count: usize =
-                record.get(2).unwrap_or("").parse().with_context(|| format!("{}: bad count", path.display()))?;
-            let (mean, standard_deviation, low) = (field(3)?, field(4)?, field(5)?);
+                record.get(games).unwrap_or("").parse().with_context(|| format!("{}: bad count", path.display()))?;
+            let (mean, low) = (field(mean)?, field(low)?);
             return Ok(Some(Summary {
                 count,
                 mean,
                 median: f64::NAN,
-                standard_deviation,
+                standard_deviation: f64::NAN,
                 half_width_95: mean - low,
                 min: f64::NAN,
                 max: f64::NAN,

@@ -5,7 +5,7 @@
 //! under `results/studies/<stamp>/<experiment>/run-<r>/`. The study folder then holds
 //! `runs.csv` (one row per repetition), `curves.csv` (across repetitions, on a common grid
 //! of pieces simulated: median, quartiles, mean and 95% interval of the re-evaluated
-//! incumbent and of the best measured so far), `summary.csv` (per experiment: median
+//! incumbent and of the generation best so far), `summary.csv` (per experiment: median
 //! [IQR] and mean [95% interval] of the held-out scores), `comparisons.csv` (every pair of
 //! experiments: Mann-Whitney's two-sided test, Holm-corrected across pairs, with
 //! Vargha-Delaney's effect size), `summary.md` (both tables) and `curves.png`/`curves.svg`
@@ -251,7 +251,8 @@ fn read_curve(folder: &Path) -> Result<Curve> {
             .find_map(|n| headers.iter().position(|h| h == *n))
             .with_context(|| format!("{} has no column {:?}", path.display(), names[0]))
     };
-    let (pieces, incumbent, best) = (column(&["pieces"])?, column(&["incumbent_mean"])?, column(&["best_so_far"])?);
+    let (pieces, incumbent, best) =
+        (column(&["pieces"])?, column(&["incumbent_mean"])?, column(&["generation_best_so_far", "best_so_far"])?);
     let mut curve = Curve { pieces: Vec::new(), incumbent: Vec::new(), best_so_far: Vec::new() };
     for record in reader.records() {
         let record = record.with_context(|| format!("{}: bad CSV", path.display()))?;
@@ -452,12 +453,12 @@ fn write_outputs(dir: &Path, study: &StudyFile, rows: &[RunRow]) -> Result<()> {
             "incumbent_mean",
             "incumbent_low_95",
             "incumbent_high_95",
-            "best_so_far_median",
-            "best_so_far_q1",
-            "best_so_far_q3",
-            "best_so_far_mean",
-            "best_so_far_low_95",
-            "best_so_far_high_95",
+            "generation_best_so_far_median",
+            "generation_best_so_far_q1",
+            "generation_best_so_far_q3",
+            "generation_best_so_far_mean",
+            "generation_best_so_far_low_95",
+            "generation_best_so_far_high_95",
         ],
         &curve_rows,
     )?;

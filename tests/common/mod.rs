@@ -71,6 +71,8 @@ pub fn assert_same_run(a: &Path, b: &Path) {
             .join("\n")
     };
     assert_eq!(best(a), best(b), "best.toml differs");
+    let held_out = |dir: &Path| std::fs::read_to_string(dir.join("held_out.csv")).unwrap();
+    assert_eq!(held_out(a), held_out(b), "held_out.csv differs");
     let optimizer = |dir: &Path| {
         let c: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("checkpoint.json")).unwrap()).unwrap();

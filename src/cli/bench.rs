@@ -63,6 +63,11 @@ pub fn run(args: Args) -> Result<()> {
 
 fn bench_etetris(args: &Args) -> Result<()> {
     ensure!(!args.threads.contains(&0), "--threads must be at least 1");
+    // Timings at more threads than cores would measure the scheduler, not the solver.
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    if let Some(too_many) = args.threads.iter().find(|&&t| t > cores) {
+        anyhow::bail!("--threads {too_many}: this machine has {cores} core(s); bench times at most that many threads");
+    }
     // Validate every setting before the first run.
     let settings = args
         .beams

@@ -46,6 +46,7 @@ use super::{cmaes, cross_entropy, genetic, nelder_mead, pso, random, Optimizer, 
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::weights::SCORE_DIVISOR;
 use crate::eval::presets;
+use crate::limits::{check_count, check_weight, MAX_GAMES, MAX_GAMES_PER_GENERATION, MAX_POPULATION};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -136,6 +137,19 @@ impl OptimizerSpec {
             OptimizerSpec::CrossEntropy(o) => o.validate(space),
             OptimizerSpec::Cmaes(o) => o.validate(space),
             OptimizerSpec::Genetic(o) => o.validate(space),
+        }
+    }
+
+    /// The candidates of a generation the file sets (`population`, PSO's `particles`), with
+    /// its key; `None` where the optimizer sizes its generations itself.
+    fn population(&self) -> Option<(&'static str, usize)> {
+        match self {
+            OptimizerSpec::Random(o) => Some(("population", o.population)),
+            OptimizerSpec::Pso(o) => Some(("particles", o.particles)),
+            OptimizerSpec::NelderMead(_) => None,
+            OptimizerSpec::CrossEntropy(o) => Some(("population", o.population)),
+            OptimizerSpec::Cmaes(o) => o.population.map(|p| ("population", p)),
+            OptimizerSpec::Genetic(o) => Some(("population", o.population)),
         }
     }
 
@@ -247,6 +261,10 @@ impl Experiment {
     pub fn parse(text: &str, default_name: &str) -> Result<Experiment> {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| explain_toml_error(text, &e))?;
         let name = file.name.clone().unwrap_or_else(|| default_name.to_string());
+        if name.len() > 100 {
+            let start: String = name.chars().take(20).collect();
+            bail!("name {start:?}... is longer than 100 characters (it names the results folder)");
+        }
         if name.is_empty()
             || name.starts_with('.')
             || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
@@ -268,9 +286,7 @@ impl Experiment {
             if file.weights.contains_key(key) {
                 bail!("weight {key:?} is both fixed ([fixed]) and tuned ([weights]); keep one");
             }
-            if !value.is_finite() {
-                bail!("[fixed] {key} = {value}: weights must be finite numbers");
-            }
+            check_weight(&format!("[fixed] {key}"), *value)?;
             base_weights[i] = *value;
         }
         let mut tuned = Vec::new();
@@ -284,9 +300,8 @@ impl Experiment {
         for (i, key, spec) in entries {
             let range = match (spec.min, spec.max) {
                 (Some(low), Some(high)) => {
-                    if !(low.is_finite() && high.is_finite()) {
-                        bail!("[weights] {key}: min and max must be finite numbers");
-                    }
+                    check_weight(&format!("[weights] {key}: min"), low)?;
+                    check_weight(&format!("[weights] {key}: max"), high)?;
                     if low > high {
                         bail!("[weights] {key}: range min {low} > max {high}");
                     }
@@ -296,9 +311,7 @@ impl Experiment {
                 _ => bail!("[weights] {key}: give both min and max, or neither"),
             };
             let start = spec.start.unwrap_or(base_weights[i]);
-            if !start.is_finite() {
-                bail!("[weights] {key}: start must be a finite number");
-            }
+            check_weight(&format!("[weights] {key}: start"), start)?;
             tuned.push(i);
             space.names.push(key.clone());
             space.ranges.push(range);
@@ -310,8 +323,12 @@ impl Experiment {
         if is_etetris {
             check_score_divisor(&feature_names, &base_weights, &space)?;
         }
-        if file.games == 0 {
-            bail!("field `games` must be at least 1");
+        check_count("field `games`", file.games, MAX_GAMES)?;
+        if let Some(games) = file.reevaluation_games.filter(|&g| g > MAX_GAMES) {
+            bail!("field `reevaluation_games` = {games} is more than the limit of {MAX_GAMES}");
+        }
+        if let Some(games) = file.held_out_games.filter(|&g| g > MAX_GAMES) {
+            bail!("field `held_out_games` = {games} is more than the limit of {MAX_GAMES}");
         }
         if file.max_pieces == Some(0) {
             bail!("field `max_pieces` must be at least 1");
@@ -329,6 +346,29 @@ impl Experiment {
             }
         }
         file.optimizer.validate(&space).with_context(|| format!("[optimizer] kind = {:?}", file.optimizer.name()))?;
+        if let Some((key, population)) = file.optimizer.population() {
+            if population > MAX_POPULATION {
+                bail!("[optimizer] {key} = {population} is more than the limit of {MAX_POPULATION}");
+            }
+        }
+        // The first generation evaluates every candidate, all its games held together;
+        // optimizers that size their generations themselves (Nelder-Mead's simplex, CMA-ES's
+        // default) take at most about d + 1 or 4 + 3 ln d.
+        let dimension = space.names.len();
+        let candidates = file
+            .optimizer
+            .population()
+            .map(|(_, p)| p)
+            .unwrap_or_else(|| (dimension + 1).max(4 + (3.0 * (dimension as f64).ln()).floor() as usize))
+            as u64;
+        let per_generation = candidates.saturating_mul(file.games);
+        if per_generation > MAX_GAMES_PER_GENERATION {
+            bail!(
+                "{candidates} candidates x games = {}: {per_generation} games per generation is more than \
+                 the limit of {MAX_GAMES_PER_GENERATION}",
+                file.games
+            );
+        }
         Ok(Experiment {
             name,
             text: text.to_string(),
@@ -446,13 +486,15 @@ fn check_score_divisor(names: &[&str], base_weights: &[f64], space: &Space) -> R
 
 /// One line: where in the file, what is wrong, and the closest known name for an unknown
 /// key or value.
-fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
+pub(crate) fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
     // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
     let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
     let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
     match error.span() {
         Some(span) => {
-            let before = &text[..span.start.min(text.len())];
+            // The text up to the error, cut at a character boundary.
+            let end = (0..=span.start.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let before = &text[..end];
             let line = before.matches('\n').count() + 1;
             let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
             anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}")

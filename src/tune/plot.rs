@@ -31,7 +31,7 @@ pub fn read_run(dir: &Path) -> Result<Series> {
     let path = dir.join("generations.csv");
     let mut reader = csv::Reader::from_path(&path)
         .with_context(|| format!("cannot read {}: is {} a run folder?", path.display(), dir.display()))?;
-    let headers = reader.headers()?.clone();
+    let headers = reader.headers().with_context(|| format!("cannot read {}", path.display()))?.clone();
     let column = |name: &str| -> Result<usize> {
         headers.iter().position(|h| h == name).with_context(|| format!("{} has no column {name:?}", path.display()))
     };
@@ -66,9 +66,11 @@ pub fn read_run(dir: &Path) -> Result<Series> {
     for (line, record) in reader.records().enumerate() {
         let record = record.with_context(|| format!("{} row {}", path.display(), line + 2))?;
         let number = |i: usize| -> Result<f64> {
-            record[i]
-                .parse::<f64>()
-                .with_context(|| format!("{} row {}: {:?} is not a number", path.display(), line + 2, &record[i]))
+            // A non-finite value (or one near f64's ends) would make the axis range
+            // non-finite, and drawing it never ends.
+            record[i].parse::<f64>().ok().filter(|v| v.is_finite() && v.abs() <= 1e100).with_context(|| {
+                format!("{} row {}: {:?} is not a finite number within +-1e100", path.display(), line + 2, &record[i])
+            })
         };
         series.work.push(number(work)?);
         series.best.push(number(best)?);

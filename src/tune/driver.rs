@@ -218,7 +218,8 @@ pub fn resume(
             );
         }
     }
-    let optimizer = experiment.file.optimizer.restore(checkpoint.optimizer.clone())?;
+    let optimizer =
+        experiment.restore_optimizer(checkpoint.optimizer.clone()).with_context(|| format!("{}", path.display()))?;
     let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf(), executor)?;
     // Cut the logs back to what the checkpoint covers: a run killed after flushing a
     // generation's rows but before its checkpoint replays that generation.

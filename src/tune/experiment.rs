@@ -384,6 +384,17 @@ impl Experiment {
         })
     }
 
+    /// The optimizer saved in a checkpoint, checked first against the state this
+    /// experiment's optimizer saves: the same options, vectors of the tuned dimension, and
+    /// numbers of sane size. A checkpoint edited by hand (or by an attacker) is refused
+    /// instead of running on mismatched vectors or allocating from a forged population.
+    pub fn restore_optimizer(&self, state: serde_json::Value) -> Result<Box<dyn Optimizer>> {
+        let fresh = self.file.optimizer.build(&self.space, 0)?.save()?;
+        check_saved_state("optimizer", &fresh, &state, self.space.names.len())
+            .context("the checkpoint's optimizer state does not match the experiment's optimizer")?;
+        self.file.optimizer.restore(state)
+    }
+
     /// The full weight vector (preset order) for a point of the tuned space.
     pub fn full_weights(&self, point: &[f64]) -> Vec<f64> {
         let mut weights = self.base_weights.clone();
@@ -392,6 +403,52 @@ impl Experiment {
         }
         weights
     }
+}
+
+/// Checks a saved optimizer state against a fresh one of the same experiment (see
+/// [`Experiment::restore_optimizer`]); `path` names the place in the state for errors.
+fn check_saved_state(path: &str, fresh: &serde_json::Value, saved: &serde_json::Value, dimension: usize) -> Result<()> {
+    use serde_json::Value;
+    match (fresh, saved) {
+        (_, Value::Number(n)) => {
+            let x = n.as_f64().unwrap_or(f64::INFINITY);
+            if !x.is_finite() || x.abs() > 1e100 {
+                bail!("{path} = {n} is out of range");
+            }
+        }
+        (Value::Object(fresh), Value::Object(saved)) => {
+            for (key, value) in saved {
+                let inner = format!("{path}.{key}");
+                match fresh.get(key) {
+                    Some(expected) if key == "options" && expected != value => {
+                        bail!("{inner} differ from the experiment file's")
+                    }
+                    Some(expected) => check_saved_state(&inner, expected, value, dimension)?,
+                    None => check_saved_state(&inner, &Value::Null, value, dimension)?,
+                }
+            }
+        }
+        (Value::Array(fresh), Value::Array(saved)) => {
+            if fresh.len() == dimension && saved.len() != dimension {
+                bail!("{path} has {} entries where the experiment tunes {dimension} weights", saved.len());
+            }
+            for (i, value) in saved.iter().enumerate() {
+                check_saved_state(&format!("{path}[{i}]"), fresh.first().unwrap_or(&Value::Null), value, dimension)?;
+            }
+        }
+        (_, Value::Array(saved)) => {
+            for (i, value) in saved.iter().enumerate() {
+                check_saved_state(&format!("{path}[{i}]"), &Value::Null, value, dimension)?;
+            }
+        }
+        (_, Value::Object(saved)) => {
+            for (key, value) in saved {
+                check_saved_state(&format!("{path}.{key}"), &Value::Null, value, dimension)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A preset of the game loop, its board checked against its rule set.
@@ -598,6 +655,24 @@ generations = 3
         assert!(e.contains("needs a range for every tuned weight"), "{e}");
         let e = error(&GOOD.replace("10x10", "10x99"));
         assert!(e.contains("board"), "{e}");
+    }
+
+    #[test]
+    fn a_forged_optimizer_state_is_refused() {
+        let e = Experiment::parse(GOOD, "test").unwrap();
+        let saved = e.file.optimizer.build(&e.space, 7).unwrap().save().unwrap();
+        assert!(e.restore_optimizer(saved.clone()).is_ok());
+        let forge = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut state = saved.clone();
+            edit(&mut state);
+            format!("{:#}", e.restore_optimizer(state).err().expect("refused"))
+        };
+        let error = forge(&|s| s["mean"] = serde_json::json!([1.0]));
+        assert!(error.contains("optimizer.mean has 1 entries where the experiment tunes 2"), "{error}");
+        let error = forge(&|s| s["options"]["population"] = serde_json::json!(1_000_000_000_000_000u64));
+        assert!(error.contains("optimizer.options differ"), "{error}");
+        let error = forge(&|s| s["variance"][0] = serde_json::json!(1e300));
+        assert!(error.contains("optimizer.variance[0] = 1e+300 is out of range"), "{error}");
     }
 
     const ETETRIS: &str = r#"

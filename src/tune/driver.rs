@@ -220,6 +220,14 @@ pub fn resume(
     }
     let optimizer =
         experiment.restore_optimizer(checkpoint.optimizer.clone()).with_context(|| format!("{}", path.display()))?;
+    if let Some(incumbent) = checkpoint.incumbent.as_ref().filter(|i| i.point.len() != experiment.space.names.len()) {
+        bail!(
+            "{}: the incumbent has {} weights where the experiment tunes {}",
+            path.display(),
+            incumbent.point.len(),
+            experiment.space.names.len()
+        );
+    }
     let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf(), executor)?;
     // Cut the logs back to what the checkpoint covers: a run killed after flushing a
     // generation's rows but before its checkpoint replays that generation.

@@ -431,6 +431,59 @@ fn tune_refuses_bad_experiment_files_before_any_folder() {
     battery(&files, cases);
 }
 
+#[test]
+fn tune_resume_refuses_forged_checkpoints() {
+    // A real run folder, made by a tiny campaign.
+    let made = tempfile::tempdir().unwrap();
+    std::fs::write(made.path().join("tiny.toml"), EXPERIMENT.replace("games = 2", "games = 1\nmax_pieces = 20"))
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+        .args(["tune", "tiny.toml", "--results", "results", "--threads", "1"])
+        .current_dir(made.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = std::fs::read_dir(made.path().join("results/tiny")).unwrap().next().unwrap().unwrap().path();
+    let run_files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    let checkpoint: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("checkpoint.json")).unwrap()).unwrap();
+    let forged = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut c = checkpoint.clone();
+        // Resumable: more generations to go.
+        let text = c["experiment_text"].as_str().unwrap().replace("generations = 1", "generations = 3");
+        c["experiment_text"] = text.into();
+        c["tuning_done"] = false.into();
+        edit(&mut c);
+        serde_json::to_vec(&c).unwrap()
+    };
+    let variants: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("long-mean", forged(&|c| c["optimizer"]["mean"] = serde_json::json!([1.0, 2.0])), "optimizer.mean"),
+        ("huge-population", forged(&|c| c["optimizer"]["options"]["population"] = u64::MAX.into()), "options"),
+        ("huge-variance", forged(&|c| c["optimizer"]["variance"][0] = 1e300.into()), "variance"),
+        ("short-incumbent", forged(&|c| c["incumbent"]["point"] = serde_json::json!([])), "incumbent"),
+        ("other-optimizer", forged(&|c| c["optimizer"] = serde_json::json!({"simplex": []})), "checkpoint.json"),
+        ("format", forged(&|c| c["format"] = 99.into()), "format"),
+        ("long-logs", forged(&|c| c["generations_csv_bytes"] = u64::MAX.into()), "generations.csv"),
+        ("bad-experiment", forged(&|c| c["experiment_text"] = "games = 0".into()), "checkpoint.json"),
+        ("not-json", b"{ \"format\": ".to_vec(), "checkpoint.json"),
+    ];
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for (folder, checkpoint, _) in &variants {
+        for (name, content) in &run_files {
+            let content = if name == "checkpoint.json" { checkpoint.clone() } else { content.clone() };
+            files.push((format!("{folder}/{name}"), content));
+        }
+    }
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
+    let cases = variants.iter().map(|(folder, _, needle)| refused(&["tune", "--resume", folder], needle)).collect();
+    battery(&files, cases);
+}
+
 const GENERATIONS_HEADER: &str = "generation,candidates,best,mean,best_so_far,incumbent_mean,incumbent_low,\
                                   incumbent_high,incumbent_games,evaluations,games,pieces,fitness,seconds\n";
 

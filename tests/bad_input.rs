@@ -421,6 +421,7 @@ fn tune_refuses_bad_experiment_files_before_any_folder() {
         // Every file is checked before the first is run.
         refused(&["tune", "good.toml", "huge-games.toml"], "huge-games.toml"),
         refused(&["tune", "good.toml", "--threads", "0"], "--threads"),
+        refused(&["tune", "good.toml", "--results", "good.toml"], "good.toml"),
         usage(&["tune", "good.toml", "--threads", "many"], "--threads"),
         refused(&["tune", "--resume", "not-a-run"], "not-a-run"),
         refused(&["tune", "--resume", "no-such-run"], "no-such-run"),
@@ -479,8 +480,20 @@ fn tune_resume_refuses_forged_checkpoints() {
             files.push((format!("{folder}/{name}"), content));
         }
     }
+    // A resumable checkpoint beside a manifest that is not a JSON object.
+    let resumable = forged(&|_| {});
+    for (name, content) in &run_files {
+        let content = match name.as_str() {
+            "checkpoint.json" => resumable.clone(),
+            "manifest.json" => b"[1]".to_vec(),
+            _ => content.clone(),
+        };
+        files.push((format!("array-manifest/{name}"), content));
+    }
     let files: Vec<(&str, &[u8])> = files.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
-    let cases = variants.iter().map(|(folder, _, needle)| refused(&["tune", "--resume", folder], needle)).collect();
+    let mut cases: Vec<Case> =
+        variants.iter().map(|(folder, _, needle)| refused(&["tune", "--resume", folder], needle)).collect();
+    cases.push(refused(&["tune", "--resume", "array-manifest"], "manifest.json"));
     battery(&files, cases);
 }
 

@@ -609,7 +609,7 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&["bench", "etetris", "--beams", "2,1000000000", "--pieces", "5"], "--beam"),
         refused(&["bench", "etetris", "--beams", "2", "--pieces", "0"], "--pieces"),
         refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--threads", "0"], "--threads"),
-        refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--threads", "100000"], "--threads"),
+        refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--threads", "100000,200000"], "--threads"),
         refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--weights", "nan.toml"], "nan.toml"),
         usage(&["bench", "tetris"], "tetris"),
         refused(&["sequence", "etetris", "-n", "0"], "--count"),

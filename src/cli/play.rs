@@ -89,6 +89,11 @@ impl AtomicFile {
         let file = builder.tempfile_in(folder).with_context(cannot)?;
         Ok(AtomicFile { target: target.to_path_buf(), file })
     }
+    /// Checks that `target` can be written, before long work whose result goes there: the
+    /// temporary is made and removed at once, so an interrupted run leaves nothing behind.
+    pub fn check_writable(target: &Path) -> Result<()> {
+        AtomicFile::create(target).map(drop)
+    }
     pub fn writer(&mut self) -> &mut std::fs::File {
         self.file.as_file_mut()
     }
@@ -119,7 +124,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let preset = presets::find(&args.preset)?;
     let built = preset.build_with_rules(args.rules.as_deref(), args.board, args.weights.as_deref())?;
     let pool = thread_pool(args.threads)?;
-    let mut csv_out = args.csv.as_deref().map(AtomicFile::create).transpose()?;
+    if let Some(path) = &args.csv {
+        AtomicFile::check_writable(path)?;
+    }
 
     let rules = built.rules.as_ref();
     let policy = built.policy.as_ref();
@@ -139,11 +146,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
     });
     let seconds = start.elapsed().as_secs_f64();
 
-    if let Some(out) = csv_out.as_mut() {
-        write_csv(out.writer(), &records)
-            .with_context(|| format!("cannot write {}", args.csv.as_ref().unwrap().display()))?;
-    }
-    if let Some(out) = csv_out {
+    if let Some(path) = &args.csv {
+        let mut out = AtomicFile::create(path)?;
+        write_csv(out.writer(), &records).with_context(|| format!("cannot write {}", path.display()))?;
         out.commit()?;
     }
     print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko");

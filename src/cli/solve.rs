@@ -91,8 +91,8 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    // Before the search, so an unwritable path fails at once; renamed into place after.
-    let mut out = AtomicFile::create(&path)?;
+    // Before the search, so an unwritable path fails at once.
+    AtomicFile::check_writable(&path)?;
     let started = Instant::now();
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
@@ -104,6 +104,7 @@ pub fn run(args: Args) -> Result<()> {
         replayed.score,
         solution.score
     );
+    let mut out = AtomicFile::create(&path)?;
     writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
     out.commit()?;
     println!("score={} pieces={} seconds={seconds:.2} record={}", replayed.score, replayed.pieces, path.display());

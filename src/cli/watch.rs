@@ -12,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The presets `watch` can show: the key-press AI of the guideline game (and its variant).
@@ -95,7 +96,11 @@ pub fn run(args: WatchArgs) -> Result<()> {
     let stdout = std::io::stdout();
     let is_terminal = stdout.is_terminal();
     let delay = Duration::from_millis(args.delay_ms);
-    while !game.is_over() && args.max_pieces.is_none_or(|cap| game.pieces() < cap) {
+    // Ctrl-C stops the game like --max-pieces does, so the frames file is still written
+    // (whole, with its closing line) instead of left as a temporary.
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    while !game.is_over() && args.max_pieces.is_none_or(|cap| game.pieces() < cap) && !STOP.load(Ordering::SeqCst) {
         let keys = match &mut source {
             Source::Ai(player) => {
                 let keys = player.keys_for_next_frame(&game);

@@ -80,7 +80,9 @@ impl AtomicFile {
             _ => Path::new("."),
         };
         let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-        let prefix = format!(".{}.partial-", name.to_string_lossy());
+        // Cut so that a target name near the file system's limit still has a temporary.
+        let short: String = name.to_string_lossy().chars().take(100).collect();
+        let prefix = format!(".{short}.partial-");
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(&extension);
         // The umask's permissions, as `File::create` gives, not the temporary's own 0600.
@@ -100,9 +102,6 @@ impl AtomicFile {
     /// Where the temporary file is, for writers that open a path themselves.
     pub fn temporary_path(&self) -> &Path {
         self.file.path()
-    }
-    pub fn target(&self) -> &Path {
-        &self.target
     }
     /// Renames the temporary file over the target; on failure the temporary is removed.
     pub fn commit(self) -> Result<()> {
@@ -219,4 +218,46 @@ fn print_row(name: &str, s: &Summary) {
         s.min,
         s.max
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn an_atomic_file_replaces_the_target_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        std::fs::write(&target, "old").unwrap();
+        let mut file = AtomicFile::create(&target).unwrap();
+        write!(file.writer(), "new").unwrap();
+        assert!(file.temporary_path().to_string_lossy().ends_with(".csv"));
+        drop(file);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(names_in(dir.path()), ["out.csv"]);
+        let mut file = AtomicFile::create(&target).unwrap();
+        write!(file.writer(), "new").unwrap();
+        file.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names_in(dir.path()), ["out.csv"]);
+    }
+
+    #[test]
+    fn an_atomic_file_onto_a_folder_fails_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("folder")).unwrap();
+        let error = AtomicFile::create(&dir.path().join("folder")).err().unwrap().to_string();
+        assert!(error.contains("it is a folder"), "{error}");
+        assert!(AtomicFile::check_writable(&dir.path().join("missing/out.csv")).is_err());
+        AtomicFile::check_writable(&dir.path().join("out.csv")).unwrap();
+        assert_eq!(names_in(dir.path()), ["folder"]);
+    }
 }

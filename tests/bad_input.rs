@@ -399,6 +399,8 @@ fn tune_refuses_bad_experiment_files_before_any_folder() {
         ("bad-name.toml", edit("seed = 1", "seed = 1\nname = \"../escape\""), "name"),
         ("long-name.toml", edit("seed = 1", &format!("seed = 1\nname = \"{}\"", "n".repeat(300))), "name"),
         ("empty.toml", String::new(), "empty.toml"),
+        ("huge-runs.toml", edit("seed = 1", &format!("seed = 1\nruns = {huge}")), "runs"),
+        ("zero-runs.toml", edit("seed = 1", "seed = 1\nruns = 0"), "runs"),
         ("huge-beam.toml", etetris("beam = 2", "beam = 100000000"), "beam"),
         ("huge-held-out-beam.toml", etetris("beam = 2", "beam = 2\nheld_out_beam = 1000000000"), "held_out_beam"),
         ("unknown-etetris.toml", etetris("beam = 2", "beam = 2\nbeem = 3"), "beem"),
@@ -421,6 +423,8 @@ fn tune_refuses_bad_experiment_files_before_any_folder() {
         // Every file is checked before the first is run.
         refused(&["tune", "good.toml", "huge-games.toml"], "huge-games.toml"),
         refused(&["tune", "good.toml", "--threads", "0"], "--threads"),
+        refused(&["tune", "good.toml", "--runs", "0"], "--runs"),
+        refused(&["tune", "good.toml", "--runs", "18446744073709551615"], "--runs"),
         refused(&["tune", "good.toml", "--results", "good.toml"], "good.toml"),
         usage(&["tune", "good.toml", "--threads", "many"], "--threads"),
         refused(&["tune", "--resume", "not-a-run"], "not-a-run"),

@@ -17,15 +17,10 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// The shared spec folder beside the repository (as CI lays it out).
-fn spec_file(name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [root.join("../shared/spec").join(name), root.join("../../shared/spec").join(name)];
-    candidates
-        .iter()
-        .find(|p| p.exists())
-        .cloned()
-        .unwrap_or_else(|| panic!("spec file {name} not found beside the repository"))
+/// A file of the repository (the contest sequence and the published record are copied
+/// into it, so a fresh clone tests on its own).
+fn repository_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
 /// `key=value` fields of one output line.
@@ -45,9 +40,9 @@ fn expect_error(args: &[&str], dir: &Path, needle: &str) {
 }
 
 #[test]
-fn sequence_equals_the_spec_file() {
+fn sequence_equals_the_published_sequence() {
     let dir = tempfile::tempdir().unwrap();
-    let expected = std::fs::read_to_string(spec_file("etetris_sequence.txt")).unwrap();
+    let expected = std::fs::read_to_string(repository_file("tests/data/etetris/sequence.txt")).unwrap();
     assert_eq!(stdout(&run(&["sequence", "etetris"], dir.path())), expected);
     let first = stdout(&run(&["sequence", "etetris", "-n", "3"], dir.path()));
     assert_eq!(first, "Z 0\nI 1\nO 2\n");
@@ -56,7 +51,7 @@ fn sequence_equals_the_spec_file() {
 #[test]
 fn the_published_record_replays_to_its_score() {
     let dir = tempfile::tempdir().unwrap();
-    let path = spec_file("records/published_1378178.txt");
+    let path = repository_file("data/etetris/published_1378178.txt");
     let line = stdout(&run(&["replay", path.to_str().unwrap()], dir.path()));
     assert_eq!(line.trim(), "pieces=10000 score=1378178");
 }

@@ -39,31 +39,31 @@ fn prints_the_table_and_writes_csv_markdown_and_manifest_without_overwriting() {
     assert!(first.status.success(), "{}", stderr(&first));
     let text = stdout(&first);
     let header = text.lines().next().unwrap();
-    for column in [
-        "preset",
-        "rule set",
-        "board",
-        "games",
-        "mean",
-        "95% interval",
-        "published",
-        "inside",
-        "how measured",
-        "seconds",
-    ] {
+    for column in ["preset", "board", "metric", "mean", "95% interval", "published", "inside", "seconds"] {
         assert!(header.contains(column), "{column} missing from {header}");
     }
-    // Full games first, then the estimates, every row on the overridden board.
-    let rows: Vec<&str> = text.lines().skip(1).collect();
+    // The figures, then how each row was measured, numbered alike.
+    let (table, notes) = text.split_once("\nhow measured:\n").expect("a 'how measured' list");
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    let notes: Vec<&str> = notes.lines().collect();
     assert!(rows.len() >= 2, "{text}");
-    assert!(rows.iter().all(|r| r.starts_with("bcts") && r.contains("10x6")), "{text}");
-    assert!(rows[0].contains("full games"), "{text}");
-    assert!(rows.iter().any(|r| r.contains("estimate (Fahey)")), "{text}");
+    assert_eq!(notes.len(), rows.len(), "{text}");
+    // A terminal need not wrap the figures.
+    assert!(table.lines().all(|l| l.len() <= 120), "{text}");
+    // Full games first, then the estimates, every row on the overridden board.
+    assert!(
+        rows.iter().all(|r| r.starts_with(|c: char| c.is_ascii_digit()) && r.contains("bcts") && r.contains("10x6")),
+        "{text}"
+    );
+    assert!(notes[0].starts_with("1  bcts (simplified rules, 3 games): full games"), "{text}");
+    assert!(notes.iter().any(|r| r.contains("estimate (Fahey)")), "{text}");
 
     let dirs = run_dirs(&out);
     assert_eq!(dirs.len(), 1);
     let name = dirs[0].file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.ends_with("Z-seed1"), "{name}");
+    // The one run-folder stamp: YYYYMMDD-HHMMSS, then the seed.
+    let stamp = name.strip_suffix("-seed1").expect("ends with the seed");
+    assert!(stamp.len() == 15 && stamp.as_bytes()[8] == b'-', "{name}");
     let mut table = csv::Reader::from_path(dirs[0].join("table.csv")).unwrap();
     let headers = table.headers().unwrap().clone();
     let records: Vec<csv::StringRecord> = table.records().map(Result::unwrap).collect();
@@ -123,6 +123,8 @@ fn a_preset_of_the_spec_gets_a_row_whether_or_not_its_rules_have_landed() {
     let o = run(&["reproduce", "dellacherie", "--games", "1", "--moves", "500", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.lines().skip(1).all(|l| l.starts_with("dellacherie ")), "{text}");
-    assert!(text.lines().count() >= 2, "{text}");
+    let (table, notes) = text.split_once("\nhow measured:\n").expect("a 'how measured' list");
+    assert!(table.lines().skip(1).all(|l| l.contains(" dellacherie ")), "{text}");
+    assert!(notes.lines().all(|l| l.contains(" dellacherie (")), "{text}");
+    assert!(table.lines().count() >= 2, "{text}");
 }

@@ -43,11 +43,31 @@ pub fn run(args: FeaturesArgs) -> Result<()> {
     Ok(())
 }
 
-/// Integers without a decimal point, reals with full precision (round-trips).
+/// Integers without a decimal point; reals to 12 significant digits, which keeps every
+/// digit the weights carry and drops the noise of floating-point sums
+/// (`-780.5400000000001` prints as `-780.54`).
 pub fn format_number(v: f64) -> String {
     if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
+    } else if v.is_finite() {
+        let rounded: f64 = format!("{v:.11e}").parse().expect("a formatted float reads back");
+        format!("{rounded}")
     } else {
         format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_number;
+
+    #[test]
+    fn numbers_print_without_float_noise() {
+        assert_eq!(format_number(-780.5400000000001), "-780.54");
+        assert_eq!(format_number(-5.988005000000001), "-5.988005");
+        assert_eq!(format_number(-566.5), "-566.5");
+        assert_eq!(format_number(12.0), "12");
+        assert_eq!(format_number(0.1 + 0.2), "0.3");
+        assert_eq!(format_number(3.2178882868487753), "3.21788828685");
     }
 }

@@ -129,8 +129,13 @@ pub fn run(args: PlayArgs) -> Result<()> {
 
     let rules = built.rules.as_ref();
     let policy = built.policy.as_ref();
+    // Say which weights play: the published ones, or the file's.
+    let weights = match &args.weights {
+        Some(path) => format!("weights from {}", path.display()),
+        None => "published weights".to_string(),
+    };
     eprintln!(
-        "preset {} | {} | policy {} | {} games, master seed {}{}",
+        "preset {} | {weights} | {} | policy {} | {} games, master seed {}{}",
         preset.name,
         rules.describe(),
         policy.name(),
@@ -149,6 +154,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         let mut out = AtomicFile::create(path)?;
         write_csv(out.writer(), &records).with_context(|| format!("cannot write {}", path.display()))?;
         out.commit()?;
+        eprintln!("per-game CSV written to {}", args.csv.as_ref().expect("a CSV path").display());
     }
     print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko");
     Ok(())

@@ -258,6 +258,17 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         let mut rule_sets = BTreeMap::new();
         for planned in &selection {
             let row = pool.install(|| measure(planned, args.seed, &mut games_csv, &mut rule_sets));
+            eprintln!(
+                "[{}/{}] {} {} {}: {} {} ({:.1} s)",
+                rows.len() + 1,
+                selection.len(),
+                row.preset,
+                row.rule_set,
+                row.board,
+                row.mean.map(figure_text).unwrap_or_else(|| "-".into()),
+                row.metric,
+                row.seconds
+            );
             rows.push(row);
             // Rewritten after every measurement so that an interrupted `--full` run keeps
             // what it measured (the manifest says how many of the planned rows are done).
@@ -690,10 +701,32 @@ fn cells(row: &Row) -> [String; 11] {
     ]
 }
 
-/// The table as aligned text for the terminal.
+/// The table as aligned text for the terminal: the figures in columns narrow enough for
+/// a terminal (about 110 characters), then how each row was measured, one numbered line
+/// each (that column alone is up to 130 characters wide; the CSV and Markdown files keep
+/// every column in one table).
 fn text_table(rows: &[Row]) -> String {
-    let body: Vec<[String; 11]> = rows.iter().map(cells).collect();
-    let mut widths = HEADERS.map(str::len);
+    const COLUMNS: [&str; 9] =
+        ["#", "preset", "board", "metric", "mean", "95% interval", "published", "inside", "seconds"];
+    let body: Vec<[String; 9]> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let c = cells(row);
+            [
+                (i + 1).to_string(),
+                c[0].clone(),
+                c[2].clone(),
+                c[4].clone(),
+                c[5].clone(),
+                c[6].clone(),
+                c[7].clone(),
+                c[8].clone(),
+                c[10].clone(),
+            ]
+        })
+        .collect();
+    let mut widths = COLUMNS.map(str::len);
     for r in &body {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
@@ -704,11 +737,36 @@ fn text_table(rows: &[Row]) -> String {
         let text: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
         let _ = writeln!(out, "{}", text.join("  ").trim_end());
     };
-    line(&HEADERS.map(String::from));
+    line(&COLUMNS.map(String::from));
     for r in &body {
         line(r);
     }
+    let _ = writeln!(out, "\nhow measured:");
+    for (i, row) in rows.iter().enumerate() {
+        let count = format!("{} {}", row.count, count_unit(row));
+        let _ = writeln!(
+            out,
+            "{:>w$}  {} ({} rules, {}): {}",
+            i + 1,
+            row.preset,
+            row.rule_set,
+            count.trim_end(),
+            row.method,
+            w = widths[0]
+        );
+    }
     out
+}
+
+/// `games`, or nothing where the count already names its unit (`1,000,000 moves`).
+fn count_unit(row: &Row) -> &'static str {
+    if row.count.contains(' ') {
+        ""
+    } else if row.count == "1" {
+        "game"
+    } else {
+        "games"
+    }
 }
 
 fn markdown_table(rows: &[Row]) -> String {
@@ -849,13 +907,7 @@ fn write_outputs(
 /// never writes into an earlier one.
 fn create_run_dir(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    crate::report::run_dir::create_unique(out, &format!("{}-seed{}", utc_stamp(started), seed))
-}
-
-/// `20261129T124100Z`: sortable and safe in a file name.
-fn utc_stamp(time: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
-    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+    crate::report::run_dir::create_unique(out, &format!("{}-seed{}", crate::report::run_dir::stamp(started), seed))
 }
 
 /// `2026-11-29 12:41:00`.
@@ -871,10 +923,8 @@ mod tests {
 
     #[test]
     fn utc_dates() {
-        assert_eq!(utc_stamp(UNIX_EPOCH), "19700101T000000Z");
-        // 2000-02-29 12:34:56 UTC (a leap day) and 2026-11-29 12:41:00 UTC.
+        // 2000-02-29 12:34:56 UTC (a leap day).
         assert_eq!(utc_text(UNIX_EPOCH + Duration::from_secs(951_827_696)), "2000-02-29 12:34:56");
-        assert_eq!(utc_stamp(UNIX_EPOCH + Duration::from_secs(1_795_956_060)), "20261129T124100Z");
     }
 
     #[test]

@@ -88,8 +88,9 @@ pub fn run(args: Args) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        eprintln!("created folder {} for the record (--record FILE writes it elsewhere)", dir.display());
     }
     // Before the search, so an unwritable path fails at once.
     AtomicFile::check_writable(&path)?;
@@ -107,6 +108,16 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = AtomicFile::create(&path)?;
     writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
     out.commit()?;
+    if replayed.pieces < args.pieces {
+        // The game is not over for lack of pieces: every kept board was dead.
+        eprintln!(
+            "the search ended after {} of {} pieces: no kept board could place piece {} without touching \
+             the top row (a wider --beam keeps more boards alive)",
+            replayed.pieces,
+            args.pieces,
+            replayed.pieces + 1
+        );
+    }
     println!("score={} pieces={} seconds={seconds:.2} record={}", replayed.score, replayed.pieces, path.display());
     Ok(())
 }

@@ -3,20 +3,29 @@
 //! ranks evaluate its candidates (see `tune::mpi`).
 
 use crate::tune::driver::{self, Outcome, RunOptions};
+use crate::tune::experiment::Experiment;
 use crate::tune::objective::{Executor, Local};
-use anyhow::{bail, Result};
+use crate::tune::study;
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
+
+/// The default experiment, built in so that `tune` works from any folder.
+const QUICKSTART: &str = include_str!("../../experiments/quickstart.toml");
 
 #[derive(Args, Debug)]
 pub struct TuneArgs {
     /// Experiment files (TOML), run one after the other; several give a comparison plot.
-    /// Default: experiments/quickstart.toml.
+    /// Default: the quick start, built into the binary (experiments/quickstart.toml).
     pub experiments: Vec<PathBuf>,
-    /// Continue the run in this folder from its checkpoint (an experiment file given too
-    /// must be the one that made it).
+    /// Continue the run (or the study) in this folder from its checkpoint (an experiment
+    /// file given too must be the one that made the run).
     #[arg(long, value_name = "RUN_DIR")]
     pub resume: Option<PathBuf>,
+    /// A study: run each experiment N times (repetition r seeded from the master seed and
+    /// r), then compare them (results/studies/<stamp>/). Default: the files' `runs`.
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u64>,
     /// Folder under which runs are written as <experiment>/<run-id>/.
     #[arg(long, default_value = "results")]
     pub results: PathBuf,
@@ -51,7 +60,6 @@ fn launcher_ranks() -> Option<u64> {
 /// Under `mpirun` (or alone: a single rank runs like the plain build).
 #[cfg(feature = "mpi")]
 pub fn run(args: TuneArgs) -> Result<()> {
-    use anyhow::Context;
     use mpi::topology::Communicator;
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
@@ -80,24 +88,44 @@ pub fn run(args: TuneArgs) -> Result<()> {
 /// Runs the campaigns the arguments ask for; the last outcome.
 fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
     let options = RunOptions { threads: args.threads, results: args.results.clone() };
+    // Before any folder is made (the pool itself is started with the campaign).
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    if let Some(runs) = args.runs {
+        crate::tune::study::check_runs(runs).context("--runs")?;
+    }
+    if let Some(dir) = args.resume.as_deref().filter(|dir| study::is_study(dir)) {
+        if args.runs.is_some() || !args.experiments.is_empty() {
+            bail!("--resume of a study takes neither --runs nor experiment files: the study folder records them");
+        }
+        return study::resume(dir, &options, executor);
+    }
     if let Some(run_dir) = &args.resume {
+        if args.runs.is_some() {
+            bail!(
+                "--runs does not go with --resume of a single run ({}): a study is resumed from its study folder",
+                run_dir.display()
+            );
+        }
         if args.experiments.len() > 1 {
             bail!("--resume continues one run: give at most one experiment file");
         }
         return driver::resume(run_dir, args.experiments.first().map(PathBuf::as_path), &options, executor);
     }
-    let experiments = if args.experiments.is_empty() {
-        vec![PathBuf::from("experiments/quickstart.toml")]
-    } else {
-        args.experiments.clone()
-    };
     // Validate every file before the first game of the first.
-    for path in &experiments {
-        crate::tune::experiment::Experiment::load(path)?;
+    let experiments = if args.experiments.is_empty() {
+        eprintln!("no experiment file given: running the built-in quick start (experiments/quickstart.toml)");
+        vec![Experiment::parse(QUICKSTART, "quickstart").context("the built-in quick start")?]
+    } else {
+        args.experiments.iter().map(|path| Experiment::load(path)).collect::<Result<Vec<_>>>()?
+    };
+    if args.runs.is_some() || experiments.iter().any(|e| e.file.runs.is_some()) {
+        return study::start(experiments, args.runs, &options, executor);
     }
     let mut runs = Vec::new();
-    for path in &experiments {
-        match driver::start(path, &options, executor)? {
+    for experiment in experiments {
+        match driver::start(experiment, &options, executor)? {
             Outcome::Finished(dir) => runs.push(dir),
             interrupted @ Outcome::Interrupted(_) => return Ok(interrupted),
         }

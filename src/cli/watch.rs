@@ -109,7 +109,7 @@ pub fn run(args: WatchArgs) -> Result<()> {
             }
             Source::Replay(frames) => match frames.next() {
                 Some(frame) => {
-                    replay_frame(&mut game, &frame).with_context(|| format!("replay of frames file {replay_name}"))?;
+                    replay_frame(&mut game, &frame).with_context(|| format!("in frames file {replay_name}"))?;
                     frame.keys
                 }
                 None => break,
@@ -128,7 +128,7 @@ pub fn run(args: WatchArgs) -> Result<()> {
     if let (Source::Replay(frames), true) = (&mut source, game.is_over()) {
         if let Some(extra) = frames.next() {
             bail!(
-                "replay of frames file {replay_name}: line {}: a frame after the game ended ({}) at frame {}",
+                "in frames file {replay_name}: line {}: a frame after the game ended ({}) at frame {}",
                 extra.line_number,
                 game.game_over().map(|g| g.name()).unwrap_or("over"),
                 game.frame()

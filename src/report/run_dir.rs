@@ -37,18 +37,31 @@ pub fn utc_parts(time: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     (year, month, day, (rest / 3600) as u32, (rest % 3600 / 60) as u32, (rest % 60) as u32)
 }
 
-/// The commit the binary was built from, when the source tree is a git checkout.
+/// `YYYYMMDD-HHMMSS` in UTC: the one stamp every new run folder starts with (sortable,
+/// safe in a file name). Folders made by earlier versions with other stamps
+/// (`20261129T124100Z-seed1`) are still read: nothing parses a folder's name.
+pub fn stamp(time: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(time);
+    format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
+}
+
+/// The commit the binary was built from, captured at build time (`build.rs`), with
+/// `-dirty` when tracked files differed from it; `None` outside a git checkout.
 pub fn git_hash() -> Option<String> {
-    let output = std::process::Command::new("git")
-        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
-        .output()
-        .ok()?;
-    let hash = String::from_utf8(output.stdout).ok()?.trim().to_string();
-    (output.status.success() && !hash.is_empty()).then_some(hash)
+    let hash = env!("TETRIS_LAB_GIT_HASH");
+    (hash != "unknown").then(|| hash.to_string())
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stamps_are_utc_and_sortable() {
+        use std::time::{Duration, UNIX_EPOCH};
+        assert_eq!(super::stamp(UNIX_EPOCH), "19700101-000000");
+        // 2026-11-29 12:41:00 UTC.
+        assert_eq!(super::stamp(UNIX_EPOCH + Duration::from_secs(1_795_956_060)), "20261129-124100");
+    }
+
     #[test]
     fn a_second_run_gets_a_suffix() {
         let temp = tempfile::tempdir().unwrap();

@@ -140,13 +140,32 @@ pub enum Outcome {
     Interrupted(PathBuf),
 }
 
-/// Starts a new run of an experiment file.
-pub fn start(experiment_path: &Path, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
-    let experiment = Experiment::load(experiment_path)?;
-    let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new(), executor)?;
-    let base = options.results.join(&campaign.experiment.name);
+/// Starts a new run of an experiment (read from a file, or the built-in quick start) in a
+/// new folder `<results>/<experiment>/<run-id>/`.
+pub fn start(experiment: Experiment, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
+    let base = options.results.join(&experiment.name);
     std::fs::create_dir_all(&base).with_context(|| format!("cannot create results folder {}", base.display()))?;
-    campaign.run_dir = new_run_dir(&base)?;
+    start_in(experiment, &base, None, options, executor)
+}
+
+/// Starts a new run in a new folder under `parent`: `name` (a study's repetitions use
+/// fixed names, so that a resumed study finds them), else a UTC stamp.
+pub fn start_in(
+    experiment: Experiment,
+    parent: &Path,
+    name: Option<&str>,
+    options: &RunOptions,
+    executor: &dyn Executor,
+) -> Result<Outcome> {
+    let mut campaign = Campaign::new(experiment, options.threads, PathBuf::new(), executor)?;
+    campaign.run_dir = match name {
+        Some(name) => {
+            let dir = parent.join(name);
+            std::fs::create_dir(&dir).with_context(|| format!("cannot create run folder {}", dir.display()))?;
+            dir
+        }
+        None => new_run_dir(parent)?,
+    };
     campaign.write_manifest(None)?;
     executor.begin(&campaign.experiment, &campaign.run_dir)?;
     let optimizer = campaign
@@ -256,8 +275,18 @@ pub fn resume(
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
     executor.begin(&campaign.experiment, &campaign.run_dir)?;
-    eprintln!("resuming {} after generation {}", run_dir.display(), checkpoint.generation);
+    eprintln!("resuming {} {}", run_dir.display(), generations_done(checkpoint.generation));
     campaign.run(checkpoint, optimizer)
+}
+
+/// Where a run stands, in the numbering the log lines and CSV files use (generations are
+/// numbered from 0, so after 5 generations the last one is generation 4).
+fn generations_done(count: u64) -> String {
+    match count {
+        0 => "before generation 0".to_string(),
+        1 => "after generation 0 (1 generation done)".to_string(),
+        n => format!("after generation {} ({n} generations done)", n - 1),
+    }
 }
 
 const GENERATION_COLUMNS: [&str; 14] = [
@@ -289,13 +318,7 @@ fn number(x: f64) -> String {
 }
 
 fn new_run_dir(base: &Path) -> Result<PathBuf> {
-    crate::report::run_dir::create_unique(base, &utc_stamp(std::time::SystemTime::now()))
-}
-
-/// `YYYYMMDD-HHMMSS` in UTC.
-fn utc_stamp(time: std::time::SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
-    format!("{y}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
+    crate::report::run_dir::create_unique(base, &crate::report::run_dir::stamp(std::time::SystemTime::now()))
 }
 
 /// ISO 8601 in UTC.
@@ -625,8 +648,8 @@ impl<'e> Campaign<'e> {
                 self.draw_plots()?;
             }
             eprintln!(
-                "stopped after generation {}; checkpoint written. Resume with: tetris-lab tune --resume {}",
-                c.generation,
+                "stopped {}; checkpoint written. Resume with: tetris-lab tune --resume {}",
+                generations_done(c.generation),
                 dir.display()
             );
             return Ok(Outcome::Interrupted(dir.clone()));
@@ -711,6 +734,7 @@ impl<'e> Campaign<'e> {
         let mut file = AtomicFile::create(&self.run_dir.join("best.toml"))?;
         file.writer().write_all(text.as_bytes())?;
         file.commit()?;
+        write_held_out(&self.run_dir, &held_out_on, t, p)?;
         self.draw_plots()?;
         println!(
             "{}: {} generations, {} games, {} pieces, {:.0} s",
@@ -725,6 +749,70 @@ impl<'e> Campaign<'e> {
         println!("results in {}", self.run_dir.display());
         Ok(())
     }
+}
+
+/// The held-out scores, machine-readable: `held_out.csv` in the run folder, written last,
+/// so its presence also says the run finished.
+pub const HELD_OUT_FILE: &str = "held_out.csv";
+
+fn write_held_out(run_dir: &Path, held_out_on: &str, tuned: &Summary, published: &Summary) -> Result<()> {
+    let path = run_dir.join(HELD_OUT_FILE);
+    let mut file = AtomicFile::create(&path)?;
+    let mut writer = csv::Writer::from_writer(file.writer());
+    writer.write_record(["weights", "measured_on", "count", "mean", "standard_deviation", "low_95", "high_95"])?;
+    for (label, s) in [("tuned", tuned), ("published", published)] {
+        writer.write_record([
+            label.to_string(),
+            held_out_on.to_string(),
+            s.count.to_string(),
+            number(s.mean),
+            number(s.standard_deviation),
+            number(s.low_95()),
+            number(s.high_95()),
+        ])?;
+    }
+    writer.flush().with_context(|| format!("cannot write {}", path.display()))?;
+    drop(writer);
+    file.commit()
+}
+
+/// A finished run's held-out score of its tuned weights (`None` while it is unfinished).
+pub fn read_held_out(run_dir: &Path) -> Result<Option<Summary>> {
+    read_held_out_row(run_dir, "tuned")
+}
+
+/// A finished run's held-out score of the `weights` row (`tuned` or `published`).
+pub fn read_held_out_row(run_dir: &Path, weights: &str) -> Result<Option<Summary>> {
+    let path = run_dir.join(HELD_OUT_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    for record in reader.records() {
+        let record = record.with_context(|| format!("{}: bad CSV", path.display()))?;
+        if record.get(0) == Some(weights) {
+            let field = |i: usize| -> Result<f64> {
+                let text = record.get(i).unwrap_or("");
+                let value: f64 =
+                    text.parse().with_context(|| format!("{}: {text:?} is not a number", path.display()))?;
+                anyhow::ensure!(value.is_finite(), "{}: {text} is not a finite number", path.display());
+                Ok(value)
+            };
+            let count: usize =
+                record.get(2).unwrap_or("").parse().with_context(|| format!("{}: bad count", path.display()))?;
+            let (mean, standard_deviation, low) = (field(3)?, field(4)?, field(5)?);
+            return Ok(Some(Summary {
+                count,
+                mean,
+                median: f64::NAN,
+                standard_deviation,
+                half_width_95: mean - low,
+                min: f64::NAN,
+                max: f64::NAN,
+            }));
+        }
+    }
+    bail!("{} has no row for the {weights} weights", path.display())
 }
 
 fn same_point(a: &[f64], b: &[f64]) -> bool {
@@ -747,7 +835,12 @@ mod tests {
     fn utc_dates() {
         let t = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         assert_eq!(utc_iso(t), "2023-11-14T22:13:20Z");
-        assert_eq!(utc_stamp(std::time::UNIX_EPOCH), "19700101-000000");
+    }
+
+    #[test]
+    fn generations_are_counted_as_the_log_numbers_them() {
+        assert_eq!(generations_done(0), "before generation 0");
+        assert_eq!(generations_done(5), "after generation 4 (5 generations done)");
     }
 
     #[test]

@@ -214,6 +214,8 @@ pub struct ExperimentFile {
     pub budget: Budget,
     /// The beam search of `preset = "etetris"`.
     pub etetris: Option<etetris_objective::Settings>,
+    /// Independent repetitions (a study, see `tune::study`); default 1, a single run.
+    pub runs: Option<u64>,
 }
 
 /// A validated experiment.
@@ -335,6 +337,9 @@ impl Experiment {
         }
         if file.held_out_games == Some(0) {
             bail!("field `held_out_games` must be at least 1: the final best is always scored on unseen seeds");
+        }
+        if let Some(runs) = file.runs {
+            super::study::check_runs(runs).context("field `runs`")?;
         }
         let budget = &file.budget;
         if budget.generations.is_none() && budget.games.is_none() && budget.pieces.is_none() {

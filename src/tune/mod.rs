@@ -28,6 +28,7 @@ pub mod plot;
 pub mod pso;
 pub mod random;
 mod replay;
+pub mod study;
 pub mod target;
 
 /// A fitness: higher is better. Minimizers (argmin's solvers) see [`Maximize::cost`].

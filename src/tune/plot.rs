@@ -111,7 +111,7 @@ pub fn label_runs(series: &mut [Series]) {
     }
 }
 
-fn register_font() {
+pub(crate) fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());

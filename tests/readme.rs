@@ -1,0 +1,300 @@
+//! Every command the README shows runs as written, from a folder laid out like the
+//! repository root (a copy of `data/` and `experiments/`, nothing beside it). Commands
+//! that take minutes run with a smaller budget, and the few that cannot run here (MPI,
+//! usage templates, hour-long campaigns) are listed with the reason. A README command that
+//! this file does not list fails the test, and so does a listed command the README no
+//! longer shows: the two cannot drift apart.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// What to do with one README command.
+enum Action {
+    /// Run it as written.
+    Run,
+    /// Run these arguments instead (a smaller budget, or a placeholder filled in).
+    RunAs(&'static str),
+    /// Not run here, for this reason.
+    Skip(&'static str),
+}
+use Action::{Run, RunAs, Skip};
+
+/// Every command of the README (after `tetris-lab`, `cargo run --release --` or
+/// `target/release/tetris-lab`; comments and extra spaces removed), in any order. They run
+/// in the README's order. `<run-id>` is the quick start's run folder.
+const CASES: &[(&str, Action)] = &[
+    // Quick start and the subcommands.
+    ("tune", Run),
+    ("play --preset bcts --board 10x10 --games 200", RunAs("play --preset bcts --board 10x10 --games 20")),
+    ("play --preset P [--games N] [--seed S] [--board WxH] [--max-pieces M]", Skip("usage template")),
+    ("play --preset dellacherie-simplified --board 10x10 --games 200 --threads 2", Run),
+    ("list", Run),
+    ("features --preset bcts data/boards.txt", Run),
+    ("best --preset dellacherie-simplified --piece I data/boards.txt", Run),
+    // E-Tetris.
+    ("sequence etetris -n 3", Run),
+    ("replay data/etetris/published_1378178.txt", Run),
+    ("solve --beam 1000 --record k1000.txt", RunAs("solve --beam 1000 --record k1000.txt --pieces 800")),
+    ("replay k1000.txt", Run),
+    ("solve --moves full --beam 300", RunAs("solve --moves full --beam 300 --pieces 400")),
+    (
+        "bench etetris --beams 100,300,1000 --threads 1,2",
+        RunAs("bench etetris --beams 100,300 --threads 1,2 --pieces 200"),
+    ),
+    ("bench etetris", RunAs("bench etetris --beams 30 --threads 1 --pieces 200")),
+    ("bench etetris --beams 100,300,1000", RunAs("bench etetris --beams 100 --threads 1 --pieces 200")),
+    ("solve --moves full --beam K --threads 2", RunAs("solve --moves full --beam 50 --threads 2 --pieces 200")),
+    // The guideline game.
+    (
+        "play --preset pygame-lee --games 20 --seed 1 --csv pygame-lee.csv",
+        RunAs("play --preset pygame-lee --games 2 --seed 1 --csv pygame-lee.csv --max-pieces 40"),
+    ),
+    ("watch --preset pygame-lee --seed 7 --level 15", RunAs("watch --preset pygame-lee --seed 7 --level 15 --max-pieces 20 --delay-ms 0")),
+    ("watch --preset pygame-lee --seed 1 --level 18 --max-pieces 60 --delay-ms 0 --frames game.frames", Run),
+    ("watch --replay game.frames --delay-ms 20", RunAs("watch --replay game.frames --delay-ms 0")),
+    ("best --preset pygame-lee --piece I --preview O data/boards.txt", Run),
+    (
+        "play --preset pygame-lee --games 20 --seed 1 --threads 2 --csv pygame-lee-20.csv",
+        RunAs("play --preset pygame-lee --games 2 --seed 1 --threads 2 --csv pygame-lee-20.csv --max-pieces 40"),
+    ),
+    (
+        "play --preset pygame-lee-gravity-first --games 20 --seed 1 --threads 2 --csv gravity-first-20.csv",
+        RunAs("play --preset pygame-lee-gravity-first --games 2 --seed 1 --threads 2 --csv gravity-first-20.csv --max-pieces 40"),
+    ),
+    ("tune experiments/cross-entropy-pygame-lee.toml", Skip("about a minute; tests/experiments.rs checks the file")),
+    // Tuning.
+    ("tune experiments/pso-el-tetris.toml", Skip("up to half an hour; tests/experiments.rs checks the file")),
+    (
+        "tune experiments/compare/*.toml",
+        RunAs("tune experiments/compare/random.toml experiments/compare/cross-entropy.toml"),
+    ),
+    ("tune --resume results/quickstart/<run-id>", Run),
+    ("plot results/compare-*/* --out compare.png", Run),
+    ("play --preset P --weights best.toml", RunAs("play --preset dellacherie-simplified --board 10x10 --weights results/quickstart/<run-id>/best.toml --games 20")),
+    ("solve --weights best.toml", Skip("needs an E-Tetris campaign's best.toml (minutes); tests/tune.rs plays one")),
+    ("solve --beam K --weights FILE", Skip("usage template")),
+    ("solve --beam 1000 --weights best.toml", Skip("needs an E-Tetris campaign's best.toml (minutes); tests/tune.rs plays one")),
+    ("tune experiments/etetris-nelder-mead.toml", Skip("9 minutes; tests/experiments.rs checks the file")),
+    ("tune experiments/etetris-cmaes.toml", Skip("5 minutes; tests/experiments.rs checks the file")),
+    (
+        "plot results/etetris-nelder-mead/<run> results/etetris-cmaes/<run> --out etetris.png",
+        Skip("needs the two E-Tetris campaigns above"),
+    ),
+    // Clusters.
+    ("mpirun -n 8 --bind-to none target/release/tetris-lab tune experiments/cross-entropy-szita-lorincz.toml", Skip("needs Open MPI and hours; tests/mpi.rs runs mpirun")),
+    ("mpirun -n 8 --bind-to none target/release/tetris-lab tune --resume results/cross-entropy-szita-lorincz/<run-id>", Skip("needs Open MPI; tests/mpi.rs resumes under mpirun")),
+    ("mpirun --bind-to none tetris-lab tune experiments/cross-entropy-szita-lorincz.toml --threads \"$SLURM_CPUS_PER_TASK\"", Skip("a Slurm job script")),
+    (
+        "mpirun --bind-to none -n 2 target/release/tetris-lab tune experiments/etetris-nelder-mead.toml --threads 2",
+        Skip("needs Open MPI and 7 minutes; tests/mpi.rs runs mpirun"),
+    ),
+    ("mpirun --allow-run-as-root --oversubscribe -n 2 target/release/tetris-lab tune experiments/cluster-throughput.toml --threads 1", Skip("needs Open MPI; tests/mpi.rs runs mpirun")),
+    // Reproduce.
+    ("reproduce [PRESET ...] [--quick | --full] [--threads T] [--seed S] [--out DIR]", Skip("usage template")),
+    ("reproduce --quick", RunAs("reproduce --quick --games 2 --moves 2000")),
+];
+
+/// Prefixes that make a line or a code span a command of this program.
+const PREFIXES: [&str; 3] = ["cargo run --release -- ", "target/release/tetris-lab ", "tetris-lab "];
+
+/// The commands of a README text, in order, without prefixes and comments, each once.
+fn readme_commands(text: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut add = |line: &str| {
+        let line = line.split(" # ").next().unwrap_or("");
+        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let command = if line.starts_with("mpirun ") && line.contains("tetris-lab ") {
+            Some(line.clone())
+        } else {
+            PREFIXES.iter().find_map(|p| line.strip_prefix(p).map(str::to_string))
+        };
+        if let Some(command) = command.filter(|c| !c.starts_with("·")) {
+            if !commands.contains(&command) {
+                commands.push(command);
+            }
+        }
+    };
+    let mut in_block: Option<String> = None;
+    let mut pending = String::new();
+    // Prose is read a paragraph at a time: a code span may wrap onto the next line.
+    let mut paragraph = String::new();
+    let spans = |paragraph: &mut String, add: &mut dyn FnMut(&str)| {
+        for (i, span) in paragraph.split('`').enumerate() {
+            if i % 2 == 1 {
+                add(span);
+            }
+        }
+        paragraph.clear();
+    };
+    for line in text.lines() {
+        if let Some(fence) = line.trim_start().strip_prefix("```") {
+            spans(&mut paragraph, &mut add);
+            in_block = if in_block.is_some() { None } else { Some(fence.trim().to_string()) };
+            continue;
+        }
+        match &in_block {
+            // Output shown as text, TOML and the like hold no commands.
+            Some(kind) if kind.is_empty() || kind == "sh" || kind == "console" => {
+                let line = line.trim().strip_prefix("$ ").unwrap_or(line.trim());
+                pending.push_str(line);
+                if pending.ends_with('\\') {
+                    pending.pop();
+                    pending.push(' ');
+                } else {
+                    add(&pending);
+                    pending.clear();
+                }
+            }
+            Some(_) => {}
+            None if line.trim().is_empty() => spans(&mut paragraph, &mut add),
+            None => {
+                paragraph.push_str(line);
+                paragraph.push(' ');
+            }
+        }
+    }
+    spans(&mut paragraph, &mut add);
+    commands
+}
+
+/// Expands `*` in the path arguments the way a shell would (sorted matches; a pattern
+/// that matches nothing is an error here, where a shell would pass it on).
+fn expand(argument: &str, root: &Path) -> Vec<String> {
+    if !argument.contains('*') {
+        return vec![argument.to_string()];
+    }
+    let mut matches = vec![PathBuf::new()];
+    for component in argument.split('/') {
+        let mut next = Vec::new();
+        for base in &matches {
+            if !component.contains('*') {
+                next.push(base.join(component));
+                continue;
+            }
+            let (head, tail) = component.split_once('*').expect("a star");
+            let Ok(entries) = std::fs::read_dir(root.join(base)) else { continue };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with(head) && name.ends_with(tail) && name.len() >= head.len() + tail.len() {
+                    next.push(base.join(name));
+                }
+            }
+        }
+        matches = next;
+    }
+    matches.sort();
+    assert!(!matches.is_empty(), "{argument} matches nothing");
+    matches.into_iter().map(|p| p.to_string_lossy().into_owned()).collect()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Runs one command in `root` with a time limit; its output on failure.
+fn run_in(root: &Path, arguments: &[String], limit: Duration) -> Result<(), String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+        .args(arguments)
+        .current_dir(root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    // Drain the pipes on threads so a chatty command cannot block on a full pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).ok();
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
+        text
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("still running after {} s", limit.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{status}\nstdout:\n{out}\nstderr:\n{err}"))
+    }
+}
+
+#[test]
+fn the_readme_lists_only_commands_this_file_knows() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let commands = readme_commands(&readme);
+    let unknown: Vec<&String> = commands.iter().filter(|c| !CASES.iter().any(|(k, _)| k == c)).collect();
+    assert!(unknown.is_empty(), "README commands with no case in tests/readme.rs: {unknown:#?}");
+    let stale: Vec<&str> = CASES.iter().map(|(k, _)| *k).filter(|k| !commands.iter().any(|c| c == k)).collect();
+    assert!(stale.is_empty(), "cases of tests/readme.rs the README no longer shows: {stale:#?}");
+}
+
+#[test]
+fn every_readme_command_runs_from_a_fresh_repository_root() {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(repository.join("README.md")).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().join("tetris-lab");
+    for folder in ["data", "experiments"] {
+        copy_tree(&repository.join(folder), &root.join(folder));
+    }
+    let mut failures = Vec::new();
+    for command in readme_commands(&readme) {
+        let Some((_, action)) = CASES.iter().find(|(k, _)| *k == command) else { continue };
+        let text = match action {
+            Run => command.as_str(),
+            RunAs(replacement) => replacement,
+            Skip(reason) => {
+                println!("not run: `{command}`: {reason}");
+                continue;
+            }
+        };
+        let text = if text.contains("<run-id>") {
+            let runs = expand("results/quickstart/*", &root);
+            let run = runs.first().expect("the quick start ran before");
+            let id = Path::new(run).file_name().unwrap().to_string_lossy().into_owned();
+            text.replace("<run-id>", &id)
+        } else {
+            text.to_string()
+        };
+        let arguments: Vec<String> = text.split_whitespace().flat_map(|a| expand(a, &root)).collect();
+        if let Err(error) = run_in(&root, &arguments, Duration::from_secs(120)) {
+            failures.push(format!("`{command}` (ran `{}`): {error}", arguments.join(" ")));
+        }
+    }
+    assert!(failures.is_empty(), "README commands that failed:\n{}", failures.join("\n\n"));
+    // What the commands say they wrote is there.
+    for written in ["k1000.txt", "game.frames", "pygame-lee.csv", "compare.png"] {
+        assert!(root.join(written).is_file(), "{written} was not written");
+    }
+}
+
+#[test]
+fn commands_are_found_in_blocks_spans_and_continued_lines() {
+    let text = "Run `tetris-lab list` or\n```sh\n$ tetris-lab play --preset a \\\n   --games 2   # two\ncargo run --release -- tune\n```\n```text\ntetris-lab watch · x\n```\n";
+    assert_eq!(readme_commands(text), ["list", "play --preset a --games 2", "tune"]);
+}

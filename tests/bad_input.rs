@@ -501,6 +501,54 @@ fn tune_resume_refuses_forged_checkpoints() {
     battery(&files, cases);
 }
 
+/// Every file under `dir`, by its path relative to `dir`.
+fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    snapshot(dir)
+        .into_iter()
+        .filter_map(|(path, content)| Some((path.strip_prefix(dir).unwrap().display().to_string(), content?)))
+        .collect()
+}
+
+#[test]
+fn tune_resume_refuses_forged_studies() {
+    let made = tempfile::tempdir().unwrap();
+    let tiny = EXPERIMENT.replace("games = 2", "games = 1\nmax_pieces = 20\nheld_out_games = 1");
+    std::fs::write(made.path().join("tiny.toml"), tiny).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+        .args(["tune", "tiny.toml", "--runs", "2", "--results", "results", "--threads", "1"])
+        .current_dir(made.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let study = std::fs::read_dir(made.path().join("results/studies")).unwrap().next().unwrap().unwrap().path();
+    let study_files = files_under(&study);
+    let original: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(study.join("study.json")).unwrap()).unwrap();
+    let forged = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut s = original.clone();
+        edit(&mut s);
+        serde_json::to_vec(&s).unwrap()
+    };
+    let variants: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("escape", forged(&|s| s["experiments"][0]["name"] = "../../escape".into()), "../../escape"),
+        ("zero-runs", forged(&|s| s["experiments"][0]["runs"] = 0.into()), "runs"),
+        ("huge-runs", forged(&|s| s["experiments"][0]["runs"] = u64::MAX.into()), "runs"),
+        ("bad-text", forged(&|s| s["experiments"][0]["text"] = "games = [".into()), "study.json"),
+        ("format", forged(&|s| s["format"] = 99.into()), "format"),
+        ("not-json", b"[".to_vec(), "study.json"),
+    ];
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for (folder, study_json, _) in &variants {
+        for (name, content) in &study_files {
+            let content = if name == "study.json" { study_json.clone() } else { content.clone() };
+            files.push((format!("{folder}/{name}"), content));
+        }
+    }
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
+    let cases = variants.iter().map(|(folder, _, needle)| refused(&["tune", "--resume", folder], needle)).collect();
+    battery(&files, cases);
+}
+
 const GENERATIONS_HEADER: &str = "generation,candidates,best,mean,best_so_far,incumbent_mean,incumbent_low,\
                                   incumbent_high,incumbent_games,evaluations,games,pieces,fitness,seconds\n";
 

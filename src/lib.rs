@@ -13,6 +13,7 @@
 //! - [`benchmark`]: the simulator's speed figures (`cargo bench --bench simulator`);
 //! - [`etetris`]: the E-Tetris contest game, its records and beam solvers;
 //! - [`tune`]: optimizers (ask/tell), experiment files, the campaign driver, plots;
+//! - [`limits`]: the upper bounds on every count a user gives;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
 pub mod benchmark;
@@ -22,6 +23,7 @@ pub mod etetris;
 pub mod eval;
 pub mod features;
 pub mod guideline;
+pub mod limits;
 pub mod names;
 pub mod piece;
 pub mod policy;

@@ -63,6 +63,15 @@ pub fn run(args: Args) -> Result<()> {
 
 fn bench_etetris(args: &Args) -> Result<()> {
     ensure!(!args.threads.contains(&0), "--threads must be at least 1");
+    // Timings at more threads than cores would measure the scheduler, not the solver:
+    // such counts are left out (the default 1,2 still runs on one core).
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let (mut thread_counts, left_out): (Vec<usize>, Vec<usize>) = args.threads.iter().partition(|&&t| t <= cores);
+    thread_counts.dedup();
+    ensure!(!thread_counts.is_empty(), "--threads: every count is above the {cores} core(s) of this machine");
+    for threads in left_out {
+        eprintln!("note: --threads {threads} left out: this machine has {cores} core(s)");
+    }
     // Validate every setting before the first run.
     let settings = args
         .beams
@@ -71,7 +80,7 @@ fn bench_etetris(args: &Args) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let mut header = "| k | score |".to_string();
     let mut rule = "|---:|---:|".to_string();
-    for t in &args.threads {
+    for t in &thread_counts {
         header += &format!(" CPU-s {t}T | wall-s {t}T |");
         rule += "---:|---:|";
     }
@@ -82,7 +91,7 @@ fn bench_etetris(args: &Args) -> Result<()> {
         let mut score = None;
         let mut line = String::new();
         let mut first_cpu = None;
-        for &threads in &args.threads {
+        for &threads in &thread_counts {
             let pool = thread_pool(threads)?;
             let (cpu, wall) = (cpu_seconds(), Instant::now());
             let solution = pool.install(|| solve_with_progress(options, args.pieces, false));

@@ -6,7 +6,7 @@ use crate::eval::presets;
 use crate::piece::Piece;
 use crate::policy::{GameView, Scratch};
 use crate::rules::HoldRule;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,6 +46,19 @@ pub fn run(args: BestArgs) -> Result<()> {
     let preview = args.preview.iter().map(|p| Piece::parse(p).context("--preview")).collect::<Result<Vec<_>>>()?;
     let hold = args.hold.as_deref().map(|p| Piece::parse(p).context("--hold")).transpose()?;
     let rules = built.rules.as_ref();
+    // Pieces the policy would not look at: refused, since the answer would silently be the
+    // same as without them.
+    let policy_name = crate::policy::kind_name(preset.policy);
+    if hold.is_some() && !(preset.policy.uses_hold() && rules.hold() != HoldRule::None) {
+        bail!(
+            "--hold: preset {} (policy {policy_name}, rules {}) does not use a hold piece",
+            preset.name,
+            rules.name()
+        );
+    }
+    if !preview.is_empty() && !preset.policy.uses_preview() {
+        bail!("--preview: preset {} (policy {policy_name}) looks at the current piece only", preset.name);
+    }
     let boards = read_boards(&args.file, &rules.new_board())?;
     let mut scratch = Scratch::default();
     let mut text_out = std::io::stdout().lock();

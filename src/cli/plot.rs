@@ -1,7 +1,8 @@
 //! `tetris-lab plot`: redraws a run's fitness plot, or overlays several runs on one chart.
 
+use crate::cli::play::AtomicFile;
 use crate::tune::plot;
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -55,5 +56,12 @@ fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>) -> Result<()> {
             }
         }
     });
-    plot::draw(&series, &title, out)
+    let extension = out.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if !["png", "svg"].contains(&extension.as_str()) {
+        bail!("plot file {} must end in .png or .svg", out.display());
+    }
+    // Drawn beside the target under a temporary name with its extension, renamed when whole.
+    let file = AtomicFile::create(out)?;
+    plot::draw(&series, &title, file.temporary_path()).with_context(|| format!("cannot draw {}", out.display()))?;
+    file.commit()
 }

@@ -13,7 +13,7 @@ use crate::report::fahey;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
 use crate::sim::{self, GameLimits, GameRecord};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -307,8 +307,11 @@ fn select(args: &ReproduceArgs) -> Result<Vec<Planned>> {
     if wanted.is_empty() {
         wanted = known.clone();
     }
-    if args.games == Some(0) || args.moves == Some(0) {
-        bail!("--games and --moves must be at least 1");
+    if let Some(games) = args.games {
+        crate::limits::check_count("--games", games, crate::limits::MAX_GAMES)?;
+    }
+    if let Some(moves) = args.moves {
+        crate::limits::check_count("--moves", moves, crate::limits::MAX_MOVES)?;
     }
     // Plan order, then registry presets the plan does not name, so the table reads the
     // same whichever way the presets were given.

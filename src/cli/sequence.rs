@@ -23,6 +23,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    crate::limits::check_count("--count", args.count, crate::limits::MAX_SEQUENCE)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match args.game {

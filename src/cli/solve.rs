@@ -2,12 +2,14 @@
 //! the score as the game counts it (checked by replaying the written record) and the
 //! seconds taken; writes the record; shows a progress bar on stderr.
 
+use crate::cli::play::AtomicFile;
 use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
 use crate::etetris::record::replay;
 use crate::etetris::solver::{write_record, BeamSearch, MoveSet, Options, Solution};
 use crate::etetris::weights::Weights;
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -36,9 +38,7 @@ pub struct Args {
 
 /// Checks the options shared by `solve` and `bench` and reads the weights.
 pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves: MoveSet) -> Result<Options> {
-    if beam == 0 {
-        bail!("--beam must be at least 1");
-    }
+    crate::limits::check_count("--beam", beam, crate::limits::MAX_BEAM)?;
     ensure!((1..=PIECE_LIMIT).contains(&pieces), "--pieces must be in 1..={PIECE_LIMIT}, got {pieces}");
     let weights = match weights {
         Some(path) => Weights::load(path)?,
@@ -47,8 +47,10 @@ pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves
     Ok(Options { beam, moves, weights })
 }
 
-/// Builds a pool of `threads` workers (0: rayon's default, one per core).
+/// Builds a pool of `threads` workers (0: one per core; more than the cores is capped to
+/// them, see [`crate::limits::threads`]).
 pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    let threads = crate::limits::threads(Some(threads), true)?;
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start the worker threads")
 }
 
@@ -84,6 +86,14 @@ pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solut
 pub fn run(args: Args) -> Result<()> {
     let options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
     let pool = thread_pool(args.threads)?;
+    let moves = args.moves.name();
+    let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        eprintln!("created folder {} for the record (--record FILE writes it elsewhere)", dir.display());
+    }
+    // Before the search, so an unwritable path fails at once.
+    AtomicFile::check_writable(&path)?;
     let started = Instant::now();
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
@@ -95,14 +105,9 @@ pub fn run(args: Args) -> Result<()> {
         replayed.score,
         solution.score
     );
-    let moves = args.moves.name();
-    let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        eprintln!("created folder {} for the record (--record FILE writes it elsewhere)", dir.display());
-    }
-    std::fs::write(&path, format!("{record}\n"))
-        .with_context(|| format!("cannot write record file {}", path.display()))?;
+    let mut out = AtomicFile::create(&path)?;
+    writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
+    out.commit()?;
     if replayed.pieces < args.pieces {
         // The game is not over for lack of pieces: every kept board was dead.
         eprintln!(

@@ -88,6 +88,10 @@ pub fn run(args: TuneArgs) -> Result<()> {
 /// Runs the campaigns the arguments ask for; the last outcome.
 fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
     let options = RunOptions { threads: args.threads, results: args.results.clone() };
+    // Before any folder is made (the pool itself is started with the campaign).
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
     if let Some(runs) = args.runs {
         crate::tune::study::check_runs(runs).context("--runs")?;
     }

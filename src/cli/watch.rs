@@ -1,6 +1,7 @@
 //! `tetris-lab watch`: plays the guideline game with the `pygame-lee` AI in the terminal
 //! (or replays a frames file), optionally writing every frame to a frames file.
 
+use crate::cli::play::AtomicFile;
 use crate::eval::presets;
 use crate::guideline::ai::AiPlayer;
 use crate::guideline::frames::{replay_frame, FramesFile, FramesWriter};
@@ -10,7 +11,8 @@ use crate::rules::guideline;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The presets `watch` can show: the key-press AI of the guideline game (and its variant).
@@ -57,6 +59,16 @@ pub fn run(args: WatchArgs) -> Result<()> {
         );
     }
     let preset = presets::find(&args.preset)?;
+    if args.delay_ms > crate::limits::MAX_DELAY_MS {
+        bail!(
+            "--delay-ms {} is more than the limit of {} (ten seconds a frame)",
+            args.delay_ms,
+            crate::limits::MAX_DELAY_MS
+        );
+    }
+    if args.max_pieces == Some(0) {
+        bail!("--max-pieces must be at least 1");
+    }
     let (mut game, mut source, title) = match &args.replay {
         Some(path) => {
             let file = FramesFile::read(path)?;
@@ -73,18 +85,22 @@ pub fn run(args: WatchArgs) -> Result<()> {
             (Game::with_spawn_frame(seed, level, spawn_frame), Source::Ai(Box::new(player)), title)
         }
     };
-    let mut writer = match &args.frames {
-        Some(path) => {
-            let file =
-                std::fs::File::create(path).with_context(|| format!("cannot create frames file {}", path.display()))?;
-            Some(FramesWriter::new(std::io::BufWriter::new(file), &game)?)
-        }
+    // Written under a temporary name and renamed when the game is over, so a failed replay
+    // leaves an existing frames file as it was.
+    let mut frames_out = args.frames.as_deref().map(AtomicFile::create).transpose()?;
+    let mut writer = match frames_out.as_mut() {
+        Some(out) => Some(FramesWriter::new(std::io::BufWriter::new(out.writer()), &game)?),
         None => None,
     };
+    let replay_name = args.replay.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     let stdout = std::io::stdout();
     let is_terminal = stdout.is_terminal();
     let delay = Duration::from_millis(args.delay_ms);
-    while !game.is_over() && args.max_pieces.is_none_or(|cap| game.pieces() < cap) {
+    // Ctrl-C stops the game like --max-pieces does, so the frames file is still written
+    // (whole, with its closing line) instead of left as a temporary.
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    while !game.is_over() && args.max_pieces.is_none_or(|cap| game.pieces() < cap) && !STOP.load(Ordering::SeqCst) {
         let keys = match &mut source {
             Source::Ai(player) => {
                 let keys = player.keys_for_next_frame(&game);
@@ -93,9 +109,7 @@ pub fn run(args: WatchArgs) -> Result<()> {
             }
             Source::Replay(frames) => match frames.next() {
                 Some(frame) => {
-                    replay_frame(&mut game, &frame).with_context(|| {
-                        format!("in frames file {}", args.replay.as_deref().unwrap_or(Path::new("?")).display())
-                    })?;
+                    replay_frame(&mut game, &frame).with_context(|| format!("in frames file {replay_name}"))?;
                     frame.keys
                 }
                 None => break,
@@ -109,11 +123,28 @@ pub fn run(args: WatchArgs) -> Result<()> {
             std::thread::sleep(delay);
         }
     }
+    // A frame recorded after the game ended cannot have been played: the file is not a
+    // recording of this game.
+    if let (Source::Replay(frames), true) = (&mut source, game.is_over()) {
+        if let Some(extra) = frames.next() {
+            bail!(
+                "in frames file {replay_name}: line {}: a frame after the game ended ({}) at frame {}",
+                extra.line_number,
+                game.game_over().map(|g| g.name()).unwrap_or("over"),
+                game.frame()
+            );
+        }
+    }
     if args.delay_ms == 0 {
         draw(&mut stdout.lock(), &render(&game, &title), false)?;
     }
-    if let Some(w) = writer {
+    if let Some(w) = writer.take() {
         w.finish(&game)?;
+    }
+    // Ends the writer's borrow of the file before it is renamed.
+    drop(writer);
+    if let Some(out) = frames_out {
+        out.commit()?;
     }
     let end = game.game_over().map(|g| format!("topped out ({})", g.name())).unwrap_or_else(|| "stopped".into());
     println!(

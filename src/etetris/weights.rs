@@ -67,7 +67,8 @@ impl Weights {
     /// Parses the TOML table; every key is required, unknown keys and non-finite numbers
     /// are errors naming the key, and the divisor must be positive.
     pub fn from_toml(text: &str) -> Result<Weights> {
-        let table: toml::Table = text.parse().context("not a TOML table")?;
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| crate::tune::experiment::explain_toml_error(text, &e))?;
         let known: Vec<&str> = FEATURE_NAMES.iter().copied().chain([SCORE_DIVISOR]).collect();
         for key in table.keys() {
             if !known.contains(&key.as_str()) {
@@ -89,9 +90,7 @@ impl Weights {
                 toml::Value::Integer(i) => *i as f64,
                 other => bail!("key {key:?}: expected a number, found {}", other.type_str()),
             };
-            if !number.is_finite() {
-                bail!("key {key:?}: {number} is not a finite number");
-            }
+            crate::limits::check_weight(&format!("key {key:?}"), number)?;
             Ok(number)
         };
         let mut weights = Weights { features: [0.0; 4], score_divisor: number(SCORE_DIVISOR)? };

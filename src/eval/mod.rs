@@ -163,10 +163,27 @@ impl Evaluator {
 }
 
 /// Parses weights for exactly `names` from TOML text (see [`Evaluator::load_weights_file`]).
+/// Besides the weights, only the text keys of [`METADATA_KEYS`] may appear at the top level.
 pub fn parse_weights(text: &str, names: &[&str]) -> Result<Vec<f64>> {
-    let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| anyhow::anyhow!("{}", e.to_string().trim()))?;
+    let doc: toml::Table = toml::from_str(text).map_err(|e| crate::tune::experiment::explain_toml_error(text, &e))?;
+    for key in METADATA_KEYS {
+        if let Some(value) = doc.get(*key).filter(|v| !v.is_str()) {
+            bail!("key {key:?} must be a text, found {}", value.type_str());
+        }
+    }
     let table = match doc.get("weights") {
-        Some(toml::Value::Table(t)) => t.clone(),
+        Some(toml::Value::Table(t)) => {
+            // A key beside the table is a mistake (a weight meant for the table, a typo):
+            // ignoring it would play other weights than the file seems to say.
+            if let Some(key) = doc.keys().find(|k| *k != "weights" && !METADATA_KEYS.contains(&k.as_str())) {
+                bail!(
+                    "top-level key {key:?} beside the [weights] table: weights go in the table; \
+                     the other keys allowed are {}",
+                    METADATA_KEYS.join(", ")
+                );
+            }
+            t.clone()
+        }
         Some(_) => bail!("`weights` must be a table of feature = weight"),
         None => doc.into_iter().filter(|(k, _)| !METADATA_KEYS.contains(&k.as_str())).collect(),
     };
@@ -181,9 +198,7 @@ pub fn parse_weights(text: &str, names: &[&str]) -> Result<Vec<f64>> {
             toml::Value::Integer(i) => *i as f64,
             other => bail!("weight {key:?} must be a number, found {}", other.type_str()),
         };
-        if !w.is_finite() {
-            bail!("weight {key:?} is {w}: weights must be finite numbers");
-        }
+        crate::limits::check_weight(&format!("weight {key:?}"), w)?;
         given.insert(key.clone(), w);
     }
     let missing: Vec<&str> = names.iter().copied().filter(|n| !given.contains_key(*n)).collect();
@@ -224,6 +239,13 @@ mod tests {
         let e = format!("{:#}", parse_weights("holes = [1]\nbumpiness = 1\n", &names()).unwrap_err());
         assert!(e.contains("must be a number"), "{e}");
         let e = format!("{:#}", parse_weights("holes = \n", &names()).unwrap_err());
-        assert!(e.contains("line 1"), "{e}");
+        assert!(e.contains("line 1, column") && !e.contains('\n'), "{e}");
+        let e =
+            format!("{:#}", parse_weights("holse = nan\n[weights]\nholes = 1\nbumpiness = 2\n", &names()).unwrap_err());
+        assert!(e.contains("top-level key \"holse\" beside the [weights] table"), "{e}");
+        let e = format!("{:#}", parse_weights("preset = 3\nholes = 1\nbumpiness = 2\n", &names()).unwrap_err());
+        assert!(e.contains("key \"preset\" must be a text"), "{e}");
+        let e = format!("{:#}", parse_weights("holes = 1e13\nbumpiness = 2\n", &names()).unwrap_err());
+        assert!(e.contains("within"), "{e}");
     }
 }

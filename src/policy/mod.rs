@@ -105,6 +105,18 @@ pub fn build(kind: PolicyKind, evaluator: Evaluator) -> Box<dyn Policy> {
     }
 }
 
+impl PolicyKind {
+    /// Whether the policy looks at the preview (its first piece).
+    pub fn uses_preview(self) -> bool {
+        !matches!(self, PolicyKind::OnePieceFirstBest | PolicyKind::OnePieceFaheyPriority)
+    }
+
+    /// Whether the policy looks at the hold slot.
+    pub fn uses_hold(self) -> bool {
+        self == PolicyKind::HoldAware
+    }
+}
+
 pub fn kind_name(kind: PolicyKind) -> &'static str {
     REGISTRY.iter().find(|(_, k, _)| *k == kind).map(|(n, _, _)| *n).unwrap_or("?")
 }

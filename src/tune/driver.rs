@@ -237,10 +237,21 @@ pub fn resume(
             );
         }
     }
-    let optimizer = experiment.file.optimizer.restore(checkpoint.optimizer.clone())?;
+    let optimizer =
+        experiment.restore_optimizer(checkpoint.optimizer.clone()).with_context(|| format!("{}", path.display()))?;
+    if let Some(incumbent) = checkpoint.incumbent.as_ref().filter(|i| i.point.len() != experiment.space.names.len()) {
+        bail!(
+            "{}: the incumbent has {} weights where the experiment tunes {}",
+            path.display(),
+            incumbent.point.len(),
+            experiment.space.names.len()
+        );
+    }
     let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf(), executor)?;
     // Cut the logs back to what the checkpoint covers: a run killed after flushing a
-    // generation's rows but before its checkpoint replays that generation.
+    // generation's rows but before its checkpoint replays that generation. Every file is
+    // opened and checked (the manifest read too) before the first is cut.
+    let mut logs = Vec::new();
     for (name, bytes) in
         [("evaluations.csv", checkpoint.evaluations_csv_bytes), ("generations.csv", checkpoint.generations_csv_bytes)]
     {
@@ -252,6 +263,14 @@ pub fn resume(
         if length < bytes {
             bail!("{} is shorter than its checkpoint says: the run folder was altered", run_dir.join(name).display());
         }
+        logs.push((name, file, bytes));
+    }
+    let manifest_path = run_dir.join("manifest.json");
+    let manifest_text =
+        std::fs::read_to_string(&manifest_path).with_context(|| format!("cannot read {}", manifest_path.display()))?;
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&manifest_text)
+        .with_context(|| format!("{} is not a run's manifest (not a JSON object)", manifest_path.display()))?;
+    for (name, file, bytes) in logs {
         file.set_len(bytes).with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
@@ -371,9 +390,14 @@ impl<'e> Campaign<'e> {
                     "executor": self.executor.describe(),
                     "git_hash": git_hash(),
                 });
-                match manifest.get_mut("resumed").and_then(|r| r.as_array_mut()) {
+                let Some(fields) = manifest.as_object_mut() else {
+                    bail!("{} is not a run's manifest (not a JSON object)", path.display());
+                };
+                match fields.get_mut("resumed").and_then(|r| r.as_array_mut()) {
                     Some(list) => list.push(entry),
-                    None => manifest["resumed"] = serde_json::json!([entry]),
+                    None => {
+                        fields.insert("resumed".into(), serde_json::json!([entry]));
+                    }
                 }
                 manifest
             }

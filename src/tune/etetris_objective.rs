@@ -54,6 +54,11 @@ impl Settings {
         if self.held_out_beam == 0 {
             bail!("[etetris] held_out_beam = 0: the search keeps at least 1 board");
         }
+        for (key, beam) in [("beam", self.beam), ("held_out_beam", self.held_out_beam)] {
+            if beam > crate::limits::MAX_BEAM {
+                bail!("[etetris] {key} = {beam} is more than the limit of {}", crate::limits::MAX_BEAM);
+            }
+        }
         Ok(())
     }
 }

@@ -46,6 +46,7 @@ use super::{cmaes, cross_entropy, genetic, nelder_mead, pso, random, Optimizer, 
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::weights::SCORE_DIVISOR;
 use crate::eval::presets;
+use crate::limits::{check_count, check_weight, MAX_GAMES, MAX_GAMES_PER_GENERATION, MAX_POPULATION};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -136,6 +137,19 @@ impl OptimizerSpec {
             OptimizerSpec::CrossEntropy(o) => o.validate(space),
             OptimizerSpec::Cmaes(o) => o.validate(space),
             OptimizerSpec::Genetic(o) => o.validate(space),
+        }
+    }
+
+    /// The candidates of a generation the file sets (`population`, PSO's `particles`), with
+    /// its key; `None` where the optimizer sizes its generations itself.
+    fn population(&self) -> Option<(&'static str, usize)> {
+        match self {
+            OptimizerSpec::Random(o) => Some(("population", o.population)),
+            OptimizerSpec::Pso(o) => Some(("particles", o.particles)),
+            OptimizerSpec::NelderMead(_) => None,
+            OptimizerSpec::CrossEntropy(o) => Some(("population", o.population)),
+            OptimizerSpec::Cmaes(o) => o.population.map(|p| ("population", p)),
+            OptimizerSpec::Genetic(o) => Some(("population", o.population)),
         }
     }
 
@@ -249,6 +263,10 @@ impl Experiment {
     pub fn parse(text: &str, default_name: &str) -> Result<Experiment> {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| explain_toml_error(text, &e))?;
         let name = file.name.clone().unwrap_or_else(|| default_name.to_string());
+        if name.len() > 100 {
+            let start: String = name.chars().take(20).collect();
+            bail!("name {start:?}... is longer than 100 characters (it names the results folder)");
+        }
         if name.is_empty()
             || name.starts_with('.')
             || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
@@ -270,9 +288,7 @@ impl Experiment {
             if file.weights.contains_key(key) {
                 bail!("weight {key:?} is both fixed ([fixed]) and tuned ([weights]); keep one");
             }
-            if !value.is_finite() {
-                bail!("[fixed] {key} = {value}: weights must be finite numbers");
-            }
+            check_weight(&format!("[fixed] {key}"), *value)?;
             base_weights[i] = *value;
         }
         let mut tuned = Vec::new();
@@ -286,9 +302,8 @@ impl Experiment {
         for (i, key, spec) in entries {
             let range = match (spec.min, spec.max) {
                 (Some(low), Some(high)) => {
-                    if !(low.is_finite() && high.is_finite()) {
-                        bail!("[weights] {key}: min and max must be finite numbers");
-                    }
+                    check_weight(&format!("[weights] {key}: min"), low)?;
+                    check_weight(&format!("[weights] {key}: max"), high)?;
                     if low > high {
                         bail!("[weights] {key}: range min {low} > max {high}");
                     }
@@ -298,9 +313,7 @@ impl Experiment {
                 _ => bail!("[weights] {key}: give both min and max, or neither"),
             };
             let start = spec.start.unwrap_or(base_weights[i]);
-            if !start.is_finite() {
-                bail!("[weights] {key}: start must be a finite number");
-            }
+            check_weight(&format!("[weights] {key}: start"), start)?;
             tuned.push(i);
             space.names.push(key.clone());
             space.ranges.push(range);
@@ -312,8 +325,12 @@ impl Experiment {
         if is_etetris {
             check_score_divisor(&feature_names, &base_weights, &space)?;
         }
-        if file.games == 0 {
-            bail!("field `games` must be at least 1");
+        check_count("field `games`", file.games, MAX_GAMES)?;
+        if let Some(games) = file.reevaluation_games.filter(|&g| g > MAX_GAMES) {
+            bail!("field `reevaluation_games` = {games} is more than the limit of {MAX_GAMES}");
+        }
+        if let Some(games) = file.held_out_games.filter(|&g| g > MAX_GAMES) {
+            bail!("field `held_out_games` = {games} is more than the limit of {MAX_GAMES}");
         }
         if file.max_pieces == Some(0) {
             bail!("field `max_pieces` must be at least 1");
@@ -334,6 +351,29 @@ impl Experiment {
             }
         }
         file.optimizer.validate(&space).with_context(|| format!("[optimizer] kind = {:?}", file.optimizer.name()))?;
+        if let Some((key, population)) = file.optimizer.population() {
+            if population > MAX_POPULATION {
+                bail!("[optimizer] {key} = {population} is more than the limit of {MAX_POPULATION}");
+            }
+        }
+        // The first generation evaluates every candidate, all its games held together;
+        // optimizers that size their generations themselves (Nelder-Mead's simplex, CMA-ES's
+        // default) take at most about d + 1 or 4 + 3 ln d.
+        let dimension = space.names.len();
+        let candidates = file
+            .optimizer
+            .population()
+            .map(|(_, p)| p)
+            .unwrap_or_else(|| (dimension + 1).max(4 + (3.0 * (dimension as f64).ln()).floor() as usize))
+            as u64;
+        let per_generation = candidates.saturating_mul(file.games);
+        if per_generation > MAX_GAMES_PER_GENERATION {
+            bail!(
+                "{candidates} candidates x games = {}: {per_generation} games per generation is more than \
+                 the limit of {MAX_GAMES_PER_GENERATION}",
+                file.games
+            );
+        }
         Ok(Experiment {
             name,
             text: text.to_string(),
@@ -349,6 +389,17 @@ impl Experiment {
         })
     }
 
+    /// The optimizer saved in a checkpoint, checked first against the state this
+    /// experiment's optimizer saves: the same options, vectors of the tuned dimension, and
+    /// numbers of sane size. A checkpoint edited by hand (or by an attacker) is refused
+    /// instead of running on mismatched vectors or allocating from a forged population.
+    pub fn restore_optimizer(&self, state: serde_json::Value) -> Result<Box<dyn Optimizer>> {
+        let fresh = self.file.optimizer.build(&self.space, 0)?.save()?;
+        check_saved_state("optimizer", &fresh, &state, self.space.names.len())
+            .context("the checkpoint's optimizer state does not match the experiment's optimizer")?;
+        self.file.optimizer.restore(state)
+    }
+
     /// The full weight vector (preset order) for a point of the tuned space.
     pub fn full_weights(&self, point: &[f64]) -> Vec<f64> {
         let mut weights = self.base_weights.clone();
@@ -357,6 +408,52 @@ impl Experiment {
         }
         weights
     }
+}
+
+/// Checks a saved optimizer state against a fresh one of the same experiment (see
+/// [`Experiment::restore_optimizer`]); `path` names the place in the state for errors.
+fn check_saved_state(path: &str, fresh: &serde_json::Value, saved: &serde_json::Value, dimension: usize) -> Result<()> {
+    use serde_json::Value;
+    match (fresh, saved) {
+        (_, Value::Number(n)) => {
+            let x = n.as_f64().unwrap_or(f64::INFINITY);
+            if !x.is_finite() || x.abs() > 1e100 {
+                bail!("{path} = {n} is out of range");
+            }
+        }
+        (Value::Object(fresh), Value::Object(saved)) => {
+            for (key, value) in saved {
+                let inner = format!("{path}.{key}");
+                match fresh.get(key) {
+                    Some(expected) if key == "options" && expected != value => {
+                        bail!("{inner} differ from the experiment file's")
+                    }
+                    Some(expected) => check_saved_state(&inner, expected, value, dimension)?,
+                    None => check_saved_state(&inner, &Value::Null, value, dimension)?,
+                }
+            }
+        }
+        (Value::Array(fresh), Value::Array(saved)) => {
+            if fresh.len() == dimension && saved.len() != dimension {
+                bail!("{path} has {} entries where the experiment tunes {dimension} weights", saved.len());
+            }
+            for (i, value) in saved.iter().enumerate() {
+                check_saved_state(&format!("{path}[{i}]"), fresh.first().unwrap_or(&Value::Null), value, dimension)?;
+            }
+        }
+        (_, Value::Array(saved)) => {
+            for (i, value) in saved.iter().enumerate() {
+                check_saved_state(&format!("{path}[{i}]"), &Value::Null, value, dimension)?;
+            }
+        }
+        (_, Value::Object(saved)) => {
+            for (key, value) in saved {
+                check_saved_state(&format!("{path}.{key}"), &Value::Null, value, dimension)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A preset of the game loop, its board checked against its rule set.
@@ -451,13 +548,15 @@ fn check_score_divisor(names: &[&str], base_weights: &[f64], space: &Space) -> R
 
 /// One line: where in the file, what is wrong, and the closest known name for an unknown
 /// key or value.
-fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
+pub(crate) fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
     // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
     let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
     let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
     match error.span() {
         Some(span) => {
-            let before = &text[..span.start.min(text.len())];
+            // The text up to the error, cut at a character boundary.
+            let end = (0..=span.start.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let before = &text[..end];
             let line = before.matches('\n').count() + 1;
             let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
             anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}")
@@ -561,6 +660,24 @@ generations = 3
         assert!(e.contains("needs a range for every tuned weight"), "{e}");
         let e = error(&GOOD.replace("10x10", "10x99"));
         assert!(e.contains("board"), "{e}");
+    }
+
+    #[test]
+    fn a_forged_optimizer_state_is_refused() {
+        let e = Experiment::parse(GOOD, "test").unwrap();
+        let saved = e.file.optimizer.build(&e.space, 7).unwrap().save().unwrap();
+        assert!(e.restore_optimizer(saved.clone()).is_ok());
+        let forge = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut state = saved.clone();
+            edit(&mut state);
+            format!("{:#}", e.restore_optimizer(state).err().expect("refused"))
+        };
+        let error = forge(&|s| s["mean"] = serde_json::json!([1.0]));
+        assert!(error.contains("optimizer.mean has 1 entries where the experiment tunes 2"), "{error}");
+        let error = forge(&|s| s["options"]["population"] = serde_json::json!(1_000_000_000_000_000u64));
+        assert!(error.contains("optimizer.options differ"), "{error}");
+        let error = forge(&|s| s["variance"][0] = serde_json::json!(1e300));
+        assert!(error.contains("optimizer.variance[0] = 1e+300 is out of range"), "{error}");
     }
 
     const ETETRIS: &str = r#"

@@ -27,7 +27,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{Destination, Source};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -315,9 +315,10 @@ impl Executor for Coordinator<'_> {
 }
 
 /// What rank 0 prints if it is terminated (under `mpirun`: Ctrl-C, or another rank died),
-/// prepared in advance because a signal handler may not allocate.
-static TERMINATION_MESSAGE: std::sync::OnceLock<Mutex<Vec<u8>>> = std::sync::OnceLock::new();
-static TERMINATION_READY: AtomicBool = AtomicBool::new(false);
+/// prepared in advance because a signal handler may not allocate or lock. It is a leaked
+/// `&'static [u8]` behind an atomic pointer: the handler reads it with one atomic load, so
+/// it never sees a message half replaced (a replaced message is leaked, once per run).
+static TERMINATION_MESSAGE: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
 
 fn set_termination_message(run_dir: &Path) {
     let text = format!(
@@ -326,14 +327,12 @@ fn set_termination_message(run_dir: &Path) {
          mpirun -n N tetris-lab tune --resume {}\n",
         run_dir.display()
     );
-    let slot = TERMINATION_MESSAGE.get_or_init(|| Mutex::new(Vec::new()));
-    TERMINATION_READY.store(false, Ordering::SeqCst);
-    *slot.lock().expect("no panics while holding the lock") = text.into_bytes();
-    TERMINATION_READY.store(true, Ordering::SeqCst);
+    let bytes: &'static [u8] = Box::leak(text.into_bytes().into_boxed_slice());
+    TERMINATION_MESSAGE.store(Box::into_raw(Box::new(bytes)), Ordering::SeqCst);
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        // SAFETY: the handler only reads prepared bytes, writes them and exits, all
-        // async-signal-safe (`try_lock` never blocks).
+        // SAFETY: the handler only loads an atomic pointer to bytes that are never freed,
+        // writes them and exits: all async-signal-safe.
         unsafe {
             libc::signal(libc::SIGTERM, on_terminate as *const () as libc::sighandler_t);
         }
@@ -341,12 +340,13 @@ fn set_termination_message(run_dir: &Path) {
 }
 
 extern "C" fn on_terminate(_signal: libc::c_int) {
-    if TERMINATION_READY.load(Ordering::SeqCst) {
-        if let Some(Ok(bytes)) = TERMINATION_MESSAGE.get().map(Mutex::try_lock) {
-            // SAFETY: writing a valid buffer to stderr.
-            unsafe {
-                libc::write(2, bytes.as_ptr().cast(), bytes.len());
-            }
+    let message = TERMINATION_MESSAGE.load(Ordering::SeqCst);
+    if !message.is_null() {
+        // SAFETY: a non-null pointer was made by Box::into_raw of a leaked slice and is
+        // never freed; writing a valid buffer to stderr.
+        unsafe {
+            let bytes: &[u8] = *message;
+            libc::write(2, bytes.as_ptr().cast(), bytes.len());
         }
     }
     // SAFETY: _exit is async-signal-safe; the checkpoint on disk is always whole.

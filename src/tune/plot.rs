@@ -78,7 +78,7 @@ pub fn read_run(dir: &Path) -> Result<Series> {
     let path = dir.join("generations.csv");
     let mut reader = csv::Reader::from_path(&path)
         .with_context(|| format!("cannot read {}: is {} a run folder?", path.display(), dir.display()))?;
-    let headers = reader.headers()?.clone();
+    let headers = reader.headers().with_context(|| format!("cannot read {}", path.display()))?.clone();
     let column = |names| find_column(&path, &headers, names);
     let columns = [WORK, INCUMBENT, INCUMBENT_LOW, INCUMBENT_HIGH, GENERATION_MEAN, GENERATION_BEST_SO_FAR]
         .map(column)
@@ -99,11 +99,11 @@ pub fn read_run(dir: &Path) -> Result<Series> {
         let record = record.with_context(|| format!("{} row {}", path.display(), line + 2))?;
         for (&i, list) in columns.iter().zip(&mut values) {
             let value = record.get(i).unwrap_or("");
-            list.push(
-                value
-                    .parse::<f64>()
-                    .with_context(|| format!("{} row {}: {value:?} is not a number", path.display(), line + 2))?,
-            );
+            // A non-finite value (or one near f64's ends) would make the axis range
+            // non-finite, and drawing it never ends.
+            list.push(value.parse::<f64>().ok().filter(|v| v.is_finite() && v.abs() <= 1e100).with_context(|| {
+                format!("{} row {}: {value:?} is not a finite number within +-1e100", path.display(), line + 2)
+            })?);
         }
         fitness_name = record.get(fitness).unwrap_or("fitness").to_string();
     }

@@ -141,6 +141,11 @@ pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Resu
     if study.format != STUDY_FORMAT {
         bail!("{}: study format {} is not {STUDY_FORMAT}", path.display(), study.format);
     }
+    // Checked whole before any folder is made: an edited file could name folders outside
+    // the study (`../x`) or ask for absurd repetition counts.
+    for e in &study.experiments {
+        check_runs(e.runs).and_then(|_| repetition(e, 0).map(drop)).with_context(|| format!("{}", path.display()))?;
+    }
     eprintln!("resuming study {}", dir.display());
     run(dir, &study, options, executor)
 }
@@ -148,7 +153,9 @@ pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Resu
 /// Repetition `run` (from 0) of an experiment: its text with the repetition's seed, as a
 /// single run.
 fn repetition(e: &StudyExperiment, run: u64) -> Result<Experiment> {
-    let mut table: toml::Table = e.text.parse().with_context(|| format!("experiment {}: not a TOML table", e.name))?;
+    let mut table: toml::Table = toml::from_str(&e.text)
+        .map_err(|error| super::experiment::explain_toml_error(&e.text, &error))
+        .with_context(|| format!("experiment {}: not a TOML table", e.name))?;
     table.insert("seed".into(), toml::Value::Integer(repetition_seed(e.master_seed, run) as i64));
     table.insert("name".into(), toml::Value::String(e.name.clone()));
     table.remove("runs");

@@ -124,7 +124,7 @@ impl Evaluator {
     /// The utility from the fast path's raw feature values; the terms are summed in the
     /// same order as [`Evaluator::value`], so the result is bit-identical.
     #[inline]
-    pub fn fast_utility(&self, values: &[f64; 9]) -> f64 {
+    pub fn fast_utility(&self, values: &[f64; incremental::FEATURE_COUNT]) -> f64 {
         let terms = self.fast.as_ref().expect("has_fast_path checked");
         let mut total = 0.0;
         for &(index, w) in terms {

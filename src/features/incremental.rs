@@ -1,6 +1,6 @@
-//! Fast path for one-piece search with the Dellacherie family: the parent board is
-//! summarised once per decision, and each placement that clears no row is scored from the
-//! few rows and columns it changes, without copying the board. The values are the same
+//! Fast path for one-piece search with the Dellacherie family and BCTS' two additions: the
+//! parent board is summarised once per decision, and each placement that clears no row is
+//! scored from the few rows and columns it changes, without copying the board. The values are the same
 //! integers the features compute on the full board (tested against them), so choices are
 //! bit-identical to the slow path; placements that clear rows take the slow path.
 
@@ -9,7 +9,7 @@ use crate::piece::DropShape;
 use crate::rules::Placement;
 
 /// Features the fast path computes, by index.
-pub const SUPPORTED: [&str; 9] = [
+pub const SUPPORTED: [&str; FEATURE_COUNT] = [
     "landing_height",
     "landing_height_0",
     "eroded_cells",
@@ -19,7 +19,12 @@ pub const SUPPORTED: [&str; 9] = [
     "column_transitions_nosky",
     "holes",
     "cumulative_wells",
+    "hole_depth",
+    "rows_with_holes",
 ];
+
+/// Number of features the fast path computes.
+pub const FEATURE_COUNT: usize = 11;
 
 /// Index of a feature in [`SUPPORTED`].
 pub fn index_of(name: &str) -> Option<usize> {
@@ -47,6 +52,9 @@ pub struct ParentSummary {
     top_row_cells: u32,
     holes: u32,
     wells: u32,
+    hole_depth: u32,
+    /// Bit y set when row y has a hole.
+    hole_rows: u64,
     /// Row transitions of every row (empty rows: 2).
     row_transitions_of: [u8; ROW_CAPACITY],
     /// Column bitmasks, bit y = row y, by slot (walls: `all`).
@@ -89,6 +97,13 @@ pub struct ShapeCells {
     columns: [u64; 4],
     /// Sum of `bottom` over the box columns.
     bottom_sum: usize,
+    /// Cells of each box column.
+    cells: [u32; 4],
+    /// Lowest cell of each box column, from the box bottom.
+    bottoms: [u32; 4],
+    /// Sum of `cells * bottom` over the box columns, and of `cells`.
+    cells_bottom_sum: u32,
+    cell_count: u32,
 }
 
 impl ShapeCells {
@@ -97,12 +112,28 @@ impl ShapeCells {
         let width = shape.width as usize;
         let mut columns = [0u64; 4];
         let mut bottom_sum = 0;
-        for (column, (&bottom, &top)) in columns.iter_mut().zip(shape.bottom.iter().zip(&shape.top)).take(width) {
-            let cells = top as u32 - bottom as u32 + 1;
-            *column = ((1u64 << cells) - 1) << bottom;
+        let mut cells = [0u32; 4];
+        let mut bottoms = [0u32; 4];
+        for j in 0..width {
+            let (bottom, top) = (shape.bottom[j] as u32, shape.top[j] as u32);
+            cells[j] = top - bottom + 1;
+            bottoms[j] = bottom;
+            columns[j] = ((1u64 << cells[j]) - 1) << bottom;
             bottom_sum += bottom as usize;
         }
-        ShapeCells { width, height: shape.height as usize, rows: shape.rows, columns, bottom_sum }
+        let cells_bottom_sum = (0..width).map(|j| cells[j] * bottoms[j]).sum();
+        let cell_count = cells.iter().sum();
+        ShapeCells {
+            width,
+            height: shape.height as usize,
+            rows: shape.rows,
+            columns,
+            bottom_sum,
+            cells,
+            bottoms,
+            cells_bottom_sum,
+            cell_count,
+        }
     }
 }
 
@@ -123,6 +154,8 @@ impl ParentSummary {
             top_row_cells: rows[height - 1].count_ones(),
             holes: 0,
             wells: 0,
+            hole_depth: 0,
+            hole_rows: 0,
             row_transitions_of: [2; ROW_CAPACITY],
             columns: [all; SLOTS],
             wells_of: [0; SLOTS],
@@ -150,7 +183,17 @@ impl ParentSummary {
         }
         s.row_transitions = s.row_transitions_of[..height].iter().map(|&t| t as u32).sum();
         for x in 0..width {
-            s.holes += board.column_height(x) as u32 - s.columns[PAD + x].count_ones();
+            let column = s.columns[PAD + x];
+            let below_top = (1u64 << board.column_height(x)) - 1;
+            s.holes += board.column_height(x) as u32 - column.count_ones();
+            // Holes are rare: walk them, each deep by the filled cells above it.
+            let mut holes = !column & below_top;
+            s.hole_rows |= holes;
+            while holes != 0 {
+                let y = holes.trailing_zeros();
+                holes &= holes - 1;
+                s.hole_depth += (column >> y).count_ones();
+            }
         }
         for slot in PAD..PAD + width {
             s.wells_of[slot] = column_wells(s.columns[slot], s.columns[slot - 1], s.columns[slot + 1], all);
@@ -177,7 +220,7 @@ impl ParentSummary {
     /// The supported features after placing `p` (which [`ParentSummary::covers`]), by index of
     /// [`SUPPORTED`], exactly as the full-board features compute them.
     #[inline]
-    pub fn features_after(&self, board: &Board, p: &Placement) -> [f64; 9] {
+    pub fn features_after(&self, board: &Board, p: &Placement) -> [f64; FEATURE_COUNT] {
         self.features_at(board, &ShapeCells::new(&p.shape), p.left as usize, p.bottom as usize)
             .expect("a covered placement clears no row")
     }
@@ -186,7 +229,13 @@ impl ParentSummary {
     /// or above the column tops and below the board's top row; `None` when it completes a
     /// row (the full features must score it then).
     #[inline(always)]
-    pub fn features_at(&self, board: &Board, shape: &ShapeCells, left: usize, bottom: usize) -> Option<[f64; 9]> {
+    pub fn features_at(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        left: usize,
+        bottom: usize,
+    ) -> Option<[f64; FEATURE_COUNT]> {
         let piece_height = shape.height;
         let rows = board.rows();
         let mut row_transitions = self.row_transitions;
@@ -232,6 +281,17 @@ impl ParentSummary {
         }
         let holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32
             - (self.heights_before[left + piece_width] - self.heights_before[left]);
+        // BCTS: each old hole of a piece column and each new one gains the piece's cells
+        // in that column above it, and the new holes' rows join the rows with holes.
+        let heights = board.heights();
+        let mut covered_cells = 0;
+        let mut hole_rows = self.hole_rows;
+        for j in 0..piece_width {
+            covered_cells += shape.cells[j] * self.columns[left + PAD + j].count_ones();
+            let piece_bottom = bottom as u32 + shape.bottoms[j];
+            hole_rows |= ((1u64 << piece_bottom) - 1) & !((1u64 << heights[left + j]) - 1);
+        }
+        let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
         let mut wells = self.wells;
         for k in PAD - 1..PAD + piece_width + 1 {
             wells -= self.wells_of[left + k];
@@ -251,6 +311,8 @@ impl ParentSummary {
             (column_transitions - top_row_cells) as f64,
             holes as f64,
             wells as f64,
+            hole_depth as f64,
+            hole_rows.count_ones() as f64,
         ])
     }
 }

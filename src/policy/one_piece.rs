@@ -159,7 +159,7 @@ mod tests {
     #[test]
     fn straight_drops_choose_as_the_listed_candidates() {
         let mut checked = 0;
-        for preset in ["dellacherie-simplified", "el-tetris"] {
+        for preset in ["dellacherie-simplified", "el-tetris", "bcts"] {
             let evaluator = presets::find(preset).unwrap().build(None, None).unwrap().policy.evaluator().clone();
             assert!(evaluator.has_fast_path(), "{preset}");
             for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {

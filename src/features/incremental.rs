@@ -26,6 +26,35 @@ pub const SUPPORTED: [&str; FEATURE_COUNT] = [
 /// Number of features the fast path computes.
 pub const FEATURE_COUNT: usize = 11;
 
+// Indices in [`SUPPORTED`] of the features with work of their own.
+const ROW_TRANSITIONS: usize = 4;
+const COLUMN_TRANSITIONS_NOSKY: usize = 6;
+const CUMULATIVE_WELLS: usize = 8;
+const HOLE_DEPTH: usize = 9;
+const ROWS_WITH_HOLES: usize = 10;
+
+/// A set of [`SUPPORTED`] features: bit i for index i.
+const fn feature_set(indices: &[usize]) -> u32 {
+    let mut set = 0;
+    let mut k = 0;
+    while k < indices.len() {
+        set |= 1 << indices[k];
+        k += 1;
+    }
+    set
+}
+
+/// `eroded_cells` and `rows_cleared`: 0 on every placement the fast path scores.
+const CLEARED_ROW_FEATURES: u32 = feature_set(&[2, 3]);
+/// Dellacherie's six (Fahey's variants).
+pub const DELLACHERIE_SET: u32 = feature_set(&[0, 2, 4, 5, 7, 8]);
+/// Dellacherie's six and BCTS' two.
+pub const BCTS_SET: u32 = DELLACHERIE_SET | feature_set(&[HOLE_DEPTH, ROWS_WITH_HOLES]);
+/// El-Tetris' six.
+pub const ELTETRIS_SET: u32 = feature_set(&[1, 3, 4, 6, 7, 8]);
+/// Every supported feature.
+pub const ALL_SET: u32 = (1 << FEATURE_COUNT) - 1;
+
 /// Index of a feature in [`SUPPORTED`].
 pub fn index_of(name: &str) -> Option<usize> {
     SUPPORTED.iter().position(|n| *n == name)
@@ -107,6 +136,16 @@ pub struct ShapeCells {
 }
 
 impl ShapeCells {
+    /// Bounding-box width in columns.
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// Bounding-box height in rows.
+    #[inline]
+    pub fn height(&self) -> usize {
+        self.height
+    }
     #[inline]
     pub fn new(shape: &DropShape) -> ShapeCells {
         let width = shape.width as usize;
@@ -236,7 +275,52 @@ impl ParentSummary {
         left: usize,
         bottom: usize,
     ) -> Option<[f64; FEATURE_COUNT]> {
-        let piece_height = shape.height;
+        self.values_at::<ALL_SET>(board, shape, shape.width, shape.height, left, bottom)
+    }
+
+    /// The weighted sum of the features of `SET` (a set of [`SUPPORTED`] indices) after the
+    /// same drop, summed in index order: `weights` by index, zero outside the evaluator's
+    /// terms. Equal bit for bit to [`Evaluator::fast_utility`](crate::eval::Evaluator) of
+    /// an evaluator whose terms are in index order, since adding a zero term to a sum that
+    /// starts at +0.0 changes nothing. `piece_width` and `piece_height` are the shape's,
+    /// passed apart so that callers can give constants and have the loops unrolled.
+    #[allow(clippy::too_many_arguments)] // the box size apart from the shape, see above
+    #[inline(always)]
+    pub fn score_at<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<f64> {
+        let values = self.values_at::<SET>(board, shape, piece_width, piece_height, left, bottom)?;
+        let mut total = 0.0;
+        for index in 0..FEATURE_COUNT {
+            // Constant per instantiation: the loop unrolls to the set's terms only. The
+            // cleared-row features are 0 on the fast path and add nothing.
+            if (SET & !CLEARED_ROW_FEATURES) >> index & 1 == 1 {
+                total += weights[index] * values[index];
+            }
+        }
+        Some(total)
+    }
+
+    /// The features of `SET` after the drop (0 for the others): only what they need is
+    /// computed, as `SET` is a constant.
+    #[inline(always)]
+    fn values_at<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+    ) -> Option<[f64; FEATURE_COUNT]> {
+        let needs = |index: usize| SET >> index & 1 == 1;
         let rows = board.rows();
         let mut row_transitions = self.row_transitions;
         let mut column_transitions = self.column_transitions;
@@ -254,8 +338,10 @@ impl ParentSummary {
             if new == self.full {
                 return None;
             }
-            row_transitions += row_transitions_of(new, self.width);
-            row_transitions -= self.row_transitions_of[y] as u32;
+            if needs(ROW_TRANSITIONS) {
+                row_transitions += row_transitions_of(new, self.width);
+                row_transitions -= self.row_transitions_of[y] as u32;
+            }
             column_transitions += (new ^ below_new).count_ones();
             column_transitions -= (old ^ below_old).count_ones();
             below_old = old;
@@ -263,7 +349,7 @@ impl ParentSummary {
         }
         // The top row gains the piece's cells in it, if the piece reaches it.
         let t = top_y.wrapping_sub(bottom);
-        if t < piece_height {
+        if needs(COLUMN_TRANSITIONS_NOSKY) && t < piece_height {
             top_row_cells += shape.rows[t & 3].count_ones();
         }
         let above = rows[bottom + piece_height];
@@ -274,11 +360,6 @@ impl ParentSummary {
         // become holes. Wells of a column depend on it and its two neighbours only, so only
         // the piece's columns and their neighbours are recomputed, from a window of slots
         // left - 2 ..= left + 5 (walls are filled slots, so there are no edge cases).
-        let piece_width = shape.width;
-        let mut local: [u64; WINDOW] = self.columns[left..left + WINDOW].try_into().unwrap();
-        for j in 0..piece_width {
-            local[PAD + j] |= shape.columns[j] << bottom;
-        }
         let holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32
             - (self.heights_before[left + piece_width] - self.heights_before[left]);
         // BCTS: each old hole of a piece column and each new one gains the piece's cells
@@ -287,15 +368,25 @@ impl ParentSummary {
         let mut covered_cells = 0;
         let mut hole_rows = self.hole_rows;
         for j in 0..piece_width {
-            covered_cells += shape.cells[j] * self.columns[left + PAD + j].count_ones();
-            let piece_bottom = bottom as u32 + shape.bottoms[j];
-            hole_rows |= ((1u64 << piece_bottom) - 1) & !((1u64 << heights[left + j]) - 1);
+            if needs(HOLE_DEPTH) {
+                covered_cells += shape.cells[j] * self.columns[left + PAD + j].count_ones();
+            }
+            if needs(ROWS_WITH_HOLES) {
+                let piece_bottom = bottom as u32 + shape.bottoms[j];
+                hole_rows |= ((1u64 << piece_bottom) - 1) & !((1u64 << heights[left + j]) - 1);
+            }
         }
         let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
         let mut wells = self.wells;
-        for k in PAD - 1..PAD + piece_width + 1 {
-            wells -= self.wells_of[left + k];
-            wells += column_wells(local[k], local[k - 1], local[k + 1], self.all);
+        if needs(CUMULATIVE_WELLS) {
+            let mut local: [u64; WINDOW] = self.columns[left..left + WINDOW].try_into().unwrap();
+            for j in 0..piece_width {
+                local[PAD + j] |= shape.columns[j] << bottom;
+            }
+            for k in PAD - 1..PAD + piece_width + 1 {
+                wells -= self.wells_of[left + k];
+                wells += column_wells(local[k], local[k - 1], local[k + 1], self.all);
+            }
         }
 
         let lowest = bottom as u32;

@@ -3,8 +3,11 @@
 
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::Evaluator;
-use crate::features::incremental::{ParentSummary, ShapeCells};
+use crate::features::incremental::{
+    ParentSummary, ShapeCells, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
+};
 use crate::features::FeatureContext;
+use crate::piece::DropShape;
 use crate::rules::{OrientationTable, Placement, RuleSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,51 +76,111 @@ impl OnePiece {
     /// The same choice for rules whose candidates are the straight drops of `table`
     /// ([`RuleSet::straight_drops`]), walked in the same order without building the list:
     /// each drop row is found once, each orientation is prepared once for all its columns,
-    /// and completing a row is detected while scoring.
+    /// and completing a row is detected while scoring. The evaluator's feature set picks a
+    /// scorer that computes only those features (see [`ParentSummary::score_at`]).
     fn choose_straight_drops(
         &self,
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
     ) -> Option<Decision> {
+        match self.evaluator.fast_weights() {
+            Some(&(weights, set)) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_drops::<DELLACHERIE_SET>(rules, table, view, &weights)
+            }
+            Some(&(weights, set)) if set & !BCTS_SET == 0 => self.walk_drops::<BCTS_SET>(rules, table, view, &weights),
+            Some(&(weights, set)) if set & !ELTETRIS_SET == 0 => {
+                self.walk_drops::<ELTETRIS_SET>(rules, table, view, &weights)
+            }
+            Some(&(weights, _)) => self.walk_drops::<ALL_SET>(rules, table, view, &weights),
+            // Terms out of index order: the general sum, in the evaluator's order.
+            None => self.walk_drops::<0>(rules, table, view, &[0.0; FEATURE_COUNT]),
+        }
+    }
+
+    /// [`OnePiece::choose_straight_drops`] scoring the features of `SET` (0: every feature,
+    /// summed by [`Evaluator::fast_utility`]).
+    #[inline(always)]
+    fn walk_drops<const SET: u32>(
+        &self,
+        rules: &dyn RuleSet,
+        table: &OrientationTable,
+        view: &GameView,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<Decision> {
         let board = view.board;
-        let piece = view.current;
-        let width = board.width();
-        let height = board.height();
-        let heights = board.heights();
         let summary = ParentSummary::new(board);
         let mut best: Option<(f64, i32, Placement)> = None;
-        for (k, (_, shape)) in table.of(piece).iter().enumerate() {
+        for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
             let cells = ShapeCells::new(shape);
-            for left in 0..=(width - shape.width as usize) {
-                let bottom = shape.drop_row(heights, left);
-                if bottom + shape.height as usize > height {
-                    continue;
-                }
-                let placement = || Placement::straight(piece, k, left, bottom, *shape);
-                let rating = match summary.features_at(board, &cells, left, bottom) {
-                    Some(values) => self.evaluator.fast_utility(&values),
-                    None => {
-                        let mut after = *board;
-                        let info = rules.apply(&mut after, &placement());
-                        self.evaluator.utility(&FeatureContext::new(&after, info))
-                    }
-                };
-                // `replaces`, with the placement built only when it is needed.
-                let replace = match (&best, self.tie_break) {
-                    (None, _) => true,
-                    (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,
-                    (Some((b, prio, _)), TieBreak::FaheyPriority) => {
-                        rating > *b || (rating == *b && fahey_priority(&placement()) > *prio)
-                    }
-                };
-                if replace {
-                    let p = placement();
-                    best = Some((rating, fahey_priority(&p), p));
-                }
+            // Every tetromino orientation's box, as constants: the per-row and per-column
+            // loops of the scorer unroll.
+            match (cells.width(), cells.height()) {
+                (4, 1) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 4, 1, weights, &mut best),
+                (1, 4) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 1, 4, weights, &mut best),
+                (2, 2) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 2, 2, weights, &mut best),
+                (3, 2) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 3, 2, weights, &mut best),
+                (2, 3) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 2, 3, weights, &mut best),
+                (w, h) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, w, h, weights, &mut best),
             }
         }
         self.decision(best)
+    }
+
+    /// Every column of one orientation (number `k` of the piece's table) for
+    /// [`OnePiece::walk_drops`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_columns<const SET: u32>(
+        &self,
+        rules: &dyn RuleSet,
+        view: &GameView,
+        summary: &ParentSummary,
+        cells: &ShapeCells,
+        k: usize,
+        shape: &DropShape,
+        piece_width: usize,
+        piece_height: usize,
+        weights: &[f64; FEATURE_COUNT],
+        best: &mut Option<(f64, i32, Placement)>,
+    ) {
+        let board = view.board;
+        let piece = view.current;
+        let heights = board.heights();
+        for left in 0..=(board.width() - piece_width) {
+            let bottom = shape.drop_row(heights, left);
+            if bottom + piece_height > board.height() {
+                continue;
+            }
+            let placement = || Placement::straight(piece, k, left, bottom, *shape);
+            let fast = if SET == 0 {
+                summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
+            } else {
+                summary
+                    .score_at::<SET>(board, cells, piece_width, piece_height, left, bottom, weights)
+                    .map(|value| self.evaluator.utility_of_value(value))
+            };
+            let rating = match fast {
+                Some(rating) => rating,
+                None => {
+                    let mut after = *board;
+                    let info = rules.apply(&mut after, &placement());
+                    self.evaluator.utility(&FeatureContext::new(&after, info))
+                }
+            };
+            // `replaces`, with the placement built only when it is needed.
+            let replace = match (&*best, self.tie_break) {
+                (None, _) => true,
+                (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,
+                (Some((b, prio, _)), TieBreak::FaheyPriority) => {
+                    rating > *b || (rating == *b && fahey_priority(&placement()) > *prio)
+                }
+            };
+            if replace {
+                let p = placement();
+                *best = Some((rating, fahey_priority(&p), p));
+            }
+        }
     }
 }
 
@@ -149,7 +212,7 @@ impl Policy for OnePiece {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::presets;
+    use crate::eval::{presets, Sense};
     use crate::randomizer::{Randomizer, RandomizerKind};
     use crate::rules::simplified::Simplified;
 
@@ -159,8 +222,34 @@ mod tests {
     #[test]
     fn straight_drops_choose_as_the_listed_candidates() {
         let mut checked = 0;
-        for preset in ["dellacherie-simplified", "el-tetris", "bcts"] {
-            let evaluator = presets::find(preset).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        let preset_evaluator =
+            |name: &str| presets::find(name).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        // The presets (each its own specialised scorer), a set no preset has (the scorer of
+        // every feature) and terms out of index order (the general sum).
+        let evaluators = [
+            ("dellacherie-simplified", preset_evaluator("dellacherie-simplified")),
+            ("el-tetris", preset_evaluator("el-tetris")),
+            ("bcts", preset_evaluator("bcts")),
+            (
+                "mixed",
+                Evaluator::from_names(
+                    &[("landing_height_0", -3.0), ("column_transitions_nosky", -2.5), ("hole_depth", -1.25)],
+                    Sense::Minimize,
+                    None,
+                )
+                .unwrap(),
+            ),
+            (
+                "reversed",
+                Evaluator::from_names(
+                    &[("rows_with_holes", -7.0), ("cumulative_wells", -1.0), ("landing_height", -0.5)],
+                    Sense::Maximize,
+                    None,
+                )
+                .unwrap(),
+            ),
+        ];
+        for (preset, evaluator) in evaluators {
             assert!(evaluator.has_fast_path(), "{preset}");
             for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {
                 let policy = OnePiece::new(evaluator.clone(), tie_break);

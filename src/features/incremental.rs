@@ -60,12 +60,10 @@ pub fn index_of(name: &str) -> Option<usize> {
     SUPPORTED.iter().position(|n| *n == name)
 }
 
-/// Column-array slots: board column `x` is slot `x + 2`; two filled wall slots on the left
-/// and enough on the right that a window of [`WINDOW`] slots from any box column stays
-/// inside, so the placement loop needs no edge cases.
+/// Column-array slots: board column `x` is slot `x + 2`, with filled wall slots on both
+/// sides, so that a column's neighbours need no edge cases.
 const PAD: usize = 2;
-const WINDOW: usize = 8;
-const SLOTS: usize = MAX_WIDTH + WINDOW;
+const SLOTS: usize = MAX_WIDTH + 2 * PAD;
 
 /// What the fast path needs to know about the board before the placement.
 #[derive(Clone, Debug)]
@@ -73,8 +71,6 @@ pub struct ParentSummary {
     width: usize,
     height: usize,
     full: u16,
-    /// Mask of the board's rows in a column bitmask (a filled wall column).
-    all: u64,
     row_transitions: u32,
     column_transitions: u32,
     /// Filled cells of the top row.
@@ -88,8 +84,10 @@ pub struct ParentSummary {
     row_transitions_of: [u8; ROW_CAPACITY],
     /// Column bitmasks, bit y = row y, by slot (walls: `all`).
     columns: [u64; SLOTS],
-    /// Wells of every column, by slot (walls: 0).
-    wells_of: [u32; SLOTS],
+    /// Well depth summed over the well cells of every row.
+    wells_in_row: [u32; ROW_CAPACITY],
+    /// Well cells of every column as a column bitmask, by slot (walls: 0).
+    well_cells_of: [u64; SLOTS],
     /// Sum of the column heights left of column `x`, for x in 0..=width.
     heights_before: [u32; MAX_WIDTH + 1],
 }
@@ -100,20 +98,18 @@ fn row_transitions_of(row: u16, width: usize) -> u32 {
     ((walled ^ (walled >> 1)) & ((1u32 << (width + 1)) - 1)).count_ones()
 }
 
-/// Wells of column `x` given the column masks of it and its neighbours (walls filled).
+/// One past the highest filled cell of `column` below row `y` (0: none): a well cell at `y`
+/// is deep by the empty run down to there, `y + 1 - floor_below`.
 #[inline(always)]
-fn column_wells(column: u64, left: u64, right: u64, rows: u64) -> u32 {
-    let mut wells = !column & left & right & rows;
-    let mut total = 0;
-    while wells != 0 {
-        let y = wells.trailing_zeros();
-        wells &= wells - 1;
-        let below = column & ((1u64 << y) - 1);
-        // Empty run from y down to the highest filled cell below it (or the floor).
-        let floor = if below == 0 { 0 } else { 64 - below.leading_zeros() };
-        total += y + 1 - floor;
-    }
-    total
+fn floor_below(column: u64, y: u32) -> u32 {
+    let below = column & ((1u64 << y) - 1);
+    64 - below.leading_zeros()
+}
+
+/// Well cells of a row: empty, both neighbours filled (walls filled).
+#[inline(always)]
+fn row_well_cells(row: u16, full: u16, width: usize) -> u16 {
+    !row & ((row << 1) | 1) & ((row >> 1) | 1 << (width - 1)) & full
 }
 
 /// What the placement loop needs of one orientation, computed once for all its columns.
@@ -146,7 +142,7 @@ impl ShapeCells {
     pub fn height(&self) -> usize {
         self.height
     }
-    #[inline]
+    #[inline(always)]
     pub fn new(shape: &DropShape) -> ShapeCells {
         let width = shape.width as usize;
         let mut columns = [0u64; 4];
@@ -187,7 +183,6 @@ impl ParentSummary {
             width,
             height,
             full: board.full_row(),
-            all,
             row_transitions: 0,
             column_transitions: 0,
             top_row_cells: rows[height - 1].count_ones(),
@@ -197,7 +192,8 @@ impl ParentSummary {
             hole_rows: 0,
             row_transitions_of: [2; ROW_CAPACITY],
             columns: [all; SLOTS],
-            wells_of: [0; SLOTS],
+            wells_in_row: [0; ROW_CAPACITY],
+            well_cells_of: [0; SLOTS],
             heights_before: [0; MAX_WIDTH + 1],
         };
         for x in 0..width {
@@ -235,8 +231,16 @@ impl ParentSummary {
             }
         }
         for slot in PAD..PAD + width {
-            s.wells_of[slot] = column_wells(s.columns[slot], s.columns[slot - 1], s.columns[slot + 1], all);
-            s.wells += s.wells_of[slot];
+            let column = s.columns[slot];
+            let mut cells = !column & s.columns[slot - 1] & s.columns[slot + 1] & all;
+            s.well_cells_of[slot] = cells;
+            while cells != 0 {
+                let y = cells.trailing_zeros();
+                cells &= cells - 1;
+                let depth = y + 1 - floor_below(column, y);
+                s.wells_in_row[y as usize] += depth;
+                s.wells += depth;
+            }
         }
         s
     }
@@ -330,6 +334,7 @@ impl ParentSummary {
         // compares with the unchanged row above (row H, the sky, is empty).
         let mut below_old = if bottom == 0 { self.full } else { rows[bottom - 1] };
         let mut below_new = below_old;
+        let mut new_rows = [0u16; 4];
         for i in 0..piece_height {
             let y = bottom + i;
             let old = rows[y];
@@ -338,6 +343,7 @@ impl ParentSummary {
             if new == self.full {
                 return None;
             }
+            new_rows[i & 3] = new;
             if needs(ROW_TRANSITIONS) {
                 row_transitions += row_transitions_of(new, self.width);
                 row_transitions -= self.row_transitions_of[y] as u32;
@@ -357,9 +363,7 @@ impl ParentSummary {
         column_transitions -= (above ^ below_old).count_ones();
 
         // The empty cells between a column's old top and the piece's lowest cell in it
-        // become holes. Wells of a column depend on it and its two neighbours only, so only
-        // the piece's columns and their neighbours are recomputed, from a window of slots
-        // left - 2 ..= left + 5 (walls are filled slots, so there are no edge cases).
+        // become holes.
         let holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32
             - (self.heights_before[left + piece_width] - self.heights_before[left]);
         // BCTS: each old hole of a piece column and each new one gains the piece's cells
@@ -377,15 +381,34 @@ impl ParentSummary {
             }
         }
         let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
+        // Wells: a cell's well status depends on its own row only, so only the piece's rows
+        // change status; there the new well cells are measured on the new columns. Above
+        // the piece, a well cell of a piece column keeps its status but now ends on the
+        // piece (rare: a mask test per column). Below it nothing changes.
         let mut wells = self.wells;
         if needs(CUMULATIVE_WELLS) {
-            let mut local: [u64; WINDOW] = self.columns[left..left + WINDOW].try_into().unwrap();
-            for j in 0..piece_width {
-                local[PAD + j] |= shape.columns[j] << bottom;
+            for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
+                let y = bottom + i;
+                wells -= self.wells_in_row[y];
+                let mut cells = row_well_cells(new, self.full, self.width);
+                while cells != 0 {
+                    let x = cells.trailing_zeros() as usize;
+                    cells &= cells - 1;
+                    let j = x.wrapping_sub(left);
+                    let piece_cells = if j < piece_width { shape.columns[j & 3] << bottom } else { 0 };
+                    wells += y as u32 + 1 - floor_below(self.columns[PAD + x] | piece_cells, y as u32);
+                }
             }
-            for k in PAD - 1..PAD + piece_width + 1 {
-                wells -= self.wells_of[left + k];
-                wells += column_wells(local[k], local[k - 1], local[k + 1], self.all);
+            let piece_top = bottom + piece_height;
+            for j in 0..piece_width {
+                let column = self.columns[left + PAD + j];
+                let mut cells = self.well_cells_of[left + PAD + j] >> piece_top << piece_top;
+                let new_floor = 64 - (shape.columns[j] << bottom).leading_zeros();
+                while cells != 0 {
+                    let y = cells.trailing_zeros();
+                    cells &= cells - 1;
+                    wells -= new_floor - floor_below(column, y);
+                }
             }
         }
 

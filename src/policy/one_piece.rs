@@ -112,23 +112,22 @@ impl OnePiece {
         let summary = ParentSummary::new(board);
         let mut best: Option<(f64, i32, Placement)> = None;
         for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
-            let cells = ShapeCells::new(shape);
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
-            match (cells.width(), cells.height()) {
-                (4, 1) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 4, 1, weights, &mut best),
-                (1, 4) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 1, 4, weights, &mut best),
-                (2, 2) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 2, 2, weights, &mut best),
-                (3, 2) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 3, 2, weights, &mut best),
-                (2, 3) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, 2, 3, weights, &mut best),
-                (w, h) => self.walk_columns::<SET>(rules, view, &summary, &cells, k, shape, w, h, weights, &mut best),
+            match (shape.width as usize, shape.height as usize) {
+                (4, 1) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 4, 1, weights, &mut best),
+                (1, 4) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 1, 4, weights, &mut best),
+                (2, 2) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 2, 2, weights, &mut best),
+                (3, 2) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 3, 2, weights, &mut best),
+                (2, 3) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 2, 3, weights, &mut best),
+                (w, h) => self.walk_columns::<SET>(rules, view, &summary, k, shape, w, h, weights, &mut best),
             }
         }
         self.decision(best)
     }
 
-    /// Every column of one orientation (number `k` of the piece's table) for
-    /// [`OnePiece::walk_drops`].
+    /// Every column of one orientation (number `k` of the piece's table, its box
+    /// `piece_width` x `piece_height`) for [`OnePiece::walk_drops`].
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn walk_columns<const SET: u32>(
@@ -136,7 +135,6 @@ impl OnePiece {
         rules: &dyn RuleSet,
         view: &GameView,
         summary: &ParentSummary,
-        cells: &ShapeCells,
         k: usize,
         shape: &DropShape,
         piece_width: usize,
@@ -147,6 +145,8 @@ impl OnePiece {
         let board = view.board;
         let piece = view.current;
         let heights = board.heights();
+        // Built here, where the box size is a constant, so that its loops unroll.
+        let cells = &ShapeCells::new(shape);
         for left in 0..=(board.width() - piece_width) {
             let bottom = shape.drop_row(heights, left);
             if bottom + piece_height > board.height() {

@@ -6,7 +6,7 @@
 
 use crate::board::{Board, MAX_WIDTH, ROW_CAPACITY};
 use crate::piece::DropShape;
-use crate::rules::Placement;
+use crate::rules::{Placement, PlacementInfo};
 
 /// Features the fast path computes, by index.
 pub const SUPPORTED: [&str; FEATURE_COUNT] = [
@@ -429,6 +429,46 @@ impl ParentSummary {
             hole_rows.count_ones() as f64,
         ])
     }
+}
+
+/// The features of `SET` on a board a placement left (its rows removed), by the full
+/// definitions (the same functions the features call) and summed as
+/// [`ParentSummary::score_at`] sums: for the placements the fast path does not score,
+/// without the general evaluator's per-feature calls. 0 for the features outside `SET`.
+#[inline]
+pub fn full_score<const SET: u32>(board: &Board, placement: &PlacementInfo, weights: &[f64; FEATURE_COUNT]) -> f64 {
+    let needs = |index: usize| SET >> index & 1 == 1;
+    let mut values = [0.0; FEATURE_COUNT];
+    if placement.placed {
+        // The same arithmetic as the landing-height features, so the same reals.
+        values[0] = (placement.lowest_row as f64 + placement.highest_row as f64) / 2.0 + 1.0;
+    }
+    values[1] = (placement.lowest_row as f64 + placement.highest_row as f64) / 2.0;
+    values[2] = placement.rows_cleared as f64 * placement.piece_cells_cleared as f64;
+    values[3] = placement.rows_cleared as f64;
+    if needs(ROW_TRANSITIONS) || needs(5) || needs(COLUMN_TRANSITIONS_NOSKY) || needs(CUMULATIVE_WELLS) {
+        let scan = super::scan::scan(board);
+        values[ROW_TRANSITIONS] = scan.row_transitions as f64;
+        values[5] = scan.column_transitions as f64;
+        values[COLUMN_TRANSITIONS_NOSKY] = (scan.column_transitions - scan.top_row_cells) as f64;
+        values[CUMULATIVE_WELLS] = scan.cumulative_wells as f64;
+        values[ROWS_WITH_HOLES] = scan.rows_with_holes as f64;
+    } else if needs(ROWS_WITH_HOLES) {
+        values[ROWS_WITH_HOLES] = super::scan::scan(board).rows_with_holes as f64;
+    }
+    if needs(7) {
+        values[7] = super::dellacherie::holes(board) as f64;
+    }
+    if needs(HOLE_DEPTH) {
+        values[HOLE_DEPTH] = super::bcts::hole_depth(board) as f64;
+    }
+    let mut total = 0.0;
+    for index in 0..FEATURE_COUNT {
+        if SET >> index & 1 == 1 {
+            total += weights[index] * values[index];
+        }
+    }
+    total
 }
 
 #[cfg(test)]

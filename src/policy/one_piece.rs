@@ -4,7 +4,7 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::Evaluator;
 use crate::features::incremental::{
-    ParentSummary, ShapeCells, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
+    full_score, ParentSummary, ShapeCells, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
 };
 use crate::features::FeatureContext;
 use crate::piece::DropShape;
@@ -148,7 +148,12 @@ impl OnePiece {
         // Built here, where the box size is a constant, so that its loops unroll.
         let cells = &ShapeCells::new(shape);
         for left in 0..=(board.width() - piece_width) {
-            let bottom = shape.drop_row(heights, left);
+            // `DropShape::drop_row` with the box width a constant.
+            let mut bottom = 0;
+            for j in 0..piece_width {
+                bottom = bottom.max(heights[left + j] as i32 - shape.bottom[j & 3] as i32);
+            }
+            let bottom = bottom as usize;
             if bottom + piece_height > board.height() {
                 continue;
             }
@@ -165,7 +170,11 @@ impl OnePiece {
                 None => {
                     let mut after = *board;
                     let info = rules.apply(&mut after, &placement());
-                    self.evaluator.utility(&FeatureContext::new(&after, info))
+                    if SET == 0 {
+                        self.evaluator.utility(&FeatureContext::new(&after, info))
+                    } else {
+                        self.evaluator.utility_of_value(full_score::<SET>(&after, &info, weights))
+                    }
                 }
             };
             // `replaces`, with the placement built only when it is needed.

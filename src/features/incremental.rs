@@ -330,10 +330,6 @@ impl ParentSummary {
         let mut column_transitions = self.column_transitions;
         let mut top_row_cells = self.top_row_cells;
         let top_y = self.height - 1;
-        // Pairs (y, y-1) for y in bottom..=bottom+piece_height change; the pair at the top
-        // compares with the unchanged row above (row H, the sky, is empty).
-        let mut below_old = if bottom == 0 { self.full } else { rows[bottom - 1] };
-        let mut below_new = below_old;
         let mut new_rows = [0u16; 4];
         for i in 0..piece_height {
             let y = bottom + i;
@@ -348,19 +344,12 @@ impl ParentSummary {
                 row_transitions += row_transitions_of(new, self.width);
                 row_transitions -= self.row_transitions_of[y] as u32;
             }
-            column_transitions += (new ^ below_new).count_ones();
-            column_transitions -= (old ^ below_old).count_ones();
-            below_old = old;
-            below_new = new;
         }
         // The top row gains the piece's cells in it, if the piece reaches it.
         let t = top_y.wrapping_sub(bottom);
         if needs(COLUMN_TRANSITIONS_NOSKY) && t < piece_height {
             top_row_cells += shape.rows[t & 3].count_ones();
         }
-        let above = rows[bottom + piece_height];
-        column_transitions += (above ^ below_new).count_ones();
-        column_transitions -= (above ^ below_old).count_ones();
 
         // The empty cells between a column's old top and the piece's lowest cell in it
         // become holes.
@@ -371,6 +360,13 @@ impl ParentSummary {
         let heights = board.heights();
         let mut covered_cells = 0;
         let mut hole_rows = self.hole_rows;
+        // Column transitions, column by column: a piece column resting on its column's top
+        // moves the change into the empty cells above from the old top to above the
+        // piece (no change); one leaving a gap adds the two changes around its piece
+        // cells (the floor and the sky count as filled and empty: the same rule).
+        for j in 0..piece_width {
+            column_transitions += 2 * (bottom as u32 + shape.bottoms[j] > heights[left + j] as u32) as u32;
+        }
         for j in 0..piece_width {
             if needs(HOLE_DEPTH) {
                 covered_cells += shape.cells[j] * self.columns[left + PAD + j].count_ones();

@@ -51,8 +51,68 @@ impl OnePiece {
         })
     }
 
-    /// Every candidate the rules list, scored by the fast path where it covers it.
+    /// Every candidate the rules list, scored by the fast path where it covers it, with the
+    /// scorer of the evaluator's feature set (see [`OnePiece::choose_straight_drops`]).
     fn choose_listed(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
+        match self.evaluator.fast_weights() {
+            Some(&(weights, set)) if set & !DELLACHERIE_SET == 0 => {
+                self.score_listed::<DELLACHERIE_SET>(rules, view, scratch, &weights)
+            }
+            Some(&(weights, set)) if set & !BCTS_SET == 0 => {
+                self.score_listed::<BCTS_SET>(rules, view, scratch, &weights)
+            }
+            Some(&(weights, set)) if set & !ELTETRIS_SET == 0 => {
+                self.score_listed::<ELTETRIS_SET>(rules, view, scratch, &weights)
+            }
+            Some(&(weights, _)) => self.score_listed::<ALL_SET>(rules, view, scratch, &weights),
+            None => self.choose_listed_general(rules, view, scratch),
+        }
+    }
+
+    /// [`OnePiece::choose_listed`] scoring the features of `SET`.
+    #[inline(always)]
+    fn score_listed<const SET: u32>(
+        &self,
+        rules: &dyn RuleSet,
+        view: &GameView,
+        scratch: &mut Scratch,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<Decision> {
+        let board = view.board;
+        let candidates = &mut scratch.depth[0];
+        rules.candidates(board, view.current, candidates);
+        let mut best: Option<(f64, i32, Placement)> = None;
+        let summary = ParentSummary::new(board);
+        for p in candidates.iter() {
+            // What `ParentSummary::covers` asks: resting on the column tops (the scorer
+            // itself declines a placement that completes a row).
+            let resting = p.bottom as usize >= p.shape.drop_row(board.heights(), p.left as usize);
+            let fast = resting
+                .then(|| {
+                    let (width, height) = (p.shape.width as usize, p.shape.height as usize);
+                    let cells = ShapeCells::new(&p.shape);
+                    summary.score_at::<SET>(board, &cells, width, height, p.left as usize, p.bottom as usize, weights)
+                })
+                .flatten();
+            let rating = match fast {
+                Some(value) => self.evaluator.utility_of_value(value),
+                None => {
+                    let mut after = *board;
+                    let info = rules.apply(&mut after, p);
+                    self.evaluator.utility_of_value(full_score::<SET>(&after, &info, weights))
+                }
+            };
+            if self.replaces(rating, p, &best) {
+                best = Some((rating, fahey_priority(p), *p));
+            }
+        }
+        self.decision(best)
+    }
+
+    /// Every candidate the rules list, scored by the fast path's general sum where it covers
+    /// it, by the evaluator otherwise: for evaluators whose terms are out of index order,
+    /// and the reference of the tests.
+    fn choose_listed_general(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
         let candidates = &mut scratch.depth[0];
         rules.candidates(view.board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
@@ -225,6 +285,47 @@ mod tests {
     use crate::randomizer::{Randomizer, RandomizerKind};
     use crate::rules::simplified::Simplified;
 
+    /// On the rule sets that list their candidates (pieces shifted at spawn height, slid
+    /// under overhangs), the specialised scorers choose as the general sum and the
+    /// evaluator, at every move of played games.
+    #[test]
+    fn listed_scorers_choose_as_the_general_sum() {
+        let mut checked = 0;
+        for (preset, rule_set) in [("dellacherie", "standard"), ("el-tetris", "eltetris"), ("bcts", "standard")] {
+            let built = presets::find(preset).unwrap().build_with_rules(Some(rule_set), None, None).unwrap();
+            let evaluator = built.policy.evaluator().clone();
+            for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {
+                let policy = OnePiece::new(evaluator.clone(), tie_break);
+                let rules = built.rules.as_ref();
+                let mut board = rules.new_board();
+                let mut pieces = Randomizer::new(RandomizerKind::Uniform, 7);
+                let mut scratch = Scratch::default();
+                for _ in 0..600 {
+                    let view = GameView {
+                        board: &board,
+                        current: pieces.next_piece(),
+                        preview: &[],
+                        hold: None,
+                        can_hold: false,
+                    };
+                    let general = policy.choose_listed_general(rules, &view, &mut scratch);
+                    let specialised = policy.choose_listed(rules, &view, &mut scratch);
+                    assert_eq!(
+                        general.map(|d| (d.placement, d.value.to_bits())),
+                        specialised.map(|d| (d.placement, d.value.to_bits())),
+                        "{preset} on {rule_set}"
+                    );
+                    let Some(decision) = general else { break };
+                    if rules.lock(&mut board, &decision.placement).game_over {
+                        break;
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 2000, "{checked}");
+    }
+
     /// Walking the straight drops gives the same decision as scoring the listed
     /// candidates (same placement, same value bits) at every move of played games, for
     /// every evaluator the fast path covers and both tie-breaks.
@@ -276,8 +377,14 @@ mod tests {
                             hold: None,
                             can_hold: false,
                         };
-                        let listed = policy.choose_listed(&rules, &view, &mut scratch);
+                        let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
+                        let specialised = policy.choose_listed(&rules, &view, &mut scratch);
                         let walked = policy.choose_straight_drops(&rules, table, &view);
+                        assert_eq!(
+                            listed.map(|d| (d.placement, d.value.to_bits())),
+                            specialised.map(|d| (d.placement, d.value.to_bits())),
+                            "{preset} {size:?}"
+                        );
                         match (listed, walked) {
                             (None, None) => break,
                             (Some(a), Some(b)) => {

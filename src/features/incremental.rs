@@ -174,6 +174,15 @@ impl ShapeCells {
 
 impl ParentSummary {
     pub fn new(board: &Board) -> ParentSummary {
+        ParentSummary::for_set::<ALL_SET>(board)
+    }
+
+    /// The summary the features of `SET` need (the rest left at zero): what the scorers of
+    /// [`ParentSummary::score_at`] read for that set. `SET` 0 stands for every feature (the
+    /// general sum's walk).
+    #[inline]
+    pub fn for_set<const SET: u32>(board: &Board) -> ParentSummary {
+        let needs = |index: usize| SET == 0 || SET >> index & 1 == 1;
         let width = board.width();
         let height = board.height();
         let top = board.stack_top().min(height);
@@ -183,7 +192,8 @@ impl ParentSummary {
             width,
             height,
             full: board.full_row(),
-            row_transitions: 0,
+            // Every empty row above the stack: 2 (its two walls).
+            row_transitions: 2 * (height - top) as u32,
             column_transitions: 0,
             top_row_cells: rows[height - 1].count_ones(),
             holes: 0,
@@ -196,13 +206,12 @@ impl ParentSummary {
             well_cells_of: [0; SLOTS],
             heights_before: [0; MAX_WIDTH + 1],
         };
-        for x in 0..width {
-            s.heights_before[x + 1] = s.heights_before[x] + board.column_height(x) as u32;
-        }
         s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
         for (y, &row) in rows.iter().enumerate().take(top) {
-            s.row_transitions_of[y] = row_transitions_of(row, width) as u8;
+            let transitions = row_transitions_of(row, width);
+            s.row_transitions_of[y] = transitions as u8;
+            s.row_transitions += transitions;
             s.column_transitions += (row ^ below).count_ones();
             below = row;
             let mut bits = row;
@@ -216,30 +225,32 @@ impl ParentSummary {
         if top == 0 {
             s.column_transitions = width as u32;
         }
-        s.row_transitions = s.row_transitions_of[..height].iter().map(|&t| t as u32).sum();
         for x in 0..width {
+            let height_x = board.column_height(x) as u32;
+            s.heights_before[x + 1] = s.heights_before[x] + height_x;
             let column = s.columns[PAD + x];
-            let below_top = (1u64 << board.column_height(x)) - 1;
-            s.holes += board.column_height(x) as u32 - column.count_ones();
-            // Holes are rare: walk them, each deep by the filled cells above it.
-            let mut holes = !column & below_top;
-            s.hole_rows |= holes;
-            while holes != 0 {
-                let y = holes.trailing_zeros();
-                holes &= holes - 1;
-                s.hole_depth += (column >> y).count_ones();
+            s.holes += height_x - column.count_ones();
+            if needs(HOLE_DEPTH) || needs(ROWS_WITH_HOLES) {
+                // Holes are rare: walk them, each deep by the filled cells above it.
+                let mut holes = !column & ((1u64 << height_x) - 1);
+                s.hole_rows |= holes;
+                while holes != 0 {
+                    let y = holes.trailing_zeros();
+                    holes &= holes - 1;
+                    s.hole_depth += (column >> y).count_ones();
+                }
             }
-        }
-        for slot in PAD..PAD + width {
-            let column = s.columns[slot];
-            let mut cells = !column & s.columns[slot - 1] & s.columns[slot + 1] & all;
-            s.well_cells_of[slot] = cells;
-            while cells != 0 {
-                let y = cells.trailing_zeros();
-                cells &= cells - 1;
-                let depth = y + 1 - floor_below(column, y);
-                s.wells_in_row[y as usize] += depth;
-                s.wells += depth;
+            if needs(CUMULATIVE_WELLS) {
+                let slot = PAD + x;
+                let mut cells = !column & s.columns[slot - 1] & s.columns[slot + 1] & all;
+                s.well_cells_of[slot] = cells;
+                while cells != 0 {
+                    let y = cells.trailing_zeros();
+                    cells &= cells - 1;
+                    let depth = y + 1 - floor_below(column, y);
+                    s.wells_in_row[y as usize] += depth;
+                    s.wells += depth;
+                }
             }
         }
         s

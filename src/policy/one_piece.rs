@@ -82,7 +82,7 @@ impl OnePiece {
         let candidates = &mut scratch.depth[0];
         rules.candidates(board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
-        let summary = ParentSummary::new(board);
+        let summary = ParentSummary::for_set::<SET>(board);
         for p in candidates.iter() {
             // What `ParentSummary::covers` asks: resting on the column tops (the scorer
             // itself declines a placement that completes a row).
@@ -169,7 +169,7 @@ impl OnePiece {
         weights: &[f64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let board = view.board;
-        let summary = ParentSummary::new(board);
+        let summary = ParentSummary::for_set::<SET>(board);
         let mut best: Option<(f64, i32, Placement)> = None;
         for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
             // Every tetromino orientation's box, as constants: the per-row and per-column

@@ -45,8 +45,9 @@ pub struct Args {
     /// simulator: pieces at most per game.
     #[arg(long, default_value_t = 20_000)]
     pub max_pieces: u64,
-    /// simulator: games for the 1- and 2-thread rates.
-    #[arg(long, default_value_t = 24)]
+    /// simulator: games for the 1- and 2-thread rates (enough for a few tenths of a second
+    /// each: shorter runs make the efficiency noisy).
+    #[arg(long, default_value_t = 100)]
     pub games: u64,
 }
 

@@ -47,7 +47,7 @@ pub struct Args {
     pub max_pieces: u64,
     /// simulator: games for the 1- and 2-thread rates (enough for a few tenths of a second
     /// each: shorter runs make the efficiency noisy).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 200)]
     pub games: u64,
 }
 

@@ -1,9 +1,10 @@
 //! The simulator benchmark: one-piece Dellacherie decisions per second per core on
 //! `simplified` 10x10 and 10x20, nanoseconds per place-and-clear, and games per second at
 //! 1 and 2 threads with the parallel efficiency. Run by `cargo bench --bench simulator`
-//! (and `tetris-lab bench core`); never by a test, since timings are not test material.
+//! (and `tetris-lab bench simulator`, which also rates every preset); never by a test, since
+//! timings are not test material.
 
-use crate::eval::presets;
+use crate::eval::presets::{self, Built};
 use crate::piece::Piece;
 use crate::randomizer::game_seed;
 use crate::rules::{simplified::Simplified, RuleSet};
@@ -32,10 +33,17 @@ pub fn thread_cpu_seconds() -> f64 {
 /// CPU time, and returns decisions (pieces) per CPU-second.
 pub fn decisions_per_second(size: (usize, usize), max_pieces: u64, budget: Duration) -> f64 {
     let built = presets::find("dellacherie-simplified").expect("preset").build(Some(size), None).expect("builds");
+    built_decisions_per_second(&built, max_pieces, budget)
+}
+
+/// Plays single-threaded games of a built preset (seeded as `play` seeds them, each capped
+/// at `max_pieces`) for about `budget` of CPU time, at least one game, and returns
+/// decisions (pieces) per CPU-second.
+pub fn built_decisions_per_second(built: &Built, max_pieces: u64, budget: Duration) -> f64 {
     let cpu_start = thread_cpu_seconds();
     let mut pieces = 0u64;
     let mut game = 0u64;
-    while thread_cpu_seconds() - cpu_start < budget.as_secs_f64() {
+    while game == 0 || thread_cpu_seconds() - cpu_start < budget.as_secs_f64() {
         let record = sim::play_game(
             built.rules.as_ref(),
             built.policy.as_ref(),
@@ -47,6 +55,42 @@ pub fn decisions_per_second(size: (usize, usize), max_pieces: u64, budget: Durat
         game += 1;
     }
     pieces as f64 / (thread_cpu_seconds() - cpu_start)
+}
+
+/// A preset built for the simulator benchmark: simplified rule sets on 10x10 (the board of
+/// the MdpTetris comparison), the others on their own fixed board. Returns the build and
+/// a label `<preset> <rule set> <W>x<H>`.
+pub fn bench_build(preset: &presets::Preset) -> anyhow::Result<(Built, String)> {
+    let built = match preset.build(Some((10, 10)), None) {
+        Ok(built) => built,
+        Err(_) => preset.build(None, None)?,
+    };
+    let board = built.rules.new_board();
+    let label = format!("{} {} {}x{}", preset.name, built.rules.name(), board.width(), board.height());
+    Ok((built, label))
+}
+
+/// `tetris-lab bench simulator`: decisions per CPU-second of every preset (each for about
+/// `budget` of CPU time, games capped at `max_pieces`), then games per second of
+/// `dellacherie-simplified` 10x10 on 1 and 2 threads and the parallel efficiency.
+pub fn run_presets(budget: Duration, max_pieces: u64, games: u64) -> anyhow::Result<Vec<Measurement>> {
+    let mut out = Vec::new();
+    for preset in presets::REGISTRY {
+        let (built, label) = bench_build(preset)?;
+        let rate = built_decisions_per_second(&built, max_pieces, budget);
+        out.push(Measurement { name: format!("decisions per CPU-second, {label}"), value: rate, unit: "" });
+    }
+    let one = games_per_second(1, games, 5_000);
+    let two = games_per_second(2, games, 5_000);
+    let label = "dellacherie-simplified simplified 10x10, cap 5,000 pieces";
+    out.push(Measurement { name: format!("games per second, {label}, 1 thread"), value: one, unit: "" });
+    out.push(Measurement { name: format!("games per second, {label}, 2 threads"), value: two, unit: "" });
+    out.push(Measurement {
+        name: "parallel efficiency at 2 threads".into(),
+        value: 100.0 * two / (2.0 * one),
+        unit: "%",
+    });
+    Ok(out)
 }
 
 /// Nanoseconds per place-and-clear on 10x20: every candidate of every piece on a set of
@@ -133,5 +177,14 @@ pub fn run(scale: f64) -> Vec<Measurement> {
 pub fn print(measurements: &[Measurement]) {
     for m in measurements {
         println!("{:<48} {:>14.1} {}", m.name, m.value, m.unit);
+    }
+}
+
+/// Prints a report one line each, `<name>  <value><unit>`, the values rounded to integers
+/// and aligned.
+pub fn print_rounded(measurements: &[Measurement]) {
+    let width = measurements.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    for m in measurements {
+        println!("{:<width$}  {:>9.0}{}", m.name, m.value, m.unit);
     }
 }

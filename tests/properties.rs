@@ -98,3 +98,50 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// The specialised scorers of the one-piece policy give the evaluator's own value, bit
+    /// for bit, on random boards: `score_at` on every placement that clears no row (the
+    /// only ones it scores), `full_score` on every placement.
+    #[test]
+    fn feature_set_scorers_match_the_evaluator(board in arbitrary_board(), piece in 0usize..7) {
+        use tetris_lab::features::incremental::{
+            full_score, ParentSummary, ShapeCells, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
+        };
+        let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);
+        let summary = ParentSummary::new(&board);
+        let mut out = Vec::new();
+        rules.candidates(&board, Piece::from_index(piece), &mut out);
+        for preset in ["dellacherie-simplified", "bcts", "el-tetris"] {
+            let evaluator = presets::find(preset).unwrap().evaluator().unwrap();
+            let (weights, _) = *evaluator.fast_weights().expect("terms in index order");
+            for p in &out {
+                let mut after = board;
+                let info = p.apply(&mut after);
+                let expected = evaluator.value(&FeatureContext::new(&after, info));
+                let cells = ShapeCells::new(&p.shape);
+                let (width, height, left, bottom) =
+                    (p.shape.width as usize, p.shape.height as usize, p.left as usize, p.bottom as usize);
+                let (fast, full) = match preset {
+                    "dellacherie-simplified" => (
+                        summary.score_at::<DELLACHERIE_SET>(&board, &cells, width, height, left, bottom, &weights),
+                        full_score::<DELLACHERIE_SET>(&after, &info, &weights),
+                    ),
+                    "bcts" => (
+                        summary.score_at::<BCTS_SET>(&board, &cells, width, height, left, bottom, &weights),
+                        full_score::<BCTS_SET>(&after, &info, &weights),
+                    ),
+                    _ => (
+                        summary.score_at::<ELTETRIS_SET>(&board, &cells, width, height, left, bottom, &weights),
+                        full_score::<ELTETRIS_SET>(&after, &info, &weights),
+                    ),
+                };
+                prop_assert_eq!(full.to_bits(), expected.to_bits(), "{} full", preset);
+                match fast {
+                    Some(value) => prop_assert_eq!(value.to_bits(), expected.to_bits(), "{} fast", preset),
+                    None => prop_assert!(info.rows_cleared > 0, "{} declined a placement that clears nothing", preset),
+                }
+            }
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! `tetris-lab bench etetris`: times the beam solver at several beam widths on 1 and 2
 //! threads and prints a Markdown table (k, score, CPU seconds and wall seconds per thread
-//! count) beside the seed's published C++ figures. Further targets become variants of
-//! [`BenchTarget`].
+//! count) beside the seed's published C++ figures. `tetris-lab bench simulator`: decisions
+//! per CPU-second of every preset, games per second on 1 and 2 threads and the parallel
+//! efficiency (`src/benchmark.rs`). Further targets become variants of [`BenchTarget`].
 
 use super::solve::{checked_options, solve_with_progress, thread_pool};
 use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
@@ -16,6 +17,8 @@ use std::time::Instant;
 pub enum BenchTarget {
     /// The E-Tetris beam solver over the contest's pieces.
     Etetris,
+    /// The game loop: every preset's decisions per CPU-second, games per second.
+    Simulator,
 }
 
 #[derive(clap::Args, Debug)]
@@ -36,6 +39,16 @@ pub struct Args {
     /// Pieces to place.
     #[arg(long, default_value_t = PIECE_LIMIT)]
     pub pieces: usize,
+    /// simulator: CPU seconds of play per preset.
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// simulator: pieces at most per game.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_pieces: u64,
+    /// simulator: games for the 1- and 2-thread rates (enough for a few tenths of a second
+    /// each: shorter runs make the efficiency noisy).
+    #[arg(long, default_value_t = 200)]
+    pub games: u64,
 }
 
 /// The seed's C++ solver measured on a 2-core machine like ours, scored by the game's
@@ -58,7 +71,17 @@ pub fn cpu_seconds() -> f64 {
 pub fn run(args: Args) -> Result<()> {
     match args.target {
         BenchTarget::Etetris => bench_etetris(&args),
+        BenchTarget::Simulator => bench_simulator(&args),
     }
+}
+
+fn bench_simulator(args: &Args) -> Result<()> {
+    ensure!(args.seconds.is_finite() && args.seconds > 0.0, "--seconds must be a positive number");
+    ensure!(args.max_pieces > 0 && args.games > 0, "--max-pieces and --games must be at least 1");
+    let report =
+        crate::benchmark::run_presets(std::time::Duration::from_secs_f64(args.seconds), args.max_pieces, args.games)?;
+    crate::benchmark::print_rounded(&report);
+    Ok(())
 }
 
 fn bench_etetris(args: &Args) -> Result<()> {

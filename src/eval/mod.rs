@@ -31,6 +31,10 @@ pub struct Evaluator {
     active: Vec<(FeatureFunction, f64)>,
     /// The active terms as indices of the incremental fast path, when it covers them all.
     fast: Option<Vec<(usize, f64)>>,
+    /// When the fast path's indices of the active terms ascend: the weights by index (zero
+    /// elsewhere) and the set of active indices, for the specialised sums of
+    /// [`incremental::ParentSummary::score_at`].
+    fast_weights: Option<([f64; incremental::FEATURE_COUNT], u32)>,
     pub sense: Sense,
     /// A board with any cell at or above this row is the worst possible (the 7-term bot's
     /// hidden rows give +infinity).
@@ -52,9 +56,21 @@ impl Evaluator {
         } else {
             None
         };
+        let fast_weights = fast.as_ref().and_then(|terms| {
+            let ascending = terms.windows(2).all(|pair| pair[0].0 < pair[1].0);
+            ascending.then(|| {
+                let mut weights = [0.0; incremental::FEATURE_COUNT];
+                let mut set = 0;
+                for &(index, w) in terms {
+                    weights[index] = w;
+                    set |= 1 << index;
+                }
+                (weights, set)
+            })
+        });
         let is_penalty7 = terms.len() == 7 && terms.iter().zip(penalty7::NAMES).all(|((f, _), n)| f.name == n);
         let penalty7_weights = is_penalty7.then(|| std::array::from_fn(|i| terms[i].1));
-        Evaluator { terms, active, fast, sense, forbidden_from_row, penalty7_weights }
+        Evaluator { terms, active, fast, fast_weights, sense, forbidden_from_row, penalty7_weights }
     }
 
     /// Builds an evaluator from feature names and weights, checking the names.
@@ -124,7 +140,7 @@ impl Evaluator {
     /// The utility from the fast path's raw feature values; the terms are summed in the
     /// same order as [`Evaluator::value`], so the result is bit-identical.
     #[inline]
-    pub fn fast_utility(&self, values: &[f64; 9]) -> f64 {
+    pub fn fast_utility(&self, values: &[f64; incremental::FEATURE_COUNT]) -> f64 {
         let terms = self.fast.as_ref().expect("has_fast_path checked");
         let mut total = 0.0;
         for &(index, w) in terms {
@@ -133,6 +149,22 @@ impl Evaluator {
         match self.sense {
             Sense::Maximize => total,
             Sense::Minimize => -total,
+        }
+    }
+
+    /// The fast path's weights by index and the set of active indices, when the active
+    /// terms are in index order (see [`incremental::ParentSummary::score_at`]).
+    #[inline]
+    pub fn fast_weights(&self) -> Option<&([f64; incremental::FEATURE_COUNT], u32)> {
+        self.fast_weights.as_ref()
+    }
+
+    /// A sum of the fast path as a utility (the sense applied).
+    #[inline]
+    pub fn utility_of_value(&self, value: f64) -> f64 {
+        match self.sense {
+            Sense::Maximize => value,
+            Sense::Minimize => -value,
         }
     }
 

@@ -15,7 +15,46 @@ pub const ROWS_WITH_HOLES: Feature = Feature {
     compute: |ctx: &FeatureContext| ctx.scan().rows_with_holes as f64,
 };
 
+/// Every filled cell is above as many holes as there are empty cells below it in its
+/// column, and the k-th filled cell of a column from the floor has k filled cells below
+/// it, so the sum is `sum of the filled cells' rows - sum over columns of C(c, 2)` with `c`
+/// the column's filled cells. The column counts are kept as bit-sliced counters (plane k
+/// holds bit k of every column's count) filled row by row, and `sum c^2` is read from
+/// them as `sum over planes j, k of 2^(j+k) * |plane j & plane k|`: no per-cell work.
 pub fn hole_depth(board: &Board) -> u32 {
+    // Counts reach the stored rows (48 < 64): six planes. Rows above the board's top are
+    // counted as the cell-by-cell definition counts them.
+    let mut planes = [0u16; 6];
+    let mut cells = 0;
+    let mut row_sum = 0;
+    let top = board.stack_top();
+    for (y, &row) in board.rows()[..top].iter().enumerate() {
+        let count = row.count_ones();
+        cells += count;
+        row_sum += y as u32 * count;
+        let mut carry = row;
+        for plane in planes.iter_mut() {
+            if carry == 0 {
+                break;
+            }
+            let sum = *plane ^ carry;
+            carry &= *plane;
+            *plane = sum;
+        }
+    }
+    let mut squares = 0;
+    for j in 0..planes.len() {
+        squares += (planes[j].count_ones()) << (2 * j);
+        for k in j + 1..planes.len() {
+            squares += (planes[j] & planes[k]).count_ones() << (j + k + 1);
+        }
+    }
+    row_sum - (squares - cells) / 2
+}
+
+/// Direct definition, kept as the test oracle of [`hole_depth`].
+#[cfg(test)]
+pub fn hole_depth_by_cells(board: &Board) -> u32 {
     let mut total = 0;
     for x in 0..board.width() {
         let mut filled_above = 0;
@@ -55,8 +94,31 @@ mod tests {
         // c1: filled at row 3 only -> holes at rows 2, 1, 0 with 1 above each -> 3.
         // c2: rows 2,1 filled, row 0 empty -> hole with 2 above.
         assert_eq!(hole_depth(&b), 5 + 3 + 2);
+        assert_eq!(hole_depth_by_cells(&b), 5 + 3 + 2);
         // rows with holes: 3 (c0), 2 (c1), 1 (c0, c1), 0 (c1, c2).
         assert_eq!(rows_with_holes(&b), 4);
         assert_eq!(crate::features::dellacherie::holes(&b), 6);
+    }
+
+    /// The counter form equals the cell-by-cell definition on random boards up to the
+    /// tallest and widest, full columns included.
+    #[test]
+    fn hole_depth_matches_the_cell_definition() {
+        use rand::{Rng, SeedableRng};
+        let mut random = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+        for _ in 0..2000 {
+            let width = random.random_range(4..=crate::board::MAX_WIDTH);
+            let height = random.random_range(4..=crate::board::MAX_HEIGHT);
+            let density = random.random_range(0.0..1.0);
+            let mut board = Board::new(width, height);
+            for x in 0..width {
+                for y in 0..height {
+                    if random.random_bool(density) {
+                        board.set(x, y);
+                    }
+                }
+            }
+            assert_eq!(hole_depth(&board), hole_depth_by_cells(&board), "{board:?}");
+        }
     }
 }

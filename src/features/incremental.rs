@@ -1,15 +1,15 @@
-//! Fast path for one-piece search with the Dellacherie family: the parent board is
-//! summarised once per decision, and each placement that clears no row is scored from the
-//! few rows and columns it changes, without copying the board. The values are the same
+//! Fast path for one-piece search with the Dellacherie family and BCTS' two additions: the
+//! parent board is summarised once per decision, and each placement that clears no row is
+//! scored from the few rows and columns it changes, without copying the board. The values are the same
 //! integers the features compute on the full board (tested against them), so choices are
 //! bit-identical to the slow path; placements that clear rows take the slow path.
 
 use crate::board::{Board, MAX_WIDTH, ROW_CAPACITY};
 use crate::piece::DropShape;
-use crate::rules::Placement;
+use crate::rules::{Placement, PlacementInfo};
 
 /// Features the fast path computes, by index.
-pub const SUPPORTED: [&str; 9] = [
+pub const SUPPORTED: [&str; FEATURE_COUNT] = [
     "landing_height",
     "landing_height_0",
     "eroded_cells",
@@ -19,19 +19,51 @@ pub const SUPPORTED: [&str; 9] = [
     "column_transitions_nosky",
     "holes",
     "cumulative_wells",
+    "hole_depth",
+    "rows_with_holes",
 ];
+
+/// Number of features the fast path computes.
+pub const FEATURE_COUNT: usize = 11;
+
+// Indices in [`SUPPORTED`] of the features with work of their own.
+const ROW_TRANSITIONS: usize = 4;
+const COLUMN_TRANSITIONS_NOSKY: usize = 6;
+const CUMULATIVE_WELLS: usize = 8;
+const HOLE_DEPTH: usize = 9;
+const ROWS_WITH_HOLES: usize = 10;
+
+/// A set of [`SUPPORTED`] features: bit i for index i.
+const fn feature_set(indices: &[usize]) -> u32 {
+    let mut set = 0;
+    let mut k = 0;
+    while k < indices.len() {
+        set |= 1 << indices[k];
+        k += 1;
+    }
+    set
+}
+
+/// `eroded_cells` and `rows_cleared`: 0 on every placement the fast path scores.
+const CLEARED_ROW_FEATURES: u32 = feature_set(&[2, 3]);
+/// Dellacherie's six (Fahey's variants).
+pub const DELLACHERIE_SET: u32 = feature_set(&[0, 2, 4, 5, 7, 8]);
+/// Dellacherie's six and BCTS' two.
+pub const BCTS_SET: u32 = DELLACHERIE_SET | feature_set(&[HOLE_DEPTH, ROWS_WITH_HOLES]);
+/// El-Tetris' six.
+pub const ELTETRIS_SET: u32 = feature_set(&[1, 3, 4, 6, 7, 8]);
+/// Every supported feature.
+pub const ALL_SET: u32 = (1 << FEATURE_COUNT) - 1;
 
 /// Index of a feature in [`SUPPORTED`].
 pub fn index_of(name: &str) -> Option<usize> {
     SUPPORTED.iter().position(|n| *n == name)
 }
 
-/// Column-array slots: board column `x` is slot `x + 2`; two filled wall slots on the left
-/// and enough on the right that a window of [`WINDOW`] slots from any box column stays
-/// inside, so the placement loop needs no edge cases.
+/// Column-array slots: board column `x` is slot `x + 2`, with filled wall slots on both
+/// sides, so that a column's neighbours need no edge cases.
 const PAD: usize = 2;
-const WINDOW: usize = 8;
-const SLOTS: usize = MAX_WIDTH + WINDOW;
+const SLOTS: usize = MAX_WIDTH + 2 * PAD;
 
 /// What the fast path needs to know about the board before the placement.
 #[derive(Clone, Debug)]
@@ -39,20 +71,23 @@ pub struct ParentSummary {
     width: usize,
     height: usize,
     full: u16,
-    /// Mask of the board's rows in a column bitmask (a filled wall column).
-    all: u64,
     row_transitions: u32,
     column_transitions: u32,
     /// Filled cells of the top row.
     top_row_cells: u32,
     holes: u32,
     wells: u32,
+    hole_depth: u32,
+    /// Bit y set when row y has a hole.
+    hole_rows: u64,
     /// Row transitions of every row (empty rows: 2).
     row_transitions_of: [u8; ROW_CAPACITY],
     /// Column bitmasks, bit y = row y, by slot (walls: `all`).
     columns: [u64; SLOTS],
-    /// Wells of every column, by slot (walls: 0).
-    wells_of: [u32; SLOTS],
+    /// Well depth summed over the well cells of every row.
+    wells_in_row: [u32; ROW_CAPACITY],
+    /// Well cells of every column as a column bitmask, by slot (walls: 0).
+    well_cells_of: [u64; SLOTS],
     /// Sum of the column heights left of column `x`, for x in 0..=width.
     heights_before: [u32; MAX_WIDTH + 1],
 }
@@ -63,20 +98,18 @@ fn row_transitions_of(row: u16, width: usize) -> u32 {
     ((walled ^ (walled >> 1)) & ((1u32 << (width + 1)) - 1)).count_ones()
 }
 
-/// Wells of column `x` given the column masks of it and its neighbours (walls filled).
+/// One past the highest filled cell of `column` below row `y` (0: none): a well cell at `y`
+/// is deep by the empty run down to there, `y + 1 - floor_below`.
 #[inline(always)]
-fn column_wells(column: u64, left: u64, right: u64, rows: u64) -> u32 {
-    let mut wells = !column & left & right & rows;
-    let mut total = 0;
-    while wells != 0 {
-        let y = wells.trailing_zeros();
-        wells &= wells - 1;
-        let below = column & ((1u64 << y) - 1);
-        // Empty run from y down to the highest filled cell below it (or the floor).
-        let floor = if below == 0 { 0 } else { 64 - below.leading_zeros() };
-        total += y + 1 - floor;
-    }
-    total
+fn floor_below(column: u64, y: u32) -> u32 {
+    let below = column & ((1u64 << y) - 1);
+    64 - below.leading_zeros()
+}
+
+/// Well cells of a row: empty, both neighbours filled (walls filled).
+#[inline(always)]
+fn row_well_cells(row: u16, full: u16, width: usize) -> u16 {
+    !row & ((row << 1) | 1) & ((row >> 1) | 1 << (width - 1)) & full
 }
 
 /// What the placement loop needs of one orientation, computed once for all its columns.
@@ -89,25 +122,67 @@ pub struct ShapeCells {
     columns: [u64; 4],
     /// Sum of `bottom` over the box columns.
     bottom_sum: usize,
+    /// Cells of each box column.
+    cells: [u32; 4],
+    /// Lowest cell of each box column, from the box bottom.
+    bottoms: [u32; 4],
+    /// Sum of `cells * bottom` over the box columns, and of `cells`.
+    cells_bottom_sum: u32,
+    cell_count: u32,
 }
 
 impl ShapeCells {
+    /// Bounding-box width in columns.
     #[inline]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// Bounding-box height in rows.
+    #[inline]
+    pub fn height(&self) -> usize {
+        self.height
+    }
+    #[inline(always)]
     pub fn new(shape: &DropShape) -> ShapeCells {
         let width = shape.width as usize;
         let mut columns = [0u64; 4];
         let mut bottom_sum = 0;
-        for (column, (&bottom, &top)) in columns.iter_mut().zip(shape.bottom.iter().zip(&shape.top)).take(width) {
-            let cells = top as u32 - bottom as u32 + 1;
-            *column = ((1u64 << cells) - 1) << bottom;
+        let mut cells = [0u32; 4];
+        let mut bottoms = [0u32; 4];
+        for j in 0..width {
+            let (bottom, top) = (shape.bottom[j] as u32, shape.top[j] as u32);
+            cells[j] = top - bottom + 1;
+            bottoms[j] = bottom;
+            columns[j] = ((1u64 << cells[j]) - 1) << bottom;
             bottom_sum += bottom as usize;
         }
-        ShapeCells { width, height: shape.height as usize, rows: shape.rows, columns, bottom_sum }
+        let cells_bottom_sum = (0..width).map(|j| cells[j] * bottoms[j]).sum();
+        let cell_count = cells.iter().sum();
+        ShapeCells {
+            width,
+            height: shape.height as usize,
+            rows: shape.rows,
+            columns,
+            bottom_sum,
+            cells,
+            bottoms,
+            cells_bottom_sum,
+            cell_count,
+        }
     }
 }
 
 impl ParentSummary {
     pub fn new(board: &Board) -> ParentSummary {
+        ParentSummary::for_set::<ALL_SET>(board)
+    }
+
+    /// The summary the features of `SET` need (the rest left at zero): what the scorers of
+    /// [`ParentSummary::score_at`] read for that set. `SET` 0 stands for every feature (the
+    /// general sum's walk).
+    #[inline]
+    pub fn for_set<const SET: u32>(board: &Board) -> ParentSummary {
+        let needs = |index: usize| SET == 0 || SET >> index & 1 == 1;
         let width = board.width();
         let height = board.height();
         let top = board.stack_top().min(height);
@@ -117,24 +192,26 @@ impl ParentSummary {
             width,
             height,
             full: board.full_row(),
-            all,
-            row_transitions: 0,
+            // Every empty row above the stack: 2 (its two walls).
+            row_transitions: 2 * (height - top) as u32,
             column_transitions: 0,
             top_row_cells: rows[height - 1].count_ones(),
             holes: 0,
             wells: 0,
+            hole_depth: 0,
+            hole_rows: 0,
             row_transitions_of: [2; ROW_CAPACITY],
             columns: [all; SLOTS],
-            wells_of: [0; SLOTS],
+            wells_in_row: [0; ROW_CAPACITY],
+            well_cells_of: [0; SLOTS],
             heights_before: [0; MAX_WIDTH + 1],
         };
-        for x in 0..width {
-            s.heights_before[x + 1] = s.heights_before[x] + board.column_height(x) as u32;
-        }
         s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
         for (y, &row) in rows.iter().enumerate().take(top) {
-            s.row_transitions_of[y] = row_transitions_of(row, width) as u8;
+            let transitions = row_transitions_of(row, width);
+            s.row_transitions_of[y] = transitions as u8;
+            s.row_transitions += transitions;
             s.column_transitions += (row ^ below).count_ones();
             below = row;
             let mut bits = row;
@@ -148,13 +225,33 @@ impl ParentSummary {
         if top == 0 {
             s.column_transitions = width as u32;
         }
-        s.row_transitions = s.row_transitions_of[..height].iter().map(|&t| t as u32).sum();
         for x in 0..width {
-            s.holes += board.column_height(x) as u32 - s.columns[PAD + x].count_ones();
-        }
-        for slot in PAD..PAD + width {
-            s.wells_of[slot] = column_wells(s.columns[slot], s.columns[slot - 1], s.columns[slot + 1], all);
-            s.wells += s.wells_of[slot];
+            let height_x = board.column_height(x) as u32;
+            s.heights_before[x + 1] = s.heights_before[x] + height_x;
+            let column = s.columns[PAD + x];
+            s.holes += height_x - column.count_ones();
+            if needs(HOLE_DEPTH) || needs(ROWS_WITH_HOLES) {
+                // Holes are rare: walk them, each deep by the filled cells above it.
+                let mut holes = !column & ((1u64 << height_x) - 1);
+                s.hole_rows |= holes;
+                while holes != 0 {
+                    let y = holes.trailing_zeros();
+                    holes &= holes - 1;
+                    s.hole_depth += (column >> y).count_ones();
+                }
+            }
+            if needs(CUMULATIVE_WELLS) {
+                let slot = PAD + x;
+                let mut cells = !column & s.columns[slot - 1] & s.columns[slot + 1] & all;
+                s.well_cells_of[slot] = cells;
+                while cells != 0 {
+                    let y = cells.trailing_zeros();
+                    cells &= cells - 1;
+                    let depth = y + 1 - floor_below(column, y);
+                    s.wells_in_row[y as usize] += depth;
+                    s.wells += depth;
+                }
+            }
         }
         s
     }
@@ -177,7 +274,7 @@ impl ParentSummary {
     /// The supported features after placing `p` (which [`ParentSummary::covers`]), by index of
     /// [`SUPPORTED`], exactly as the full-board features compute them.
     #[inline]
-    pub fn features_after(&self, board: &Board, p: &Placement) -> [f64; 9] {
+    pub fn features_after(&self, board: &Board, p: &Placement) -> [f64; FEATURE_COUNT] {
         self.features_at(board, &ShapeCells::new(&p.shape), p.left as usize, p.bottom as usize)
             .expect("a covered placement clears no row")
     }
@@ -186,17 +283,65 @@ impl ParentSummary {
     /// or above the column tops and below the board's top row; `None` when it completes a
     /// row (the full features must score it then).
     #[inline(always)]
-    pub fn features_at(&self, board: &Board, shape: &ShapeCells, left: usize, bottom: usize) -> Option<[f64; 9]> {
-        let piece_height = shape.height;
+    pub fn features_at(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        left: usize,
+        bottom: usize,
+    ) -> Option<[f64; FEATURE_COUNT]> {
+        self.values_at::<ALL_SET>(board, shape, shape.width, shape.height, left, bottom)
+    }
+
+    /// The weighted sum of the features of `SET` (a set of [`SUPPORTED`] indices) after the
+    /// same drop, summed in index order: `weights` by index, zero outside the evaluator's
+    /// terms. Equal bit for bit to [`Evaluator::fast_utility`](crate::eval::Evaluator) of
+    /// an evaluator whose terms are in index order, since adding a zero term to a sum that
+    /// starts at +0.0 changes nothing. `piece_width` and `piece_height` are the shape's,
+    /// passed apart so that callers can give constants and have the loops unrolled.
+    #[allow(clippy::too_many_arguments)] // the box size apart from the shape, see above
+    #[inline(always)]
+    pub fn score_at<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<f64> {
+        let values = self.values_at::<SET>(board, shape, piece_width, piece_height, left, bottom)?;
+        let mut total = 0.0;
+        for index in 0..FEATURE_COUNT {
+            // Constant per instantiation: the loop unrolls to the set's terms only. The
+            // cleared-row features are 0 on the fast path and add nothing.
+            if (SET & !CLEARED_ROW_FEATURES) >> index & 1 == 1 {
+                total += weights[index] * values[index];
+            }
+        }
+        Some(total)
+    }
+
+    /// The features of `SET` after the drop (0 for the others): only what they need is
+    /// computed, as `SET` is a constant.
+    #[inline(always)]
+    fn values_at<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+    ) -> Option<[f64; FEATURE_COUNT]> {
+        let needs = |index: usize| SET >> index & 1 == 1;
         let rows = board.rows();
         let mut row_transitions = self.row_transitions;
         let mut column_transitions = self.column_transitions;
         let mut top_row_cells = self.top_row_cells;
         let top_y = self.height - 1;
-        // Pairs (y, y-1) for y in bottom..=bottom+piece_height change; the pair at the top
-        // compares with the unchanged row above (row H, the sky, is empty).
-        let mut below_old = if bottom == 0 { self.full } else { rows[bottom - 1] };
-        let mut below_new = below_old;
+        let mut new_rows = [0u16; 4];
         for i in 0..piece_height {
             let y = bottom + i;
             let old = rows[y];
@@ -205,37 +350,73 @@ impl ParentSummary {
             if new == self.full {
                 return None;
             }
-            row_transitions += row_transitions_of(new, self.width);
-            row_transitions -= self.row_transitions_of[y] as u32;
-            column_transitions += (new ^ below_new).count_ones();
-            column_transitions -= (old ^ below_old).count_ones();
-            below_old = old;
-            below_new = new;
+            new_rows[i & 3] = new;
+            if needs(ROW_TRANSITIONS) {
+                row_transitions += row_transitions_of(new, self.width);
+                row_transitions -= self.row_transitions_of[y] as u32;
+            }
         }
         // The top row gains the piece's cells in it, if the piece reaches it.
         let t = top_y.wrapping_sub(bottom);
-        if t < piece_height {
+        if needs(COLUMN_TRANSITIONS_NOSKY) && t < piece_height {
             top_row_cells += shape.rows[t & 3].count_ones();
         }
-        let above = rows[bottom + piece_height];
-        column_transitions += (above ^ below_new).count_ones();
-        column_transitions -= (above ^ below_old).count_ones();
 
         // The empty cells between a column's old top and the piece's lowest cell in it
-        // become holes. Wells of a column depend on it and its two neighbours only, so only
-        // the piece's columns and their neighbours are recomputed, from a window of slots
-        // left - 2 ..= left + 5 (walls are filled slots, so there are no edge cases).
-        let piece_width = shape.width;
-        let mut local: [u64; WINDOW] = self.columns[left..left + WINDOW].try_into().unwrap();
-        for j in 0..piece_width {
-            local[PAD + j] |= shape.columns[j] << bottom;
-        }
+        // become holes.
         let holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32
             - (self.heights_before[left + piece_width] - self.heights_before[left]);
+        // BCTS: each old hole of a piece column and each new one gains the piece's cells
+        // in that column above it, and the new holes' rows join the rows with holes.
+        let heights = board.heights();
+        let mut covered_cells = 0;
+        let mut hole_rows = self.hole_rows;
+        // Column transitions, column by column: a piece column resting on its column's top
+        // moves the change into the empty cells above from the old top to above the
+        // piece (no change); one leaving a gap adds the two changes around its piece
+        // cells (the floor and the sky count as filled and empty: the same rule).
+        for j in 0..piece_width {
+            column_transitions += 2 * (bottom as u32 + shape.bottoms[j] > heights[left + j] as u32) as u32;
+        }
+        for j in 0..piece_width {
+            if needs(HOLE_DEPTH) {
+                covered_cells += shape.cells[j] * self.columns[left + PAD + j].count_ones();
+            }
+            if needs(ROWS_WITH_HOLES) {
+                let piece_bottom = bottom as u32 + shape.bottoms[j];
+                hole_rows |= ((1u64 << piece_bottom) - 1) & !((1u64 << heights[left + j]) - 1);
+            }
+        }
+        let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
+        // Wells: a cell's well status depends on its own row only, so only the piece's rows
+        // change status; there the new well cells are measured on the new columns. Above
+        // the piece, a well cell of a piece column keeps its status but now ends on the
+        // piece (rare: a mask test per column). Below it nothing changes.
         let mut wells = self.wells;
-        for k in PAD - 1..PAD + piece_width + 1 {
-            wells -= self.wells_of[left + k];
-            wells += column_wells(local[k], local[k - 1], local[k + 1], self.all);
+        if needs(CUMULATIVE_WELLS) {
+            for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
+                let y = bottom + i;
+                wells -= self.wells_in_row[y];
+                let mut cells = row_well_cells(new, self.full, self.width);
+                while cells != 0 {
+                    let x = cells.trailing_zeros() as usize;
+                    cells &= cells - 1;
+                    let j = x.wrapping_sub(left);
+                    let piece_cells = if j < piece_width { shape.columns[j & 3] << bottom } else { 0 };
+                    wells += y as u32 + 1 - floor_below(self.columns[PAD + x] | piece_cells, y as u32);
+                }
+            }
+            let piece_top = bottom + piece_height;
+            for j in 0..piece_width {
+                let column = self.columns[left + PAD + j];
+                let mut cells = self.well_cells_of[left + PAD + j] >> piece_top << piece_top;
+                let new_floor = 64 - (shape.columns[j] << bottom).leading_zeros();
+                while cells != 0 {
+                    let y = cells.trailing_zeros();
+                    cells &= cells - 1;
+                    wells -= new_floor - floor_below(column, y);
+                }
+            }
         }
 
         let lowest = bottom as u32;
@@ -251,8 +432,50 @@ impl ParentSummary {
             (column_transitions - top_row_cells) as f64,
             holes as f64,
             wells as f64,
+            hole_depth as f64,
+            hole_rows.count_ones() as f64,
         ])
     }
+}
+
+/// The features of `SET` on a board a placement left (its rows removed), by the full
+/// definitions (the same functions the features call) and summed as
+/// [`ParentSummary::score_at`] sums: for the placements the fast path does not score,
+/// without the general evaluator's per-feature calls. 0 for the features outside `SET`.
+#[inline]
+pub fn full_score<const SET: u32>(board: &Board, placement: &PlacementInfo, weights: &[f64; FEATURE_COUNT]) -> f64 {
+    let needs = |index: usize| SET >> index & 1 == 1;
+    let mut values = [0.0; FEATURE_COUNT];
+    if placement.placed {
+        // The same arithmetic as the landing-height features, so the same reals.
+        values[0] = (placement.lowest_row as f64 + placement.highest_row as f64) / 2.0 + 1.0;
+    }
+    values[1] = (placement.lowest_row as f64 + placement.highest_row as f64) / 2.0;
+    values[2] = placement.rows_cleared as f64 * placement.piece_cells_cleared as f64;
+    values[3] = placement.rows_cleared as f64;
+    if needs(ROW_TRANSITIONS) || needs(5) || needs(COLUMN_TRANSITIONS_NOSKY) || needs(CUMULATIVE_WELLS) {
+        let scan = super::scan::scan(board);
+        values[ROW_TRANSITIONS] = scan.row_transitions as f64;
+        values[5] = scan.column_transitions as f64;
+        values[COLUMN_TRANSITIONS_NOSKY] = (scan.column_transitions - scan.top_row_cells) as f64;
+        values[CUMULATIVE_WELLS] = scan.cumulative_wells as f64;
+        values[ROWS_WITH_HOLES] = scan.rows_with_holes as f64;
+    } else if needs(ROWS_WITH_HOLES) {
+        values[ROWS_WITH_HOLES] = super::scan::scan(board).rows_with_holes as f64;
+    }
+    if needs(7) {
+        values[7] = super::dellacherie::holes(board) as f64;
+    }
+    if needs(HOLE_DEPTH) {
+        values[HOLE_DEPTH] = super::bcts::hole_depth(board) as f64;
+    }
+    let mut total = 0.0;
+    for index in 0..FEATURE_COUNT {
+        if SET >> index & 1 == 1 {
+            total += weights[index] * values[index];
+        }
+    }
+    total
 }
 
 #[cfg(test)]

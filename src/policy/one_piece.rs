@@ -3,8 +3,11 @@
 
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::Evaluator;
-use crate::features::incremental::{ParentSummary, ShapeCells};
+use crate::features::incremental::{
+    full_score, ParentSummary, ShapeCells, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
+};
 use crate::features::FeatureContext;
+use crate::piece::DropShape;
 use crate::rules::{OrientationTable, Placement, RuleSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,8 +51,68 @@ impl OnePiece {
         })
     }
 
-    /// Every candidate the rules list, scored by the fast path where it covers it.
+    /// Every candidate the rules list, scored by the fast path where it covers it, with the
+    /// scorer of the evaluator's feature set (see [`OnePiece::choose_straight_drops`]).
     fn choose_listed(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
+        match self.evaluator.fast_weights() {
+            Some(&(weights, set)) if set & !DELLACHERIE_SET == 0 => {
+                self.score_listed::<DELLACHERIE_SET>(rules, view, scratch, &weights)
+            }
+            Some(&(weights, set)) if set & !BCTS_SET == 0 => {
+                self.score_listed::<BCTS_SET>(rules, view, scratch, &weights)
+            }
+            Some(&(weights, set)) if set & !ELTETRIS_SET == 0 => {
+                self.score_listed::<ELTETRIS_SET>(rules, view, scratch, &weights)
+            }
+            Some(&(weights, _)) => self.score_listed::<ALL_SET>(rules, view, scratch, &weights),
+            None => self.choose_listed_general(rules, view, scratch),
+        }
+    }
+
+    /// [`OnePiece::choose_listed`] scoring the features of `SET`.
+    #[inline(always)]
+    fn score_listed<const SET: u32>(
+        &self,
+        rules: &dyn RuleSet,
+        view: &GameView,
+        scratch: &mut Scratch,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<Decision> {
+        let board = view.board;
+        let candidates = &mut scratch.depth[0];
+        rules.candidates(board, view.current, candidates);
+        let mut best: Option<(f64, i32, Placement)> = None;
+        let summary = ParentSummary::for_set::<SET>(board);
+        for p in candidates.iter() {
+            // What `ParentSummary::covers` asks: resting on the column tops (the scorer
+            // itself declines a placement that completes a row).
+            let resting = p.bottom as usize >= p.shape.drop_row(board.heights(), p.left as usize);
+            let fast = resting
+                .then(|| {
+                    let (width, height) = (p.shape.width as usize, p.shape.height as usize);
+                    let cells = ShapeCells::new(&p.shape);
+                    summary.score_at::<SET>(board, &cells, width, height, p.left as usize, p.bottom as usize, weights)
+                })
+                .flatten();
+            let rating = match fast {
+                Some(value) => self.evaluator.utility_of_value(value),
+                None => {
+                    let mut after = *board;
+                    let info = rules.apply(&mut after, p);
+                    self.evaluator.utility_of_value(full_score::<SET>(&after, &info, weights))
+                }
+            };
+            if self.replaces(rating, p, &best) {
+                best = Some((rating, fahey_priority(p), *p));
+            }
+        }
+        self.decision(best)
+    }
+
+    /// Every candidate the rules list, scored by the fast path's general sum where it covers
+    /// it, by the evaluator otherwise: for evaluators whose terms are out of index order,
+    /// and the reference of the tests.
+    fn choose_listed_general(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
         let candidates = &mut scratch.depth[0];
         rules.candidates(view.board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
@@ -73,51 +136,120 @@ impl OnePiece {
     /// The same choice for rules whose candidates are the straight drops of `table`
     /// ([`RuleSet::straight_drops`]), walked in the same order without building the list:
     /// each drop row is found once, each orientation is prepared once for all its columns,
-    /// and completing a row is detected while scoring.
+    /// and completing a row is detected while scoring. The evaluator's feature set picks a
+    /// scorer that computes only those features (see [`ParentSummary::score_at`]).
     fn choose_straight_drops(
         &self,
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
     ) -> Option<Decision> {
+        match self.evaluator.fast_weights() {
+            Some(&(weights, set)) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_drops::<DELLACHERIE_SET>(rules, table, view, &weights)
+            }
+            Some(&(weights, set)) if set & !BCTS_SET == 0 => self.walk_drops::<BCTS_SET>(rules, table, view, &weights),
+            Some(&(weights, set)) if set & !ELTETRIS_SET == 0 => {
+                self.walk_drops::<ELTETRIS_SET>(rules, table, view, &weights)
+            }
+            Some(&(weights, _)) => self.walk_drops::<ALL_SET>(rules, table, view, &weights),
+            // Terms out of index order: the general sum, in the evaluator's order.
+            None => self.walk_drops::<0>(rules, table, view, &[0.0; FEATURE_COUNT]),
+        }
+    }
+
+    /// [`OnePiece::choose_straight_drops`] scoring the features of `SET` (0: every feature,
+    /// summed by [`Evaluator::fast_utility`]).
+    #[inline(always)]
+    fn walk_drops<const SET: u32>(
+        &self,
+        rules: &dyn RuleSet,
+        table: &OrientationTable,
+        view: &GameView,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<Decision> {
         let board = view.board;
-        let piece = view.current;
-        let width = board.width();
-        let height = board.height();
-        let heights = board.heights();
-        let summary = ParentSummary::new(board);
+        let summary = ParentSummary::for_set::<SET>(board);
         let mut best: Option<(f64, i32, Placement)> = None;
-        for (k, (_, shape)) in table.of(piece).iter().enumerate() {
-            let cells = ShapeCells::new(shape);
-            for left in 0..=(width - shape.width as usize) {
-                let bottom = shape.drop_row(heights, left);
-                if bottom + shape.height as usize > height {
-                    continue;
-                }
-                let placement = || Placement::straight(piece, k, left, bottom, *shape);
-                let rating = match summary.features_at(board, &cells, left, bottom) {
-                    Some(values) => self.evaluator.fast_utility(&values),
-                    None => {
-                        let mut after = *board;
-                        let info = rules.apply(&mut after, &placement());
-                        self.evaluator.utility(&FeatureContext::new(&after, info))
-                    }
-                };
-                // `replaces`, with the placement built only when it is needed.
-                let replace = match (&best, self.tie_break) {
-                    (None, _) => true,
-                    (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,
-                    (Some((b, prio, _)), TieBreak::FaheyPriority) => {
-                        rating > *b || (rating == *b && fahey_priority(&placement()) > *prio)
-                    }
-                };
-                if replace {
-                    let p = placement();
-                    best = Some((rating, fahey_priority(&p), p));
-                }
+        for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
+            // Every tetromino orientation's box, as constants: the per-row and per-column
+            // loops of the scorer unroll.
+            match (shape.width as usize, shape.height as usize) {
+                (4, 1) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 4, 1, weights, &mut best),
+                (1, 4) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 1, 4, weights, &mut best),
+                (2, 2) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 2, 2, weights, &mut best),
+                (3, 2) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 3, 2, weights, &mut best),
+                (2, 3) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 2, 3, weights, &mut best),
+                (w, h) => self.walk_columns::<SET>(rules, view, &summary, k, shape, w, h, weights, &mut best),
             }
         }
         self.decision(best)
+    }
+
+    /// Every column of one orientation (number `k` of the piece's table, its box
+    /// `piece_width` x `piece_height`) for [`OnePiece::walk_drops`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_columns<const SET: u32>(
+        &self,
+        rules: &dyn RuleSet,
+        view: &GameView,
+        summary: &ParentSummary,
+        k: usize,
+        shape: &DropShape,
+        piece_width: usize,
+        piece_height: usize,
+        weights: &[f64; FEATURE_COUNT],
+        best: &mut Option<(f64, i32, Placement)>,
+    ) {
+        let board = view.board;
+        let piece = view.current;
+        let heights = board.heights();
+        // Built here, where the box size is a constant, so that its loops unroll.
+        let cells = &ShapeCells::new(shape);
+        for left in 0..=(board.width() - piece_width) {
+            // `DropShape::drop_row` with the box width a constant.
+            let mut bottom = 0;
+            for j in 0..piece_width {
+                bottom = bottom.max(heights[left + j] as i32 - shape.bottom[j & 3] as i32);
+            }
+            let bottom = bottom as usize;
+            if bottom + piece_height > board.height() {
+                continue;
+            }
+            let placement = || Placement::straight(piece, k, left, bottom, *shape);
+            let fast = if SET == 0 {
+                summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
+            } else {
+                summary
+                    .score_at::<SET>(board, cells, piece_width, piece_height, left, bottom, weights)
+                    .map(|value| self.evaluator.utility_of_value(value))
+            };
+            let rating = match fast {
+                Some(rating) => rating,
+                None => {
+                    let mut after = *board;
+                    let info = rules.apply(&mut after, &placement());
+                    if SET == 0 {
+                        self.evaluator.utility(&FeatureContext::new(&after, info))
+                    } else {
+                        self.evaluator.utility_of_value(full_score::<SET>(&after, &info, weights))
+                    }
+                }
+            };
+            // `replaces`, with the placement built only when it is needed.
+            let replace = match (&*best, self.tie_break) {
+                (None, _) => true,
+                (Some((b, _, _)), TieBreak::FirstBest) => rating > *b,
+                (Some((b, prio, _)), TieBreak::FaheyPriority) => {
+                    rating > *b || (rating == *b && fahey_priority(&placement()) > *prio)
+                }
+            };
+            if replace {
+                let p = placement();
+                *best = Some((rating, fahey_priority(&p), p));
+            }
+        }
     }
 }
 
@@ -149,9 +281,50 @@ impl Policy for OnePiece {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::presets;
+    use crate::eval::{presets, Sense};
     use crate::randomizer::{Randomizer, RandomizerKind};
     use crate::rules::simplified::Simplified;
+
+    /// On the rule sets that list their candidates (pieces shifted at spawn height, slid
+    /// under overhangs), the specialised scorers choose as the general sum and the
+    /// evaluator, at every move of played games.
+    #[test]
+    fn listed_scorers_choose_as_the_general_sum() {
+        let mut checked = 0;
+        for (preset, rule_set) in [("dellacherie", "standard"), ("el-tetris", "eltetris"), ("bcts", "standard")] {
+            let built = presets::find(preset).unwrap().build_with_rules(Some(rule_set), None, None).unwrap();
+            let evaluator = built.policy.evaluator().clone();
+            for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {
+                let policy = OnePiece::new(evaluator.clone(), tie_break);
+                let rules = built.rules.as_ref();
+                let mut board = rules.new_board();
+                let mut pieces = Randomizer::new(RandomizerKind::Uniform, 7);
+                let mut scratch = Scratch::default();
+                for _ in 0..600 {
+                    let view = GameView {
+                        board: &board,
+                        current: pieces.next_piece(),
+                        preview: &[],
+                        hold: None,
+                        can_hold: false,
+                    };
+                    let general = policy.choose_listed_general(rules, &view, &mut scratch);
+                    let specialised = policy.choose_listed(rules, &view, &mut scratch);
+                    assert_eq!(
+                        general.map(|d| (d.placement, d.value.to_bits())),
+                        specialised.map(|d| (d.placement, d.value.to_bits())),
+                        "{preset} on {rule_set}"
+                    );
+                    let Some(decision) = general else { break };
+                    if rules.lock(&mut board, &decision.placement).game_over {
+                        break;
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 2000, "{checked}");
+    }
 
     /// Walking the straight drops gives the same decision as scoring the listed
     /// candidates (same placement, same value bits) at every move of played games, for
@@ -159,8 +332,34 @@ mod tests {
     #[test]
     fn straight_drops_choose_as_the_listed_candidates() {
         let mut checked = 0;
-        for preset in ["dellacherie-simplified", "el-tetris"] {
-            let evaluator = presets::find(preset).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        let preset_evaluator =
+            |name: &str| presets::find(name).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        // The presets (each its own specialised scorer), a set no preset has (the scorer of
+        // every feature) and terms out of index order (the general sum).
+        let evaluators = [
+            ("dellacherie-simplified", preset_evaluator("dellacherie-simplified")),
+            ("el-tetris", preset_evaluator("el-tetris")),
+            ("bcts", preset_evaluator("bcts")),
+            (
+                "mixed",
+                Evaluator::from_names(
+                    &[("landing_height_0", -3.0), ("column_transitions_nosky", -2.5), ("hole_depth", -1.25)],
+                    Sense::Minimize,
+                    None,
+                )
+                .unwrap(),
+            ),
+            (
+                "reversed",
+                Evaluator::from_names(
+                    &[("rows_with_holes", -7.0), ("cumulative_wells", -1.0), ("landing_height", -0.5)],
+                    Sense::Maximize,
+                    None,
+                )
+                .unwrap(),
+            ),
+        ];
+        for (preset, evaluator) in evaluators {
             assert!(evaluator.has_fast_path(), "{preset}");
             for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {
                 let policy = OnePiece::new(evaluator.clone(), tie_break);
@@ -178,8 +377,14 @@ mod tests {
                             hold: None,
                             can_hold: false,
                         };
-                        let listed = policy.choose_listed(&rules, &view, &mut scratch);
+                        let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
+                        let specialised = policy.choose_listed(&rules, &view, &mut scratch);
                         let walked = policy.choose_straight_drops(&rules, table, &view);
+                        assert_eq!(
+                            listed.map(|d| (d.placement, d.value.to_bits())),
+                            specialised.map(|d| (d.placement, d.value.to_bits())),
+                            "{preset} {size:?}"
+                        );
                         match (listed, walked) {
                             (None, None) => break,
                             (Some(a), Some(b)) => {

@@ -357,7 +357,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("generations.csv"), &text).unwrap();
         if let Ok(series) = tetris_lab::tune::plot::read_run(dir.path()) {
-            let all = [&series.work, &series.best, &series.best_low, &series.best_high, &series.generation_mean];
+            let all = [&series.work, &series.incumbent, &series.incumbent_low, &series.incumbent_high, &series.generation_mean, &series.generation_best_so_far];
             prop_assert!(all.iter().all(|column| column.iter().all(|v| v.is_finite())));
             let _ = tetris_lab::tune::plot::draw(&[series], "fuzz", &dir.path().join("plot.svg"));
         }

@@ -91,6 +91,9 @@ const CASES: &[(&str, Action)] = &[
         Skip("needs Open MPI and 7 minutes; tests/mpi.rs runs mpirun"),
     ),
     ("mpirun --allow-run-as-root --oversubscribe -n 2 target/release/tetris-lab tune experiments/cluster-throughput.toml --threads 1", Skip("needs Open MPI; tests/mpi.rs runs mpirun")),
+    // Studies.
+    ("tune --runs 10 experiments/compare/*.toml", Skip("6 minutes; tests/study.rs runs smaller studies")),
+    ("tune --runs 10", Skip("2.5 minutes; tests/study.rs runs smaller studies")),
     // Reproduce.
     ("reproduce [PRESET ...] [--quick | --full] [--threads T] [--seed S] [--out DIR]", Skip("usage template")),
     ("reproduce --quick", RunAs("reproduce --quick --games 2 --moves 2000")),

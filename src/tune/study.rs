@@ -693,23 +693,29 @@ where
             .map_err(|e| anyhow::anyhow!("{e}"))?
             .label(format!("{} ({runs} runs)", band.experiment))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-        if let Some(level) = band.published {
-            // Dashes drawn as short segments: plotters' dashed style is not in every backend.
-            let step = (x_high - x_low) / 60.0;
-            let dashes = (0..60).step_by(2).map(|k| {
-                let x = x_low + k as f64 * step;
-                PathElement::new([(x, level), ((x + step).min(x_high), level)], color.stroke_width(1))
-            });
-            chart
-                .draw_series(dashes)
-                .map_err(|e| anyhow::anyhow!("{e}"))?
-                .label(format!("{}: published weights, same held-out games (median)", band.experiment))
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], color.stroke_width(1)));
+    }
+    // The published weights' level, once per distinct value (experiments with the same
+    // seed and preset share their held-out games, hence one line), dashed in gray.
+    let mut levels: Vec<f64> = bands.iter().filter_map(|b| b.published).collect();
+    levels.sort_by(f64::total_cmp);
+    levels.dedup();
+    for (k, level) in levels.into_iter().enumerate() {
+        let step = (x_high - x_low) / 60.0;
+        let gray = RGBColor(90, 90, 90);
+        let dashes = (0..60).step_by(2).map(move |i| {
+            let x = x_low + i as f64 * step;
+            PathElement::new([(x, level), ((x + step).min(x_high), level)], gray.stroke_width(2))
+        });
+        let series = chart.draw_series(dashes).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if k == 0 {
+            series
+                .label("published weights on the same held-out games (median)")
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], gray.stroke_width(2)));
         }
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::UpperLeft)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 15))

@@ -778,44 +778,21 @@ pub fn read_held_out(run_dir: &Path) -> Result<Option<Summary>> {
 }
 
 /// A finished run's held-out score of the `weights` row (`tuned` or `published`) of its
-/// `held_out.csv` (columns [`HELD_OUT_COLUMNS`]); `None` until the run has finished (its
-/// `best.toml`, written last, exists).
+/// `held_out.csv`; `None` until the run has finished (its `best.toml`, written last,
+/// exists). Only the count, mean and interval are known; the other fields are NaN.
 pub fn read_held_out_row(run_dir: &Path, weights: &str) -> Result<Option<Summary>> {
-    let path = run_dir.join("held_out.csv");
-    if !path.exists() || !run_dir.join("best.toml").exists() {
+    if !run_dir.join("best.toml").exists() {
         return Ok(None);
     }
-    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let headers = reader.headers().with_context(|| format!("{}: bad CSV", path.display()))?.clone();
-    let column = |name: &str| -> Result<usize> {
-        headers.iter().position(|h| h == name).with_context(|| format!("{} has no column {name:?}", path.display()))
-    };
-    let (games, mean, low) = (column("games")?, column("mean")?, column("low")?);
-    for record in reader.records() {
-        let record = record.with_context(|| format!("{}: bad CSV", path.display()))?;
-        if record.get(0) == Some(weights) {
-            let field = |i: usize| -> Result<f64> {
-                let text = record.get(i).unwrap_or("");
-                let value: f64 =
-                    text.parse().with_context(|| format!("{}: {text:?} is not a number", path.display()))?;
-                anyhow::ensure!(value.is_finite(), "{}: {text} is not a finite number", path.display());
-                Ok(value)
-            };
-            let count: usize =
-                record.get(games).unwrap_or("").parse().with_context(|| format!("{}: bad count", path.display()))?;
-            let (mean, low) = (field(mean)?, field(low)?);
-            return Ok(Some(Summary {
-                count,
-                mean,
-                median: f64::NAN,
-                standard_deviation: f64::NAN,
-                half_width_95: mean - low,
-                min: f64::NAN,
-                max: f64::NAN,
-            }));
-        }
-    }
-    bail!("{} has no row for the {weights} weights", path.display())
+    Ok(super::plot::read_held_out_row(run_dir, weights)?.map(|h| Summary {
+        count: h.games as usize,
+        mean: h.mean,
+        median: f64::NAN,
+        standard_deviation: f64::NAN,
+        half_width_95: h.mean - h.low,
+        min: f64::NAN,
+        max: f64::NAN,
+    }))
 }
 
 fn same_point(a: &[f64], b: &[f64]) -> bool {

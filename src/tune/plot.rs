@@ -129,6 +129,12 @@ pub fn read_run(dir: &Path) -> Result<Series> {
 
 /// The `tuned` row of a run folder's `held_out.csv`, if the run has one.
 fn read_held_out(dir: &Path) -> Result<Option<HeldOut>> {
+    read_held_out_row(dir, "tuned")
+}
+
+/// The `weights` row (`tuned` or `published`) of a run folder's `held_out.csv`, if the run
+/// has one: the one reader of that file (`plot` and studies).
+pub fn read_held_out_row(dir: &Path, row: &str) -> Result<Option<HeldOut>> {
     let path = dir.join("held_out.csv");
     // A run still tuning, or one made before the file existed: no held-out point.
     if !path.exists() {
@@ -147,12 +153,16 @@ fn read_held_out(dir: &Path) -> Result<Option<HeldOut>> {
     );
     for record in reader.records() {
         let record = record.with_context(|| format!("cannot read {}", path.display()))?;
-        if record.get(weights) != Some("tuned") {
+        if record.get(weights) != Some(row) {
             continue;
         }
         let field = |i: usize| record.get(i).unwrap_or("");
         let number = |i: usize| -> Result<f64> {
-            field(i).parse().with_context(|| format!("{}: {:?} is not a number", path.display(), field(i)))
+            field(i)
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .with_context(|| format!("{}: {:?} is not a finite number", path.display(), field(i)))
         };
         return Ok(Some(HeldOut {
             mean: number(mean)?,
@@ -162,7 +172,7 @@ fn read_held_out(dir: &Path) -> Result<Option<HeldOut>> {
             measured_on: field(measured_on).to_string(),
         }));
     }
-    bail!("{} has no row for the tuned weights", path.display())
+    bail!("{} has no row for the {row} weights", path.display())
 }
 
 /// What the incumbent curves of `series` are, in the legend (one run) or the title (an
@@ -219,8 +229,8 @@ pub(crate) fn register_font() {
     });
 }
 
-/// Category colors (Tableau 10), distinct for up to ten runs.
-const COLORS: [RGBColor; 10] = [
+/// Category colors (Tableau 10), distinct for up to ten runs (or experiments of a study).
+pub(crate) const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

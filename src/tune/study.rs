@@ -603,20 +603,6 @@ fn print_summary(dir: &Path, study: &StudyFile, rows: &[RunRow]) -> Result<()> {
     Ok(())
 }
 
-/// Category colors (Tableau 10).
-const COLORS: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
-
 /// Pieces in millions or thousands, whichever the axis needs.
 fn pieces_label(x: f64, axis_end: f64) -> String {
     if axis_end >= 2e6 {
@@ -681,7 +667,7 @@ where
         .draw()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     for (i, band) in bands.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
+        let color = super::plot::COLORS[i % super::plot::COLORS.len()];
         let mut outline: Vec<(f64, f64)> = band.points.iter().map(|p| (p.0, p.1.q3)).collect();
         outline.extend(band.points.iter().rev().map(|p| (p.0, p.1.q1)));
         chart

@@ -1,7 +1,10 @@
 //! `tetris-lab reproduce`: plays every preset the way its published figure was measured
-//! (or the cheapest honest substitute: a reduced board, a piece cap, Fahey's estimate) and
-//! prints one table of measured against published figures, also written as CSV and
-//! Markdown to `results/reproduce/<run-id>/` with a manifest.
+//! (or the cheapest honest substitute: a reduced board, a piece cap, or an extrapolation
+//! over board heights from full games on shorter boards) and prints one table of measured
+//! against published figures, also written as CSV and Markdown to
+//! `results/reproduce/<run-id>/` with a manifest. Every finished game goes to the run's
+//! game ledger as it ends, so a run of many hours continues where it stopped
+//! (`--resume DIR`).
 //!
 //! What is measured is data: [`PLAN`] has one line per measurement, so a new preset is one
 //! line. Presets of the registry without a line get [`default_plan`]; presets of the plan
@@ -9,12 +12,14 @@
 
 use crate::cli::play::{parse_size, thread_pool, AtomicFile};
 use crate::eval::presets::{self, Preset};
-use crate::report::fahey;
+use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
+use crate::report::ledger::Ledger;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
 use crate::sim::{self, GameLimits, GameRecord};
-use anyhow::{Context, Result};
-use clap::Args;
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -25,13 +30,19 @@ use std::time::{Duration, Instant, SystemTime};
 pub struct ReproduceArgs {
     /// Presets to measure (default: every preset of `tetris-lab list` and of the spec).
     pub presets: Vec<String>,
-    /// The cheap checks only: reduced boards and estimates, a few minutes on 2 cores (default).
+    /// The cheap checks (default): full games where they are short, extrapolations over
+    /// board heights for the 10x20 figures; about 5 minutes on 2 cores.
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
     /// Every measurement of the plan, full games on the published boards included; prints
-    /// its time estimate first (hours on 2 cores).
+    /// its time estimate first (hours on 2 cores; `--resume` continues a stopped run).
     #[arg(long)]
     pub full: bool,
+    /// Continue the run in this folder (one `reproduce` wrote): its finished games are kept,
+    /// the missing ones played, and the table completed as if the run had never stopped. The
+    /// presets, mode and seed are the run's own (its `manifest.json`).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["presets", "quick", "full", "games", "heights", "board", "out"])]
+    pub resume: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -41,12 +52,13 @@ pub struct ReproduceArgs {
     /// Directory receiving one sub-directory per run.
     #[arg(long, default_value = "results/reproduce")]
     pub out: PathBuf,
-    /// Testing: play this many games in every game measurement.
+    /// Testing: play this many games in every game measurement (per height in an
+    /// extrapolation).
     #[arg(long, hide = true)]
     pub games: Option<u64>,
-    /// Testing: play this many moves in every estimate.
-    #[arg(long, hide = true)]
-    pub moves: Option<u64>,
+    /// Testing: the heights an extrapolation plays, `LOW..HIGH` (both included).
+    #[arg(long, hide = true, value_parser = parse_heights)]
+    pub heights: Option<(usize, usize)>,
     /// Testing: replace the board of every measurement on a resizable board.
     #[arg(long, hide = true, value_parser = parse_size)]
     pub board: Option<(usize, usize)>,
@@ -59,9 +71,16 @@ pub enum Method {
     FullGames,
     /// Games stopped (alive) after this many pieces: the mean is a lower bound.
     PieceCap(u64),
-    /// Fahey's estimate from the stack-height histogram of a fixed number of moves.
-    Estimate,
+    /// The mean on the measurement's board carried on from full games at the heights
+    /// `lowest..=highest` of the same width (`report::extrapolation`): the log-mean is
+    /// fitted as a line in the height. The plan's game count is per height.
+    Extrapolated { lowest: usize, highest: usize },
 }
+
+/// How many rows below the top height the self-check's fit stops: the check predicts the
+/// top height from the heights up to `top - CHECK_DISTANCE`, about as far as the 10x20
+/// figure is carried from the measured heights.
+const CHECK_DISTANCE: usize = 4;
 
 /// What the mean is taken of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,9 +127,9 @@ pub struct Measurement {
     pub board: Option<(usize, usize)>,
     pub method: Method,
     pub metric: Metric,
-    /// Games (moves for an estimate) under `--quick`; 0 = not part of `--quick`.
+    /// Games (per height for an extrapolation) under `--quick`; 0 = not part of `--quick`.
     pub quick: u64,
-    /// Games (moves for an estimate) under `--full`; 0 = not part of `--full`.
+    /// Games (per height for an extrapolation) under `--full`; 0 = not part of `--full`.
     pub full: u64,
     pub published: Option<Published>,
 }
@@ -134,28 +153,33 @@ const FAHEY_DELLACHERIE: Option<Published> =
     figure(630_000.0, Some(0.27), "Fahey 2003: 600,000-660,000 over 56 games, +-27% at 95%");
 const THIERY_DELLACHERIE: Option<Published> = figure(5_200_000.0, Some(0.20), "Thiery-Scherrer 2009, 10x20, +-20%");
 const THIERY_BCTS: Option<Published> = figure(35_000_000.0, Some(0.20), "Thiery-Scherrer 2009, 10x20, +-20%");
+/// The heights `--quick` extrapolates from, and `--full`'s (whose top, 10x16, the check
+/// predicts from 10x8..10x12).
+const QUICK_HEIGHTS: Method = Method::Extrapolated { lowest: 8, highest: 14 };
+const FULL_HEIGHTS: Method = Method::Extrapolated { lowest: 8, highest: 16 };
 const THIERY_BCTS_10X10: Option<Published> = figure(3_800.0, None, "Thiery-Scherrer, 10x10");
 
 /// Every measurement, in the order of the table. `--quick` (the default) runs the lines
-/// with a non-zero `quick`; `--full` those with a non-zero `full`. The 10x10 and 10x16
-/// boards are the literature's cheap checks (scores grow about 2.5x per row, so a 10x10
-/// game is about 10,000 times shorter than a 10x20 one); Dellacherie's 10x10 and 10x16
-/// figures could not be pinned to a source, so they print as n/a rather than a guess.
+/// with a non-zero `quick`; `--full` those with a non-zero `full`. Fahey's standard rules
+/// end Dellacherie's games within about a million pieces, so even `--quick` plays them to
+/// the end on the published board. The research rules' 10x20 games are 10,000 times
+/// longer: `--quick` extrapolates them from full games on 10x8..10x14 (see
+/// `report::extrapolation` and the README for how far that was checked), and `--full` plays
+/// them. The 10x10 board is the literature's cheap check; Dellacherie's 10x10 figure could
+/// not be pinned to a source, so it prints n/a rather than a guess.
 pub static PLAN: &[Measurement] = &[
-    line("dellacherie", None, Method::Estimate, 1_000_000, 20_000_000, FAHEY_DELLACHERIE),
-    line("dellacherie", None, Method::FullGames, 0, 56, FAHEY_DELLACHERIE),
+    line("dellacherie", None, Method::FullGames, 100, 100, FAHEY_DELLACHERIE),
     line("dellacherie-simplified", Some((10, 10)), Method::FullGames, 100, 1_000, None),
-    // The estimate where full games are cheap too: how far the estimate is from a measurement.
-    line("dellacherie-simplified", Some((10, 10)), Method::Estimate, 1_000_000, 20_000_000, None),
-    line("dellacherie-simplified", Some((10, 16)), Method::FullGames, 0, 100, None),
-    line("dellacherie-simplified", Some((10, 20)), Method::Estimate, 1_000_000, 20_000_000, THIERY_DELLACHERIE),
+    line("dellacherie-simplified", Some((10, 20)), QUICK_HEIGHTS, 100, 0, THIERY_DELLACHERIE),
+    line("dellacherie-simplified", Some((10, 20)), FULL_HEIGHTS, 0, 200, THIERY_DELLACHERIE),
     line("dellacherie-simplified", Some((10, 20)), Method::FullGames, 0, 100, THIERY_DELLACHERIE),
-    line("el-tetris", None, Method::Estimate, 1_000_000, 20_000_000, None),
+    // El-Tetris' board is fixed at 10x20 and nothing pins its figure: capped games.
+    line("el-tetris", None, Method::PieceCap(100_000), 10, 0, None),
+    line("el-tetris", None, Method::PieceCap(2_000_000), 0, 100, None),
     line("bcts", Some((10, 10)), Method::FullGames, 100, 1_000, THIERY_BCTS_10X10),
-    line("bcts", Some((10, 10)), Method::Estimate, 1_000_000, 20_000_000, THIERY_BCTS_10X10),
-    line("bcts", Some((10, 16)), Method::FullGames, 0, 100, None),
-    line("bcts", Some((10, 20)), Method::Estimate, 1_000_000, 20_000_000, THIERY_BCTS),
-    line("bcts", Some((10, 20)), Method::FullGames, 0, 100, THIERY_BCTS),
+    line("bcts", Some((10, 20)), QUICK_HEIGHTS, 100, 0, THIERY_BCTS),
+    line("bcts", Some((10, 20)), FULL_HEIGHTS, 0, 200, THIERY_BCTS),
+    line("bcts", Some((10, 20)), Method::FullGames, 0, 20, THIERY_BCTS),
     // Lee's player "clears lines indefinitely": only a piece cap ends its games.
     line("lee", None, Method::PieceCap(2_000), 10, 0, None),
     line("lee", None, Method::PieceCap(100_000), 0, 100, None),
@@ -200,10 +224,6 @@ pub fn default_plan(preset: &'static str) -> [Measurement; 2] {
     ]
 }
 
-/// Estimates are split into this many independent streams, whatever the thread count,
-/// so that the result depends only on the seed.
-const ESTIMATE_STREAMS: u64 = 16;
-
 /// Scores grow about 2.5x per board row (`tuning.md`); used only to size `--full`.
 const GROWTH_PER_ROW: f64 = 2.5;
 
@@ -213,7 +233,7 @@ struct Row {
     preset: String,
     rule_set: String,
     board: String,
-    /// Games played, or moves for an estimate.
+    /// Games played (`100 x 7 heights` for an extrapolation).
     count: String,
     metric: &'static str,
     mean: Option<f64>,
@@ -235,18 +255,36 @@ struct Planned {
 }
 
 pub fn run(args: ReproduceArgs) -> Result<()> {
+    let (args, resumed) = match &args.resume {
+        Some(dir) => (resumed_arguments(dir, &args)?, Some(dir.clone())),
+        None => (args, None),
+    };
     let full = args.full;
     let selection = select(&args)?;
     let pool = thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
     let started = SystemTime::now();
-    let run_dir = create_run_dir(&args.out, started, args.seed)?;
+    let run_dir = match &resumed {
+        Some(dir) => dir.clone(),
+        None => create_run_dir(&args.out, started, args.seed)?,
+    };
+    let ledger_path = run_dir.join("ledger.csv");
+    let ledger = match Ledger::open(&ledger_path) {
+        Ok(ledger) => ledger,
+        Err(e) => {
+            if resumed.is_none() {
+                let _ = std::fs::remove_dir(&run_dir);
+            }
+            return Err(e);
+        }
+    };
     eprintln!(
-        "reproduce ({}) | seed {} | {} thread(s) | output {}",
+        "reproduce ({}) | seed {} | {} thread(s) | output {}{}",
         if full { "full" } else { "quick" },
         args.seed,
         threads,
-        run_dir.display()
+        run_dir.display(),
+        if resumed.is_some() { format!(" | resumed, {} finished game(s) kept", ledger.len()) } else { String::new() }
     );
 
     let result = (|| -> Result<()> {
@@ -256,8 +294,12 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         let mut rows = Vec::new();
         let mut games_csv = Vec::new();
         let mut rule_sets = BTreeMap::new();
-        for planned in &selection {
-            let row = pool.install(|| measure(planned, args.seed, &mut games_csv, &mut rule_sets));
+        // The manifest first: a run stopped during its first measurement can be resumed.
+        let run = Run { args: &args, threads, full, started, planned: selection.len() };
+        write_outputs(&run_dir, &rows, &games_csv, &run, SystemTime::now(), &rule_sets)?;
+        for (index, planned) in selection.iter().enumerate() {
+            let context = Measuring { seed: args.seed, index, ledger: &ledger };
+            let row = pool.install(|| measure(planned, &context, &mut games_csv, &mut rule_sets))?;
             eprintln!(
                 "[{}/{}] {} {} {}: {} {} ({:.1} s)",
                 rows.len() + 1,
@@ -270,8 +312,8 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
                 row.seconds
             );
             rows.push(row);
-            // Rewritten after every measurement so that an interrupted `--full` run keeps
-            // what it measured (the manifest says how many of the planned rows are done).
+            // Rewritten after every measurement; the ledger keeps every finished game in
+            // between (the manifest says how many of the planned rows are done).
             let run = Run { args: &args, threads, full, started, planned: selection.len() };
             write_outputs(&run_dir, &rows, &games_csv, &run, SystemTime::now(), &rule_sets)?;
         }
@@ -279,11 +321,68 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         eprintln!("wrote {}", run_dir.display());
         Ok(())
     })();
-    if result.is_err() {
-        // Leave no empty run directory behind a failed run (never removes written files).
+    if result.is_err() && resumed.is_none() && ledger.is_empty() {
+        // Leave no empty run directory behind a failed run (never removes a finished game).
+        let _ = std::fs::remove_file(&ledger_path);
         let _ = std::fs::remove_dir(&run_dir);
     }
     result
+}
+
+/// The arguments of the run in `dir`, from its manifest, with this command's `--threads`.
+fn resumed_arguments(dir: &Path, given: &ReproduceArgs) -> Result<ReproduceArgs> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot resume {}: no manifest.json (not a reproduce run folder?)", dir.display()))?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", path.display()))?;
+    let field = |name: &str| manifest.get(name).with_context(|| format!("{}: field {name} is missing", path.display()));
+    if field("command")?.as_str() != Some("reproduce") {
+        bail!("{}: field command: not a reproduce run", path.display());
+    }
+    let arguments: Vec<String> = field("reproduce_arguments")?
+        .as_array()
+        .and_then(|items| items.iter().map(|item| item.as_str().map(String::from)).collect())
+        .with_context(|| format!("{}: field reproduce_arguments: expected a list of strings", path.display()))?;
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: ReproduceArgs,
+    }
+    let parsed = Wrapper::try_parse_from(std::iter::once("reproduce".to_string()).chain(arguments))
+        .map_err(|e| anyhow::anyhow!("{}: field reproduce_arguments: {}", path.display(), first_line(&e.to_string())))?
+        .args;
+    Ok(ReproduceArgs { threads: given.threads, resume: None, ..parsed })
+}
+
+/// The arguments that decide what a run measures, as a command line (`--threads` aside,
+/// which changes only the speed), for `--resume`.
+fn measured_arguments(args: &ReproduceArgs) -> Vec<String> {
+    let mut out: Vec<String> = args.presets.clone();
+    out.push(if args.full { "--full".into() } else { "--quick".into() });
+    out.extend(["--seed".to_string(), args.seed.to_string()]);
+    if let Some(games) = args.games {
+        out.extend(["--games".to_string(), games.to_string()]);
+    }
+    if let Some((low, high)) = args.heights {
+        out.extend(["--heights".to_string(), format!("{low}..{high}")]);
+    }
+    if let Some((width, height)) = args.board {
+        out.extend(["--board".to_string(), format!("{width}x{height}")]);
+    }
+    out
+}
+
+/// `8..14` -> (8, 14).
+fn parse_heights(text: &str) -> std::result::Result<(usize, usize), String> {
+    let parse = |part: &str| part.trim().parse::<usize>().map_err(|_| format!("{text:?} is not LOW..HIGH"));
+    let (low, high) = text.split_once("..").ok_or_else(|| format!("{text:?} is not LOW..HIGH"))?;
+    let (low, high) = (parse(low)?, parse(high)?);
+    if low < 4 || high < low + 2 {
+        return Err(format!("{text:?}: an extrapolation needs three heights or more, from 4 up"));
+    }
+    crate::board::Board::check_size(4, high).map_err(|e| e.to_string())?;
+    Ok((low, high))
 }
 
 /// The measurements to run, in plan order, after checking every named preset exists.
@@ -310,9 +409,6 @@ fn select(args: &ReproduceArgs) -> Result<Vec<Planned>> {
     if let Some(games) = args.games {
         crate::limits::check_count("--games", games, crate::limits::MAX_GAMES)?;
     }
-    if let Some(moves) = args.moves {
-        crate::limits::check_count("--moves", moves, crate::limits::MAX_MOVES)?;
-    }
     // Plan order, then registry presets the plan does not name, so the table reads the
     // same whichever way the presets were given.
     let mut lines: Vec<Measurement> = PLAN.to_vec();
@@ -329,13 +425,14 @@ fn select(args: &ReproduceArgs) -> Result<Vec<Planned>> {
             if count == 0 {
                 return None;
             }
-            let count = match m.method {
-                Method::Estimate => args.moves.unwrap_or(count),
-                _ => args.games.unwrap_or(count),
-            };
+            let count = args.games.unwrap_or(count);
             let overridden = args.board.is_some() && m.board.is_some() && args.board != m.board;
             let board = if m.board.is_some() { args.board.or(m.board) } else { None };
-            Some(Planned { measurement: m, count, board, overridden })
+            let mut measurement = m;
+            if let (Method::Extrapolated { .. }, Some((lowest, highest))) = (m.method, args.heights) {
+                measurement.method = Method::Extrapolated { lowest, highest };
+            }
+            Some(Planned { measurement, count, board, overridden })
         })
         .collect();
     Ok(selection)
@@ -372,14 +469,23 @@ fn measure_etetris(mut row: Row, planned: &Planned, rule_sets: &mut BTreeMap<Str
     row
 }
 
+/// What every measurement of a run shares: the master seed, its place in the run (the
+/// ledger's key), and the ledger of finished games.
+struct Measuring<'a> {
+    seed: u64,
+    index: usize,
+    ledger: &'a Ledger,
+}
+
 /// Plays one measurement and makes its table row; a preset that is not in this build or
-/// whose rule set does not build becomes a "not available" row.
+/// whose rule set does not build becomes a "not available" row. Fails only when the
+/// ledger cannot be written.
 fn measure(
     planned: &Planned,
-    seed: u64,
-    games_csv: &mut Vec<(String, String, GameRecord)>,
+    context: &Measuring,
+    games_csv: &mut Vec<(usize, String, String, GameRecord)>,
     rule_sets: &mut BTreeMap<String, String>,
-) -> Row {
+) -> Result<Row> {
     let m = &planned.measurement;
     let published = if planned.overridden { None } else { m.published };
     let mut row = Row {
@@ -396,11 +502,11 @@ fn measure(
         seconds: 0.0,
     };
     if m.preset == "etetris" {
-        return measure_etetris(row, planned, rule_sets);
+        return Ok(measure_etetris(row, planned, rule_sets));
     }
     let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else {
         row.method = "not available: not in this build yet".into();
-        return row;
+        return Ok(row);
     };
     row.rule_set = preset.rule_set.to_string();
     let built = match preset.build(planned.board, None) {
@@ -409,7 +515,7 @@ fn measure(
             // The root cause without the list of known names: "unknown rule set "lee"".
             let cause = e.root_cause().to_string();
             row.method = format!("not available: {}", first_line(&cause).split(';').next().unwrap_or(""));
-            return row;
+            return Ok(row);
         }
     };
     let rules = built.rules.as_ref();
@@ -428,10 +534,15 @@ fn measure(
                     _ => None,
                 },
             };
-            let label = format!("{} {} ({} games)", m.preset, row.board, planned.count);
-            let records = with_progress(&label, planned.count, false, |pieces, bar| {
-                sim::play_batch(rules, policy, seed, planned.count, limits, Some(pieces), &|_| bar.inc(1))
-            });
+            let games = Games {
+                key: format!("{}:{}:{}", context.index, m.preset, row.board),
+                label: format!("{} {} ({} games)", m.preset, row.board, planned.count),
+                seed: context.seed,
+                count: planned.count,
+                limits,
+                expected_pieces: expected_pieces(planned, board.width(), board.height()),
+            };
+            let records = play_games(rules, policy, &games, context.ledger)?;
             let values: Vec<f64> = records.iter().map(|r| m.metric.of(r)).collect();
             let summary = Summary::of(&values);
             row.count = planned.count.to_string();
@@ -439,61 +550,184 @@ fn measure(
             row.interval = Some((summary.low_95(), summary.high_95()));
             row.verdict = verdict(Some((summary.low_95(), summary.high_95())), &summary, published, m.method);
             for r in records {
-                games_csv.push((m.preset.to_string(), row.board.clone(), r));
+                games_csv.push((context.index + 1, m.preset.to_string(), row.board.clone(), r));
             }
         }
-        Method::Estimate => {
-            let label = format!("{} {} (estimate, {} moves)", m.preset, row.board, planned.count);
-            let histogram = with_progress(&label, planned.count, true, |pieces, _| {
-                fahey::sample(rules, policy, seed, planned.count, ESTIMATE_STREAMS, Some(pieces))
-            });
-            row.count = format!("{} moves", group(planned.count as f64, 0));
-            let heights = fahey::fit_heights(&histogram, board.height());
-            row.method.push_str(&format!(", height histogram {}..{} extrapolated", heights.start(), heights.end()));
-            match fahey::estimate(&histogram, board.height(), heights.clone()) {
-                Some(e) => {
-                    row.mean = Some(e.rows_per_game);
-                    row.interval = Some((e.rows_low_95, e.rows_high_95));
-                    let summary = Summary::of(&[e.rows_per_game]);
-                    row.verdict = verdict(row.interval, &summary, published, m.method);
-                }
-                None => {
-                    row.verdict = "n/a".into();
-                    row.method.push_str(&format!(
-                        "; no estimate: fewer than 3 heights of {}..{} seen or no decreasing tail",
-                        heights.start(),
-                        heights.end()
-                    ));
-                }
+        Method::Extrapolated { lowest, highest } => {
+            let target = (board.width(), board.height());
+            let (samples, records) = play_heights(preset, planned, target, (lowest, highest), context)?;
+            for (height, games) in records {
+                let board = format!("{}x{height}", target.0);
+                games_csv.extend(games.into_iter().map(|r| (context.index + 1, m.preset.to_string(), board.clone(), r)));
             }
-            if histogram.games_lost > 0 {
-                // Losses seen in the sample give a direct figure too (rows per loss), a
-                // check on the extrapolation wherever games are short enough to end.
-                row.method.push_str(&format!(
-                    "; {} game(s) lost in the sample: {} rows per loss",
-                    histogram.games_lost,
-                    figure_text(histogram.rows as f64 / histogram.games_lost as f64)
-                ));
+            row.count = format!("{} games x {} heights", planned.count, highest - lowest + 1);
+            match HeightFit::fit(&samples) {
+                Ok(fit) => {
+                    let prediction = fit.predict(target.1);
+                    row.mean = Some(prediction.mean);
+                    row.interval = Some((prediction.low, prediction.high));
+                    let summary = Summary::of(&[prediction.mean]);
+                    row.verdict = verdict(row.interval, &summary, published, m.method);
+                    row.method.push_str(&describe_fit(&fit, &prediction, &samples, target.0));
+                }
+                Err(e) => row.method.push_str(&format!("; no estimate: {e}")),
             }
         }
     }
     row.seconds = start.elapsed().as_secs_f64();
-    row
+    Ok(row)
+}
+
+/// The games of one measurement on one board.
+struct Games {
+    /// The ledger's name for this measurement: its place in the run, preset and board.
+    key: String,
+    label: String,
+    seed: u64,
+    count: u64,
+    limits: GameLimits,
+    /// Pieces all `count` games should take, when known: the progress bar then follows
+    /// pieces, so its ETA holds for a few long games too.
+    expected_pieces: Option<f64>,
+}
+
+/// Plays games `0..count` seeded from (seed, i) exactly as [`sim::play_batch`] does,
+/// taking the ones an earlier run finished from the ledger and appending each new one to
+/// it as it ends.
+fn play_games(
+    rules: &dyn crate::rules::RuleSet,
+    policy: &dyn crate::policy::Policy,
+    games: &Games,
+    ledger: &Ledger,
+) -> Result<Vec<GameRecord>> {
+    let done: Vec<Option<GameRecord>> = (0..games.count).map(|i| ledger.get(&games.key, i)).collect();
+    let missing: Vec<u64> = (0..games.count).filter(|&i| done[i as usize].is_none()).collect();
+    let expected = games.expected_pieces.map(|pieces| (pieces * missing.len() as f64 / games.count as f64) as u64);
+    let label = if missing.len() < games.count as usize {
+        format!("{}, {} kept from the ledger", games.label, games.count as usize - missing.len())
+    } else {
+        games.label.clone()
+    };
+    let played: Vec<(u64, GameRecord)> =
+        with_progress(&label, expected.unwrap_or(missing.len() as u64), expected.is_some(), |pieces, bar| {
+            missing
+                .par_iter()
+                .map(|&i| {
+                    let seed = rules.randomizer().game_seed(games.seed, i);
+                    let record = sim::play_game(rules, policy, seed, games.limits, Some(pieces));
+                    ledger.append(&games.key, i, &record)?;
+                    if expected.is_none() {
+                        bar.inc(1);
+                    }
+                    Ok((i, record))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+    let mut records = done;
+    for (i, record) in played {
+        records[i as usize] = Some(record);
+    }
+    Ok(records.into_iter().map(|r| r.expect("every game played or kept")).collect())
+}
+
+/// A master seed for each height of an extrapolation, so that the heights' games are
+/// independent (the fit treats them so) and still depend only on the run's seed.
+fn height_seed(seed: u64, height: usize) -> u64 {
+    let mut state = seed ^ (height as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    crate::randomizer::splitmix64(&mut state)
+}
+
+/// Full games at every height `lowest..=highest` of the target's width; the samples for
+/// the fit and the games, per height.
+#[allow(clippy::type_complexity)]
+fn play_heights(
+    preset: &Preset,
+    planned: &Planned,
+    target: (usize, usize),
+    (lowest, highest): (usize, usize),
+    context: &Measuring,
+) -> Result<(Vec<HeightSample>, Vec<(usize, Vec<GameRecord>)>)> {
+    let m = &planned.measurement;
+    let mut samples: Vec<HeightSample> = Vec::new();
+    let mut records = Vec::new();
+    for height in lowest..=highest {
+        let built = preset.build(Some((target.0, height)), None)?;
+        // Sized from the heights already played (rows grow about 2.5x a row), so the bar's
+        // ETA is right from the first height on.
+        let expected_rows = match samples.last() {
+            Some(last) => last.mean * GROWTH_PER_ROW.powi((height - last.height) as i32),
+            None => 10.0 * GROWTH_PER_ROW.powi(height as i32 - 4),
+        };
+        let games = Games {
+            key: format!("{}:{}:{}x{height}", context.index, m.preset, target.0),
+            label: format!("{} {}x{height} ({} games)", m.preset, target.0, planned.count),
+            seed: height_seed(context.seed, height),
+            count: planned.count,
+            limits: GameLimits::default(),
+            expected_pieces: Some(expected_rows * planned.count as f64 * target.0 as f64 / 4.0),
+        };
+        let played = play_games(built.rules.as_ref(), built.policy.as_ref(), &games, context.ledger)?;
+        let summary = Summary::of(&played.iter().map(|r| m.metric.of(r)).collect::<Vec<f64>>());
+        samples.push(HeightSample {
+            height,
+            games: played.len(),
+            mean: summary.mean,
+            standard_deviation: summary.standard_deviation,
+        });
+        records.push((height, played));
+    }
+    Ok((samples, records))
+}
+
+/// The fit as the table's "how measured" says it, with the self-check: the top height
+/// predicted from the heights up to [`CHECK_DISTANCE`] rows below it, against the games
+/// played there.
+fn describe_fit(fit: &HeightFit, prediction: &Prediction, samples: &[HeightSample], width: usize) -> String {
+    let (growth, growth_low, growth_high) = fit.growth_per_row();
+    let mut text = format!(
+        "; log-mean a line in the height: x{growth:.2} a row [{growth_low:.2}, {growth_high:.2}], fit p = {:.2}; \
+         interval {:.1}x wide",
+        fit.fit_p_value,
+        prediction.width_factor()
+    );
+    let top = samples[samples.len() - 1];
+    let below: Vec<HeightSample> =
+        samples.iter().copied().filter(|s| s.height + CHECK_DISTANCE <= top.height).collect();
+    if let Ok(check) = HeightFit::fit(&below) {
+        let predicted = check.predict(top.height);
+        let inside = (predicted.low..=predicted.high).contains(&top.mean);
+        text.push_str(&format!(
+            "; check: {width}x{} predicted from {width}x{}..{width}x{} as {} [{}, {}], measured {} ({})",
+            top.height,
+            below[0].height,
+            below[below.len() - 1].height,
+            figure_text(predicted.mean),
+            figure_text(predicted.low),
+            figure_text(predicted.high),
+            figure_text(top.mean),
+            if inside { "inside" } else { "outside" }
+        ));
+    }
+    text
 }
 
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
 
-/// "full games", "reduced board", "piece cap N", "estimate (Fahey ...)" as the table says it.
+/// "full games", "reduced board", "piece cap N", "estimate: ..." as the table says it.
 fn describe_method(planned: &Planned, preset: &Preset) -> String {
     let mut parts = Vec::new();
     let own_height = crate::rules::build(preset.rule_set, None).map(|r| r.new_board().height()).ok();
-    let reduced = planned.board.is_some_and(|(_, h)| own_height.is_some_and(|own| h < own));
+    let reduced = planned.board.is_some_and(|(_, h)| own_height.is_some_and(|own| h < own))
+        && !matches!(planned.measurement.method, Method::Extrapolated { .. });
     match planned.measurement.method {
         Method::FullGames => parts.push("full games".to_string()),
         Method::PieceCap(cap) => parts.push(format!("piece cap {}", group(cap as f64, 0))),
-        Method::Estimate => parts.push("estimate (Fahey)".into()),
+        Method::Extrapolated { lowest, highest } => {
+            let width = planned.board.map_or(10, |(w, _)| w);
+            parts.push(format!("estimate from full games on {width}x{lowest}..{width}x{highest}"))
+        }
     }
     if reduced {
         parts.push("reduced board".into());
@@ -542,11 +776,7 @@ fn print_time_estimate(selection: &[Planned], threads: usize) {
         let board = built.rules.new_board();
         let speed = warm_up(built.rules.as_ref(), built.policy.as_ref());
         let expected = expected_pieces(planned, board.width(), board.height());
-        let parallel = match m.method {
-            Method::Estimate => threads.min(ESTIMATE_STREAMS as usize),
-            _ => threads.min(planned.count as usize),
-        }
-        .max(1);
+        let parallel = threads.min(planned.count as usize).max(1);
         let line = match expected {
             Some(pieces) => {
                 let seconds = pieces / (speed * parallel as f64);
@@ -578,7 +808,7 @@ fn method_name(method: Method) -> &'static str {
     match method {
         Method::FullGames => "full games",
         Method::PieceCap(_) => "piece cap",
-        Method::Estimate => "estimate",
+        Method::Extrapolated { .. } => "extrapolated",
     }
 }
 
@@ -596,14 +826,24 @@ fn warm_up(rules: &dyn crate::rules::RuleSet, policy: &dyn crate::policy::Policy
     pieces as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Expected pieces for a measurement: moves for an estimate, the cap for capped games,
+/// Expected pieces for a measurement: the games of every height for an extrapolation,
+/// the cap for capped games,
 /// and for full games the published rows (or the preset's figure on another board, scaled
 /// by 2.5x per row) times `width / 4` pieces per row (4 cells a piece, `width` a row).
 fn expected_pieces(planned: &Planned, width: usize, height: usize) -> Option<f64> {
     let m = &planned.measurement;
     let games = planned.count as f64;
     match m.method {
-        Method::Estimate => Some(games),
+        Method::Extrapolated { lowest, highest } => {
+            // Rows grow about 2.5x a row, so the top height costs most: the sum over
+            // heights is about 1.7 times the top's games, sized from the published
+            // figure (or 10 rows at height 4).
+            let rows_at = |h: usize| match m.published.filter(|_| !planned.overridden) {
+                Some(p) => p.value * GROWTH_PER_ROW.powi(h as i32 - height as i32),
+                None => 10.0 * GROWTH_PER_ROW.powi(h as i32 - 4),
+            };
+            Some((lowest..=highest).map(|h| games * rows_at(h) * width as f64 / 4.0).sum())
+        }
         Method::PieceCap(cap) => Some(games * cap as f64),
         Method::FullGames => {
             if m.metric != Metric::Rows {
@@ -758,7 +998,7 @@ fn text_table(rows: &[Row]) -> String {
     out
 }
 
-/// `games`, or nothing where the count already names its unit (`1,000,000 moves`).
+/// `games`, or nothing where the count already names its unit (`100 games x 7 heights`).
 fn count_unit(row: &Row) -> &'static str {
     if row.count.contains(' ') {
         ""
@@ -792,7 +1032,7 @@ struct Run<'a> {
 fn write_outputs(
     dir: &Path,
     rows: &[Row],
-    games: &[(String, String, GameRecord)],
+    games: &[(usize, String, String, GameRecord)],
     run: &Run,
     finished: SystemTime,
     rule_sets: &BTreeMap<String, String>,
@@ -805,7 +1045,7 @@ fn write_outputs(
             "preset",
             "rule_set",
             "board",
-            "games_or_moves",
+            "games",
             "metric",
             "mean",
             "low_95",
@@ -843,9 +1083,10 @@ fn write_outputs(
     let mut per_game = AtomicFile::create(&dir.join("games.csv"))?;
     {
         let mut w = csv::Writer::from_writer(per_game.writer());
-        w.write_record(["preset", "board", "seed", "lines", "pieces", "score", "end"])?;
-        for (preset, board, r) in games {
+        w.write_record(["measurement", "preset", "board", "seed", "lines", "pieces", "score", "end"])?;
+        for (measurement, preset, board, r) in games {
             w.write_record([
+                measurement.to_string(),
                 preset.clone(),
                 board.clone(),
                 r.seed.to_string(),
@@ -876,8 +1117,9 @@ fn write_outputs(
     writeln!(
         markdown.writer(),
         "\n\"inside\": the published figure lies in the measured 95% interval; \"overlap\": it does not, \
-         but the published figure's own interval overlaps ours. Estimates' intervals come from the \
-         fit of the height histogram only."
+         but the published figure's own interval overlaps ours. An estimate's interval is the fit's: \
+         sampling error, widened by the scatter about the line, Student's t; see \"check\" for how \
+         far the line carried on before."
     )?;
     markdown.commit()?;
 
@@ -893,7 +1135,8 @@ fn write_outputs(
         "started_utc": utc_text(started),
         "updated_utc": utc_text(finished),
         "rule_set_versions": rule_sets,
-        "estimate_streams": ESTIMATE_STREAMS,
+        "reproduce_arguments": measured_arguments(args),
+        "ledger": "ledger.csv",
         "measurements_planned": planned,
         "measurements_done": rows.len(),
     });

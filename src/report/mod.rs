@@ -1,6 +1,7 @@
 //! Reporting: summary statistics, CSV writers and (later) plots.
 
-pub mod fahey;
+pub mod extrapolation;
+pub mod ledger;
 pub mod progress;
 pub mod run_dir;
 pub mod stats;

@@ -284,7 +284,7 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         args.seed,
         threads,
         run_dir.display(),
-        if resumed.is_some() { format!(" | resumed, {} finished game(s) kept", ledger.len()) } else { String::new() }
+        if resumed.is_some() { format!(" | resumed, {} finished game(s) kept", ledger.earlier()) } else { String::new() }
     );
 
     let result = (|| -> Result<()> {
@@ -535,7 +535,7 @@ fn measure(
                 },
             };
             let games = Games {
-                key: format!("{}:{}:{}", context.index, m.preset, row.board),
+                key: Games::key(m.preset, &row.board, context.seed, limits),
                 label: format!("{} {} ({} games)", m.preset, row.board, planned.count),
                 seed: context.seed,
                 count: planned.count,
@@ -580,7 +580,7 @@ fn measure(
 
 /// The games of one measurement on one board.
 struct Games {
-    /// The ledger's name for this measurement: its place in the run, preset and board.
+    /// The ledger's name for these games: [`Games::key`].
     key: String,
     label: String,
     seed: u64,
@@ -589,6 +589,17 @@ struct Games {
     /// Pieces all `count` games should take, when known: the progress bar then follows
     /// pieces, so its ETA holds for a few long games too.
     expected_pieces: Option<f64>,
+}
+
+impl Games {
+    /// Everything that decides game `i`, besides `i`: preset, board, master seed and
+    /// piece cap. Measurements that share it share their games (the quick extrapolation's
+    /// games at a height are the first of the full one's), and a plan changed between a
+    /// stop and `--resume` reuses exactly the games that are still valid.
+    fn key(preset: &str, board: &str, seed: u64, limits: GameLimits) -> String {
+        let cap = limits.max_pieces.map_or("none".to_string(), |cap| cap.to_string());
+        format!("{preset}:{board}:seed {seed}:cap {cap}")
+    }
 }
 
 /// Plays games `0..count` seeded from (seed, i) exactly as [`sim::play_batch`] does,
@@ -658,10 +669,11 @@ fn play_heights(
             Some(last) => last.mean * GROWTH_PER_ROW.powi((height - last.height) as i32),
             None => 10.0 * GROWTH_PER_ROW.powi(height as i32 - 4),
         };
+        let seed = height_seed(context.seed, height);
         let games = Games {
-            key: format!("{}:{}:{}x{height}", context.index, m.preset, target.0),
+            key: Games::key(m.preset, &format!("{}x{height}", target.0), seed, GameLimits::default()),
             label: format!("{} {}x{height} ({} games)", m.preset, target.0, planned.count),
-            seed: height_seed(context.seed, height),
+            seed,
             count: planned.count,
             limits: GameLimits::default(),
             expected_pieces: Some(expected_rows * planned.count as f64 * target.0 as f64 / 4.0),

@@ -192,7 +192,7 @@ mod tests {
     fn a_bent_series_widens_the_interval() {
         let straight: Vec<HeightSample> = (4..=9).map(|h| sample(h, 2.3f64.powi(h as i32))).collect();
         let bent: Vec<HeightSample> =
-            (4..=9).map(|h| sample(h, 2.3f64.powi(h as i32) * (0.04 * (h as f64 - 6.5).powi(2)).exp())).collect();
+            (4..=9).map(|h| sample(h, 2.3f64.powi(h as i32) * (0.1 * (h as f64 - 6.5).powi(2)).exp())).collect();
         let straight = HeightFit::fit(&straight).unwrap().predict(20);
         let bent_fit = HeightFit::fit(&bent).unwrap();
         assert!(bent_fit.dispersion > 1.0);

@@ -22,7 +22,9 @@ const HEADER: &str = "measurement,game,seed,lines,pieces,score,end,level";
 pub struct Ledger {
     path: PathBuf,
     file: Mutex<File>,
-    games: HashMap<(String, u64), GameRecord>,
+    games: Mutex<HashMap<(String, u64), GameRecord>>,
+    /// Games read from an earlier run's file.
+    earlier: usize,
 }
 
 impl Ledger {
@@ -57,21 +59,31 @@ impl Ledger {
             games.insert(key, record);
         }
         file.flush()?;
-        Ok(Ledger { path: path.to_path_buf(), file: Mutex::new(file), games })
+        let earlier = games.len();
+        Ok(Ledger { path: path.to_path_buf(), file: Mutex::new(file), games: Mutex::new(games), earlier })
     }
 
-    /// The game `game` of `measurement`, if an earlier run finished it.
+    /// The game `game` of `measurement`, if it was finished (by this run or an earlier one).
     pub fn get(&self, measurement: &str, game: u64) -> Option<GameRecord> {
-        self.games.get(&(measurement.to_string(), game)).copied()
+        self.lock_games().get(&(measurement.to_string(), game)).copied()
     }
 
-    /// Games finished by earlier runs.
+    /// Games finished by earlier runs (read when the ledger was opened).
+    pub fn earlier(&self) -> usize {
+        self.earlier
+    }
+
+    /// Games finished in all.
     pub fn len(&self) -> usize {
-        self.games.len()
+        self.lock_games().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.games.is_empty()
+        self.len() == 0
+    }
+
+    fn lock_games(&self) -> std::sync::MutexGuard<'_, HashMap<(String, u64), GameRecord>> {
+        self.games.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Appends a finished game (safe to call from several threads).
@@ -92,6 +104,8 @@ impl Ledger {
         // One write call per line: a kill leaves at most one partial line, at the end.
         file.write_all(line.as_bytes()).with_context(|| format!("cannot write {}", self.path.display()))?;
         file.flush()?;
+        drop(file);
+        self.lock_games().insert((measurement.to_string(), game), *record);
         Ok(())
     }
 }

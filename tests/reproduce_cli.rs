@@ -39,7 +39,7 @@ fn prints_the_table_and_writes_csv_markdown_and_manifest_without_overwriting() {
     assert!(first.status.success(), "{}", stderr(&first));
     let text = stdout(&first);
     let header = text.lines().next().unwrap();
-    for column in ["preset", "board", "metric", "mean", "95% interval", "published", "inside", "seconds"] {
+    for column in ["preset", "board", "kind", "mean", "95% interval", "published", "inside", "seconds"] {
         assert!(header.contains(column), "{column} missing from {header}");
     }
     // The figures, then how each row was measured, numbered alike.
@@ -130,9 +130,10 @@ fn dellacherie_plays_full_games_on_the_published_board_of_fahey_standard_rules()
     let (table, notes) = text.split_once("\nhow measured:\n").expect("a 'how measured' list");
     let rows: Vec<&str> = table.lines().skip(1).collect();
     assert_eq!(rows.len(), 1, "{text}");
-    // Measured, not "not available": a mean in rows on the 10x20 board, one full game.
+    // Measured, not "not available": a mean in rows of one full game on the 10x20 board.
     let cells: Vec<&str> = rows[0].split_whitespace().collect();
-    assert_eq!(&cells[..4], ["1", "dellacherie", "10x20", "rows"], "{text}");
+    assert_eq!(&cells[..4], ["1", "dellacherie", "10x20", "full"], "{text}");
+    assert_eq!(cells[5], "rows", "{text}");
     let mean: f64 = cells[4].replace(',', "").parse().unwrap_or_else(|_| panic!("no mean in {text}"));
     assert!(mean > 1_000.0, "{text}");
     assert!(notes.trim_end().ends_with("dellacherie (standard rules, 1 game): full games"), "{text}");

@@ -77,6 +77,10 @@ pub enum Method {
     Extrapolated { lowest: usize, highest: usize },
 }
 
+/// An estimate whose interval's upper end is more than this many times its lower end
+/// gets no verdict ("too wide"): an interval that spans everything proves nothing.
+const MAX_INFORMATIVE_WIDTH: f64 = 10.0;
+
 /// How many rows below the top height the self-check's fit stops: the check predicts the
 /// top height from the heights up to `top - CHECK_DISTANCE`, about as far as the 10x20
 /// figure is carried from the measured heights.
@@ -170,15 +174,15 @@ const THIERY_BCTS_10X10: Option<Published> = figure(3_800.0, None, "Thiery-Scher
 pub static PLAN: &[Measurement] = &[
     line("dellacherie", None, Method::FullGames, 100, 100, FAHEY_DELLACHERIE),
     line("dellacherie-simplified", Some((10, 10)), Method::FullGames, 100, 1_000, None),
-    line("dellacherie-simplified", Some((10, 20)), QUICK_HEIGHTS, 100, 0, THIERY_DELLACHERIE),
-    line("dellacherie-simplified", Some((10, 20)), FULL_HEIGHTS, 0, 200, THIERY_DELLACHERIE),
+    line("dellacherie-simplified", Some((10, 20)), QUICK_HEIGHTS, 300, 0, THIERY_DELLACHERIE),
+    line("dellacherie-simplified", Some((10, 20)), FULL_HEIGHTS, 0, 1_000, THIERY_DELLACHERIE),
     line("dellacherie-simplified", Some((10, 20)), Method::FullGames, 0, 100, THIERY_DELLACHERIE),
     // El-Tetris' board is fixed at 10x20 and nothing pins its figure: capped games.
     line("el-tetris", None, Method::PieceCap(100_000), 10, 0, None),
     line("el-tetris", None, Method::PieceCap(2_000_000), 0, 100, None),
     line("bcts", Some((10, 10)), Method::FullGames, 100, 1_000, THIERY_BCTS_10X10),
-    line("bcts", Some((10, 20)), QUICK_HEIGHTS, 100, 0, THIERY_BCTS),
-    line("bcts", Some((10, 20)), FULL_HEIGHTS, 0, 200, THIERY_BCTS),
+    line("bcts", Some((10, 20)), QUICK_HEIGHTS, 200, 0, THIERY_BCTS),
+    line("bcts", Some((10, 20)), FULL_HEIGHTS, 0, 300, THIERY_BCTS),
     line("bcts", Some((10, 20)), Method::FullGames, 0, 20, THIERY_BCTS),
     // Lee's player "clears lines indefinitely": only a piece cap ends its games.
     line("lee", None, Method::PieceCap(2_000), 10, 0, None),
@@ -240,6 +244,8 @@ struct Row {
     interval: Option<(f64, f64)>,
     published: Option<Published>,
     verdict: String,
+    /// What kind of figure the mean is, in a few words: [`kind`].
+    kind: &'static str,
     method: String,
     seconds: f64,
 }
@@ -477,6 +483,23 @@ struct Measuring<'a> {
     ledger: &'a Ledger,
 }
 
+/// What kind of figure a measurement gives, as the table's "kind" column says it: `full`
+/// games on the published board, full games on a `reduced` (smaller) board, an `estimate`,
+/// `capped` games (a lower bound), or the E-Tetris `search`.
+fn kind(planned: &Planned) -> &'static str {
+    let m = &planned.measurement;
+    if m.preset == "etetris" {
+        return "search";
+    }
+    match m.method {
+        Method::PieceCap(_) => "capped",
+        Method::Extrapolated { .. } => "estimate",
+        // Every published board is 20 rows or taller.
+        Method::FullGames if planned.board.is_some_and(|(_, h)| h < 20) => "reduced",
+        Method::FullGames => "full",
+    }
+}
+
 /// Plays one measurement and makes its table row; a preset that is not in this build or
 /// whose rule set does not build becomes a "not available" row. Fails only when the
 /// ledger cannot be written.
@@ -498,6 +521,7 @@ fn measure(
         interval: None,
         published,
         verdict: "n/a".into(),
+        kind: kind(planned),
         method: String::new(),
         seconds: 0.0,
     };
@@ -568,6 +592,10 @@ fn measure(
                     row.interval = Some((prediction.low, prediction.high));
                     let summary = Summary::of(&[prediction.mean]);
                     row.verdict = verdict(row.interval, &summary, published, m.method);
+                    if published.is_some() && prediction.width_factor() > MAX_INFORMATIVE_WIDTH {
+                        // Containing the published figure proves nothing then.
+                        row.verdict = "too wide".into();
+                    }
                     row.method.push_str(&describe_fit(&fit, &prediction, &samples, target.0));
                 }
                 Err(e) => row.method.push_str(&format!("; no estimate: {e}")),
@@ -691,6 +719,19 @@ fn play_heights(
     Ok((samples, records))
 }
 
+/// `x1.8`, `x250`, `x3e18`: how many times the upper end of an interval is the lower one.
+fn times(factor: f64) -> String {
+    if !factor.is_finite() {
+        "unbounded".into()
+    } else if factor < 100.0 {
+        format!("x{factor:.1}")
+    } else if factor < 1e6 {
+        format!("x{}", group(factor, 0))
+    } else {
+        format!("x{factor:.0e}")
+    }
+}
+
 /// The fit as the table's "how measured" says it, with the self-check: the top height
 /// predicted from the heights up to [`CHECK_DISTANCE`] rows below it, against the games
 /// played there.
@@ -698,9 +739,9 @@ fn describe_fit(fit: &HeightFit, prediction: &Prediction, samples: &[HeightSampl
     let (growth, growth_low, growth_high) = fit.growth_per_row();
     let mut text = format!(
         "; log-mean a line in the height: x{growth:.2} a row [{growth_low:.2}, {growth_high:.2}], fit p = {:.2}; \
-         interval {:.1}x wide",
+         interval {} wide",
         fit.fit_p_value,
-        prediction.width_factor()
+        times(prediction.width_factor())
     );
     let top = samples[samples.len() - 1];
     let below: Vec<HeightSample> =
@@ -904,8 +945,12 @@ pub fn group(value: f64, decimals: usize) -> String {
     }
 }
 
-/// A figure with one decimal below 100 and none above.
+/// A figure with one decimal below 100, none above, and in millions from 10 million on
+/// (`35.0 M`: the 10x20 figures are known to a few percent at best).
 fn figure_text(value: f64) -> String {
+    if value.abs() >= 10_000_000.0 {
+        return format!("{} M", group(value / 1e6, 1));
+    }
     group(value, if value.abs() < 100.0 { 1 } else { 0 })
 }
 
@@ -923,10 +968,11 @@ fn published_text(p: Option<Published>) -> String {
     }
 }
 
-const HEADERS: [&str; 11] = [
+const HEADERS: [&str; 12] = [
     "preset",
     "rule set",
     "board",
+    "kind",
     "games",
     "metric",
     "mean",
@@ -937,11 +983,12 @@ const HEADERS: [&str; 11] = [
     "seconds",
 ];
 
-fn cells(row: &Row) -> [String; 11] {
+fn cells(row: &Row) -> [String; 12] {
     [
         row.preset.clone(),
         row.rule_set.clone(),
         row.board.clone(),
+        row.kind.to_string(),
         row.count.clone(),
         row.metric.to_string(),
         row.mean.map(figure_text).unwrap_or_else(|| "-".into()),
@@ -959,7 +1006,7 @@ fn cells(row: &Row) -> [String; 11] {
 /// every column in one table).
 fn text_table(rows: &[Row]) -> String {
     const COLUMNS: [&str; 9] =
-        ["#", "preset", "board", "metric", "mean", "95% interval", "published", "inside", "seconds"];
+        ["#", "preset", "board", "kind", "mean", "95% interval", "published", "inside", "seconds"];
     let body: Vec<[String; 9]> = rows
         .iter()
         .enumerate()
@@ -969,12 +1016,12 @@ fn text_table(rows: &[Row]) -> String {
                 (i + 1).to_string(),
                 c[0].clone(),
                 c[2].clone(),
-                c[4].clone(),
-                c[5].clone(),
-                c[6].clone(),
+                c[3].clone(),
+                format!("{} {}", c[6], c[5]),
                 c[7].clone(),
                 c[8].clone(),
-                c[10].clone(),
+                c[9].clone(),
+                c[11].clone(),
             ]
         })
         .collect();
@@ -1066,6 +1113,7 @@ fn write_outputs(
             "published_tolerance",
             "published_source",
             "inside",
+            "kind",
             "how_measured",
             "seconds",
         ])?;
@@ -1084,6 +1132,7 @@ fn write_outputs(
                 number(r.published.and_then(|p| p.tolerance)),
                 r.published.map(|p| p.source.to_string()).unwrap_or_default(),
                 r.verdict.clone(),
+                r.kind.to_string(),
                 r.method.clone(),
                 format!("{:.3}", r.seconds),
             ])?;

@@ -4,8 +4,8 @@
 //! (and `tetris-lab bench simulator`, which also rates every preset); never by a test, since
 //! timings are not test material.
 
-use crate::eval::presets::{self, Built};
 use crate::piece::Piece;
+use crate::presets::{self, Built};
 use crate::randomizer::game_seed;
 use crate::rules::{simplified::Simplified, RuleSet};
 use crate::sim::{self, GameLimits};

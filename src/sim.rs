@@ -4,9 +4,11 @@
 
 use crate::board::Board;
 use crate::piece::Piece;
+use crate::placement::Placement;
 use crate::policy::{GameView, Policy, Scratch};
 use crate::randomizer::Randomizer;
-use crate::rules::{HoldRule, Outcome, Placement, RuleSet};
+use crate::rules::{HoldRule, Outcome, RuleSet};
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -249,10 +251,17 @@ pub fn play_batch(
         .collect()
 }
 
+/// A rayon pool of `threads` workers (all cores when `None`; more than the cores is capped
+/// to them, see [`crate::limits::threads`]).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let threads = crate::limits::threads(threads, false)?;
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::presets;
+    use crate::presets;
 
     fn traced(preset: &str, seed: u64, max_pieces: u64) -> (GameRecord, Vec<MoveRecord>) {
         let built = presets::find(preset).unwrap().build(None, None).unwrap();

@@ -3,7 +3,7 @@
 //! whole games the original played (`tests/data/erikko_reference.txt`: 35 seeds, 63,618
 //! moves, games of up to 4,575 moves).
 
-use tetris_lab::eval::presets;
+use tetris_lab::presets;
 use tetris_lab::randomizer::RandomizerKind;
 use tetris_lab::sim::{play_game_traced, GameEnd, GameLimits, GameRecord};
 

@@ -2,9 +2,9 @@
 
 use proptest::prelude::*;
 use tetris_lab::board::Board;
-use tetris_lab::eval::presets;
 use tetris_lab::features::{self, FeatureContext};
 use tetris_lab::piece::Piece;
+use tetris_lab::presets;
 use tetris_lab::rules::{self, RuleSet};
 use tetris_lab::sim::{self, GameLimits};
 

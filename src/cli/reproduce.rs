@@ -7,11 +7,13 @@
 //! line. Presets of the registry without a line get [`default_plan`]; presets of the plan
 //! or registry whose rule set does not build yet are listed as "not available".
 
-use crate::cli::play::{parse_size, thread_pool, AtomicFile};
-use crate::eval::presets::{self, Preset};
+use crate::board::parse_size;
+use crate::presets::{self, Preset};
+use crate::report::atomic_file::AtomicFile;
 use crate::report::fahey;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
+use crate::sim::thread_pool;
 use crate::sim::{self, GameLimits, GameRecord};
 use anyhow::{Context, Result};
 use clap::Args;

@@ -2,11 +2,11 @@
 //! the score as the game counts it (checked by replaying the written record) and the
 //! seconds taken; writes the record; shows a progress bar on stderr.
 
-use crate::cli::play::AtomicFile;
 use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
 use crate::etetris::record::replay;
 use crate::etetris::solver::{write_record, BeamSearch, MoveSet, Options, Solution};
 use crate::etetris::weights::Weights;
+use crate::report::atomic_file::AtomicFile;
 use anyhow::{ensure, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;

@@ -1,12 +1,12 @@
 //! `tetris-lab watch`: plays the guideline game with the `pygame-lee` AI in the terminal
 //! (or replays a frames file), optionally writing every frame to a frames file.
 
-use crate::cli::play::AtomicFile;
-use crate::eval::presets;
 use crate::guideline::ai::AiPlayer;
 use crate::guideline::frames::{replay_frame, FramesFile, FramesWriter};
 use crate::guideline::game::{check_start_level, Game};
 use crate::guideline::view::render;
+use crate::presets;
+use crate::report::atomic_file::AtomicFile;
 use crate::rules::guideline;
 use anyhow::{bail, Context, Result};
 use clap::Args;

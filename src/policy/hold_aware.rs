@@ -19,7 +19,8 @@ use crate::board::Board;
 use crate::eval::Evaluator;
 use crate::features::FeatureContext;
 use crate::piece::Piece;
-use crate::rules::{Placement, RuleSet};
+use crate::placement::Placement;
+use crate::rules::RuleSet;
 
 /// Shortcut 1's move: origin column 4, rotation 0.
 const FIRST_HOLD_COLUMN: i8 = 4;
@@ -127,8 +128,8 @@ impl Policy for HoldAware {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::presets;
     use crate::features::test_boards::golden;
+    use crate::presets;
 
     fn setup() -> (Box<dyn RuleSet>, Box<dyn Policy>) {
         let built = presets::find("erikko").unwrap().build(None, None).unwrap();

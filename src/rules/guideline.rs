@@ -6,12 +6,13 @@
 //! the 44 key-press moves reach from the spawn at level 1. `guideline-gravity-first` is the
 //! same game with keys ignored on the frame a piece appears (see [`SpawnFrame`]).
 
-use super::{fixed_size, Outcome, Placement, RuleSet, RuleSetEntry};
+use super::{fixed_size, Outcome, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::guideline::ai::{all_moves, play_sequence, KeySequence};
 use crate::guideline::game::{self, ActivePiece, Game, Keys, SpawnFrame};
 use crate::guideline::srs;
 use crate::piece::Piece;
+use crate::placement::Placement;
 use crate::policy::{Policy, PolicyKind};
 use crate::randomizer::RandomizerKind;
 use crate::sim::{GameEnd, GameLimits, GameRecord};

@@ -45,8 +45,8 @@ use super::target::Target;
 use super::{cmaes, cross_entropy, genetic, nelder_mead, pso, random, Optimizer, Space};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::weights::SCORE_DIVISOR;
-use crate::eval::presets;
 use crate::limits::{check_count, check_weight, MAX_GAMES, MAX_GAMES_PER_GENERATION, MAX_POPULATION};
+use crate::presets;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -261,7 +261,7 @@ impl Experiment {
 
     /// Validates experiment text; `default_name` names it when the text does not.
     pub fn parse(text: &str, default_name: &str) -> Result<Experiment> {
-        let file: ExperimentFile = toml::from_str(text).map_err(|e| explain_toml_error(text, &e))?;
+        let file: ExperimentFile = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
         let name = file.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.len() > 100 {
             let start: String = name.chars().take(20).collect();
@@ -467,7 +467,7 @@ fn target_game(file: &ExperimentFile) -> Result<Target> {
     let size = file
         .board
         .as_deref()
-        .map(crate::cli::play::parse_size)
+        .map(crate::board::parse_size)
         .transpose()
         .map_err(|e| anyhow::anyhow!("field `board`: {e}"))?;
     // Building the rule set checks that it allows the board size.
@@ -544,35 +544,6 @@ fn check_score_divisor(names: &[&str], base_weights: &[f64], space: &Space) -> R
         bail!("[fixed] {SCORE_DIVISOR} = {fixed}: must be positive (the score is divided by it)");
     }
     Ok(())
-}
-
-/// One line: where in the file, what is wrong, and the closest known name for an unknown
-/// key or value.
-pub(crate) fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
-    // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
-    let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
-    let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
-    match error.span() {
-        Some(span) => {
-            // The text up to the error, cut at a character boundary.
-            let end = (0..=span.start.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
-            let before = &text[..end];
-            let line = before.matches('\n').count() + 1;
-            let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
-            anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}")
-        }
-        None => anyhow::anyhow!("{message}{suggestion}"),
-    }
-}
-
-/// From serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown variant"), the
-/// expected name closest to `x`.
-fn suggest(message: &str) -> Option<String> {
-    let rest = message.split_once("unknown field `").or_else(|| message.split_once("unknown variant `"))?.1;
-    let (unknown, rest) = rest.split_once('`')?;
-    let expected = rest.split_once("expected")?.1;
-    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    crate::names::closest(unknown, &known).map(str::to_string)
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@
 use super::driver::{self, Outcome, RunOptions};
 use super::experiment::Experiment;
 use super::objective::Executor;
-use crate::cli::play::AtomicFile;
 use crate::randomizer::game_seed;
+use crate::report::atomic_file::AtomicFile;
 use crate::report::stats::{self, holm, mann_whitney, quantile, Summary};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
@@ -154,7 +154,7 @@ pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Resu
 /// single run.
 fn repetition(e: &StudyExperiment, run: u64) -> Result<Experiment> {
     let mut table: toml::Table = toml::from_str(&e.text)
-        .map_err(|error| super::experiment::explain_toml_error(&e.text, &error))
+        .map_err(|error| crate::names::explain_toml_error(&e.text, &error))
         .with_context(|| format!("experiment {}: not a TOML table", e.name))?;
     table.insert("seed".into(), toml::Value::Integer(repetition_seed(e.master_seed, run) as i64));
     table.insert("name".into(), toml::Value::String(e.name.clone()));

@@ -10,7 +10,7 @@ use super::objective::{GameObjective, Objective};
 use crate::etetris::game::{HEIGHT, PIECE_LIMIT, WIDTH};
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
-use crate::eval::presets::{self, Preset};
+use crate::presets::{self, Preset};
 use crate::sim::GameLimits;
 use anyhow::Result;
 

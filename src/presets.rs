@@ -1,7 +1,7 @@
 //! Named presets: each published system as rule set + evaluator (features and weights) +
 //! move policy + tie-break, straight from `systems.md`.
 
-use super::{Evaluator, Sense};
+use crate::eval::{Evaluator, Sense};
 use crate::policy::{self, Policy, PolicyKind};
 use crate::rules::{self, RuleSet};
 use anyhow::{Context, Result};

@@ -2,8 +2,10 @@
 //! move policy + tie-break, straight from `systems.md`.
 
 use crate::eval::{Evaluator, Sense};
+use crate::guideline::{FrameGame, SpawnFrame};
 use crate::policy::{self, Policy, PolicyKind};
 use crate::rules::{self, RuleSet};
+use crate::sim::GameDriver;
 use anyhow::{Context, Result};
 use std::path::Path;
 
@@ -176,15 +178,48 @@ impl Preset {
         }
         let rules =
             rules::build(rule_set.unwrap_or(self.rule_set), size).with_context(|| format!("preset {}", self.name))?;
-        rules::guideline::check_pairing(rules.name(), self.policy).with_context(|| format!("preset {}", self.name))?;
-        Ok(Built { rules, policy: policy::build(self.policy, evaluator) })
+        let frame =
+            frame_game(rules.as_ref(), self.policy, &evaluator).with_context(|| format!("preset {}", self.name))?;
+        Ok(Built { rules, policy: policy::build(self.policy, evaluator), frame })
     }
 }
 
-/// A preset ready to play.
+/// The frame game a policy and a rule set make, if they make one: the key-press policy plays
+/// exactly the rule sets whose games go frame by frame, and every other policy plays the
+/// placement games. Any other pairing is refused before the first game.
+pub fn frame_game(rules: &dyn RuleSet, policy: PolicyKind, evaluator: &Evaluator) -> Result<Option<FrameGame>> {
+    match (rules.frame_rules(), policy == PolicyKind::KeyPress) {
+        (Some(spawn_frame), true) => Ok(Some(FrameGame { spawn_frame, evaluator: evaluator.clone() })),
+        (None, false) => Ok(None),
+        (Some(_), false) => anyhow::bail!(
+            "rule set {} is played key press by key press: use preset pygame-lee or pygame-lee-gravity-first",
+            rules.name()
+        ),
+        (None, true) => anyhow::bail!(
+            "the key-press policy plays only the guideline rule sets ({}, {}), not {}",
+            SpawnFrame::KeysAct.rule_set(),
+            SpawnFrame::GravityOnly.rule_set(),
+            rules.name()
+        ),
+    }
+}
+
+/// A preset ready to play: its rule set and policy (what commands that look at one board
+/// use) and, when its games go frame by frame, the frame game the game loop plays instead.
 pub struct Built {
     pub rules: Box<dyn RuleSet>,
     pub policy: Box<dyn Policy>,
+    pub frame: Option<FrameGame>,
+}
+
+impl Built {
+    /// What the game loop plays.
+    pub fn driver(&self) -> GameDriver<'_> {
+        match &self.frame {
+            Some(frame) => GameDriver::Frame(frame),
+            None => GameDriver::Placement { rules: self.rules.as_ref(), policy: self.policy.as_ref() },
+        }
+    }
 }
 
 /// The E-Tetris contest evaluator. Not a preset of the game loop (it is a beam search

@@ -75,7 +75,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let start = Instant::now();
     let limits = GameLimits { max_pieces: args.max_pieces };
     let records = with_progress("games", args.games, false, |pieces, bar| {
-        pool.install(|| sim::play_batch(rules, policy, args.seed, args.games, limits, Some(pieces), &|_| bar.inc(1)))
+        pool.install(|| sim::play_batch(built.driver(), args.seed, args.games, limits, Some(pieces), &|_| bar.inc(1)))
     });
     let seconds = start.elapsed().as_secs_f64();
 

@@ -415,7 +415,6 @@ fn measure(
         }
     };
     let rules = built.rules.as_ref();
-    let policy = built.policy.as_ref();
     let board = rules.new_board();
     row.board = format!("{}x{}", board.width(), board.height());
     rule_sets.insert(format!("{} {}", rules.name(), row.board), rules.version().to_string());
@@ -432,7 +431,7 @@ fn measure(
             };
             let label = format!("{} {} ({} games)", m.preset, row.board, planned.count);
             let records = with_progress(&label, planned.count, false, |pieces, bar| {
-                sim::play_batch(rules, policy, seed, planned.count, limits, Some(pieces), &|_| bar.inc(1))
+                sim::play_batch(built.driver(), seed, planned.count, limits, Some(pieces), &|_| bar.inc(1))
             });
             let values: Vec<f64> = records.iter().map(|r| m.metric.of(r)).collect();
             let summary = Summary::of(&values);
@@ -447,7 +446,7 @@ fn measure(
         Method::Estimate => {
             let label = format!("{} {} (estimate, {} moves)", m.preset, row.board, planned.count);
             let histogram = with_progress(&label, planned.count, true, |pieces, _| {
-                fahey::sample(rules, policy, seed, planned.count, ESTIMATE_STREAMS, Some(pieces))
+                fahey::sample(built.driver(), seed, planned.count, ESTIMATE_STREAMS, Some(pieces))
             });
             row.count = format!("{} moves", group(planned.count as f64, 0));
             let heights = fahey::fit_heights(&histogram, board.height());
@@ -542,7 +541,7 @@ fn print_time_estimate(selection: &[Planned], threads: usize) {
         let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else { continue };
         let Ok(built) = preset.build(planned.board, None) else { continue };
         let board = built.rules.new_board();
-        let speed = warm_up(built.rules.as_ref(), built.policy.as_ref());
+        let speed = warm_up(built.driver());
         let expected = expected_pieces(planned, board.width(), board.height());
         let parallel = match m.method {
             Method::Estimate => threads.min(ESTIMATE_STREAMS as usize),
@@ -586,12 +585,12 @@ fn method_name(method: Method) -> &'static str {
 
 /// Pieces per thread-second over about a quarter of a second of play (new seeded games
 /// as games end).
-fn warm_up(rules: &dyn crate::rules::RuleSet, policy: &dyn crate::policy::Policy) -> f64 {
+fn warm_up(driver: sim::GameDriver) -> f64 {
     let start = Instant::now();
     let mut pieces = 0u64;
     let mut game = 0;
     while start.elapsed() < Duration::from_millis(250) {
-        let record = sim::play_game(rules, policy, game, GameLimits { max_pieces: Some(2_000) }, None);
+        let record = sim::play_game(driver, game, GameLimits { max_pieces: Some(2_000) }, None);
         pieces += record.pieces.max(1);
         game += 1;
     }

@@ -10,10 +10,9 @@
 //! reported as an estimate everywhere it is shown.
 
 use crate::board::Board;
-use crate::policy::Policy;
 use crate::randomizer::game_seed;
-use crate::rules::{Outcome, RuleSet};
-use crate::sim::{self, GameEnd, GameLimits};
+use crate::rules::Outcome;
+use crate::sim::{self, GameDriver, GameEnd, GameLimits};
 use rayon::prelude::*;
 use std::ops::RangeInclusive;
 use std::sync::atomic::AtomicU64;
@@ -61,8 +60,7 @@ impl HeightHistogram {
 /// the current rayon pool; the result depends only on `master_seed`). A stream whose game
 /// is lost starts a new seeded game until its share of the moves is used.
 pub fn sample(
-    rules: &dyn RuleSet,
-    policy: &dyn Policy,
+    driver: GameDriver,
     master_seed: u64,
     moves: u64,
     segments: u64,
@@ -76,9 +74,9 @@ pub fn sample(
             let mut histogram = HeightHistogram::default();
             let stream_seed = game_seed(master_seed, segment);
             while budget > 0 {
-                let seed = rules.randomizer().game_seed(stream_seed, histogram.games);
+                let seed = driver.randomizer().game_seed(stream_seed, histogram.games);
                 let limits = GameLimits { max_pieces: Some(budget) };
-                let record = sim::play_game_observed(rules, policy, seed, limits, progress, &mut |board, outcome| {
+                let record = sim::play_game_observed(driver, seed, limits, progress, &mut |board, outcome| {
                     histogram.record(board, outcome)
                 });
                 histogram.games += 1;

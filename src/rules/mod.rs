@@ -3,6 +3,7 @@
 //! One file per rule set; [`REGISTRY`] lists them for the CLI and the presets.
 
 use crate::board::Board;
+use crate::guideline::SpawnFrame;
 use crate::piece::{DropShape, Piece, Shape};
 use crate::placement::{Placement, PlacementInfo};
 use crate::randomizer::RandomizerKind;
@@ -85,15 +86,10 @@ pub trait RuleSet: Send + Sync {
         let info = placement.apply(board);
         Outcome { info, score: 0, game_over: false }
     }
-    /// Plays a whole game of a rule set whose games go frame by frame (the guideline game),
-    /// choosing with `policy`'s evaluator; `None` (the default) lets the placement loop of
-    /// [`crate::sim`] play it.
-    fn play_frame_game(
-        &self,
-        _policy: &dyn crate::policy::Policy,
-        _seed: u64,
-        _limits: crate::sim::GameLimits,
-    ) -> Option<crate::sim::GameRecord> {
+    /// The spawn-frame rule of a rule set whose games go frame by frame (the guideline
+    /// game): such games are played by a frame-game driver (`guideline::FrameGame`), not by
+    /// a policy choosing placements. `None` (the default) for placement games.
+    fn frame_rules(&self) -> Option<SpawnFrame> {
         None
     }
 }

@@ -12,10 +12,11 @@
 
 use super::experiment::Experiment;
 use crate::eval::Evaluator;
+use crate::guideline::FrameGame;
 use crate::policy::{self, PolicyKind};
 use crate::randomizer::game_seed;
 use crate::rules::RuleSet;
-use crate::sim::{self, GameLimits};
+use crate::sim::{self, GameDriver, GameLimits};
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -66,6 +67,9 @@ pub struct GameObjective {
     pub rules: Box<dyn RuleSet>,
     pub evaluator: Evaluator,
     pub policy: PolicyKind,
+    /// The frame game the preset plays instead of `rules` and `policy`, if it has one
+    /// (its evaluator is replaced by each job's weights).
+    pub frame: Option<FrameGame>,
     pub limits: GameLimits,
     pub fitness: super::experiment::Fitness,
 }
@@ -73,8 +77,18 @@ pub struct GameObjective {
 impl Objective for GameObjective {
     fn play(&self, weights: &[f64], seed: u64, _held_out: bool, live: &AtomicU64) -> Played {
         let start = Instant::now();
-        let policy = policy::build(self.policy, self.evaluator.with_weights(weights));
-        let record = sim::play_game(self.rules.as_ref(), policy.as_ref(), seed, self.limits, Some(live));
+        let evaluator = self.evaluator.with_weights(weights);
+        let record = match &self.frame {
+            Some(frame) => {
+                let frame = FrameGame { spawn_frame: frame.spawn_frame, evaluator };
+                sim::play_game(GameDriver::Frame(&frame), seed, self.limits, Some(live))
+            }
+            None => {
+                let policy = policy::build(self.policy, evaluator);
+                let driver = GameDriver::Placement { rules: self.rules.as_ref(), policy: policy.as_ref() };
+                sim::play_game(driver, seed, self.limits, Some(live))
+            }
+        };
         Played { fitness: self.fitness.of(&record), pieces: record.pieces, seconds: start.elapsed().as_secs_f64() }
     }
 }

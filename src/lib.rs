@@ -10,6 +10,7 @@
 //! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
 //! - [`sim`]: the one game loop every command uses;
 //! - [`report`]: statistics, CSV output, Fahey's estimate;
+//! - [`reproduce`]: the measurement plan, the published figures and their measuring code;
 //! - [`benchmark`]: the simulator's speed figures (`cargo bench --bench simulator`);
 //! - [`etetris`]: the E-Tetris contest game, its records and beam solvers;
 //! - [`tune`]: optimizers (ask/tell), experiment files, the campaign driver, plots;
@@ -31,6 +32,7 @@ pub mod policy;
 pub mod presets;
 pub mod randomizer;
 pub mod report;
+pub mod reproduce;
 pub mod rules;
 pub mod sim;
 pub mod tune;

@@ -395,7 +395,7 @@ mod tests {
     #[test]
     fn traces_and_observers_see_every_move_of_a_frame_game() {
         let (record, moves) = traced("pygame-lee", 3, 60);
-        assert_eq!(record.level.is_some(), true, "a frame game reports its level");
+        assert!(record.level.is_some(), "a frame game reports its level");
         assert_eq!(record.pieces, moves.len() as u64);
         assert!(moves.iter().enumerate().all(|(i, m)| m.index == i as u64 && m.placement.piece == m.current));
         let built = presets::find("pygame-lee").unwrap().build(None, None).unwrap();

@@ -16,9 +16,9 @@
 //! fitness is 0, the worst score there is, so every optimizer moves away from it.
 
 use super::objective::{Objective, Played};
+use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
-use crate::etetris::record::replay;
-use crate::etetris::solver::{write_record, BeamSearch, MoveSet, Options};
+use crate::etetris::solver::{BeamSearch, MoveSet, Options};
 use crate::etetris::weights::{Weights, FEATURE_NAMES, SCORE_DIVISOR};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
@@ -126,10 +126,9 @@ impl Objective for ETetrisObjective {
             });
         if held_out {
             // The reported figure is the game's own count of the record, as `solve` prints.
-            let record = write_record(Grid::default(), &self.spawns, &solution.placements, moves)
-                .expect("the solver's placements are reachable");
-            let replayed = replay(&record);
-            assert_eq!(replayed.score, solution.score as u64, "the record replays to another score");
+            if let Err(e) = check(&self.spawns, &solution, moves) {
+                panic!("{e:#}");
+            }
         }
         Played {
             fitness: solution.score as f64,

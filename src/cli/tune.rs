@@ -93,7 +93,7 @@ fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
         bail!("--threads must be at least 1");
     }
     if let Some(runs) = args.runs {
-        crate::tune::study::check_runs(runs).context("--runs")?;
+        crate::tune::experiment::check_runs(runs).context("--runs")?;
     }
     if let Some(dir) = args.resume.as_deref().filter(|dir| study::is_study(dir)) {
         if args.runs.is_some() || !args.experiments.is_empty() {

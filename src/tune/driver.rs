@@ -12,8 +12,8 @@
 //!   (logs cut back to the checkpoint's lengths, the generation replayed), the plots,
 //!   `held_out.csv`, `best.toml`, the progress bar and Ctrl-C.
 
-use super::experiment::Experiment;
-use super::objective::{build_objective, Executor, Objective, Played, Players, Round};
+use super::experiment::{build_objective, Experiment};
+use super::objective::{Executor, Objective, Played, Players, Round};
 use super::target::About;
 use super::{Maximize, Optimizer};
 use crate::randomizer::game_seed;
@@ -168,7 +168,7 @@ pub fn start_in(
         None => new_run_dir(parent)?,
     };
     campaign.write_manifest(None)?;
-    executor.begin(&campaign.experiment, &campaign.run_dir)?;
+    executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?;
     let optimizer = campaign
         .experiment
         .file
@@ -275,7 +275,7 @@ pub fn resume(
         file.set_len(bytes).with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
-    executor.begin(&campaign.experiment, &campaign.run_dir)?;
+    executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?;
     eprintln!("resuming {} {}", run_dir.display(), generations_done(checkpoint.generation));
     campaign.run(checkpoint, optimizer)
 }

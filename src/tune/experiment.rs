@@ -41,6 +41,7 @@
 //! ```
 
 use super::etetris_objective;
+use super::objective::{ExperimentText, Fitness, Objective};
 use super::target::Target;
 use super::{cmaes, cross_entropy, genetic, nelder_mead, pso, random, Optimizer, Space};
 use crate::etetris::game::PIECE_LIMIT;
@@ -51,39 +52,6 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// What one game contributes to a candidate's fitness (the mean over its games).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Fitness {
-    /// Rows cleared.
-    Rows,
-    /// Points scored (rule sets that score); for `etetris`, the contest score.
-    Score,
-    /// Pieces placed (turns survived).
-    Turns,
-    /// Level reached when the game ended (rule sets with levels: the guideline game).
-    Level,
-}
-
-impl Fitness {
-    pub fn of(self, record: &crate::sim::GameRecord) -> f64 {
-        match self {
-            Fitness::Rows => record.lines as f64,
-            Fitness::Score => record.score as f64,
-            Fitness::Turns => record.pieces as f64,
-            Fitness::Level => record.level.unwrap_or(0) as f64,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Fitness::Rows => "rows",
-            Fitness::Score => "score",
-            Fitness::Turns => "turns",
-            Fitness::Level => "level",
-        }
-    }
-}
 
 /// A tuned weight: a range (both ends) and/or a start value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -251,6 +219,11 @@ impl std::fmt::Debug for Experiment {
 }
 
 impl Experiment {
+    /// The name and text a remote worker parses into the same experiment.
+    pub fn as_text(&self) -> ExperimentText<'_> {
+        ExperimentText { name: &self.name, text: &self.text }
+    }
+
     /// Reads and validates an experiment file.
     pub fn load(path: &Path) -> Result<Experiment> {
         let text =
@@ -339,7 +312,7 @@ impl Experiment {
             bail!("field `held_out_games` must be at least 1: the final best is always scored on unseen seeds");
         }
         if let Some(runs) = file.runs {
-            super::study::check_runs(runs).context("field `runs`")?;
+            check_runs(runs).context("field `runs`")?;
         }
         let budget = &file.budget;
         if budget.generations.is_none() && budget.games.is_none() && budget.pieces.is_none() {
@@ -544,6 +517,23 @@ fn check_score_divisor(names: &[&str], base_weights: &[f64], space: &Space) -> R
         bail!("[fixed] {SCORE_DIVISOR} = {fixed}: must be positive (the score is divided by it)");
     }
     Ok(())
+}
+
+/// The most repetitions of one experiment a study takes.
+pub const MAX_RUNS: u64 = 1000;
+
+/// Checks a repetition count.
+pub fn check_runs(runs: u64) -> Result<()> {
+    if !(1..=MAX_RUNS).contains(&runs) {
+        bail!("runs must be in 1..={MAX_RUNS}, got {runs}");
+    }
+    Ok(())
+}
+
+/// The objective an experiment measures (a game of its preset, or the E-Tetris search:
+/// see [`Target::objective`]).
+pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
+    experiment.target.objective(experiment.fitness, experiment.file.max_pieces)
 }
 
 #[cfg(test)]

@@ -5,8 +5,7 @@
 //! command that uses it), so the driver has no per-target code.
 
 use super::etetris_objective::{self, ETetrisObjective};
-use super::experiment::Fitness;
-use super::objective::{GameObjective, Objective};
+use super::objective::{Fitness, GameObjective, Objective};
 use crate::etetris::game::{HEIGHT, PIECE_LIMIT, WIDTH};
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;

@@ -6,7 +6,7 @@ use crate::report::atomic_file::AtomicFile;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
 use crate::sim::{self, thread_pool, GameLimits, GameRecord};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -80,9 +80,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let seconds = start.elapsed().as_secs_f64();
 
     if let Some(path) = &args.csv {
-        let mut out = AtomicFile::create(path)?;
-        write_csv(out.writer(), &records).with_context(|| format!("cannot write {}", path.display()))?;
-        out.commit()?;
+        AtomicFile::write_with(path, |file| write_csv(file, &records))?;
         eprintln!("per-game CSV written to {}", args.csv.as_ref().expect("a CSV path").display());
     }
     print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko");

@@ -49,6 +49,13 @@ impl AtomicFile {
     pub fn temporary_path(&self) -> &Path {
         self.file.path()
     }
+    /// Writes `target` whole with `write`, or leaves it as it was: an error from `write`
+    /// (with the context "cannot write <target>") drops the temporary unrenamed.
+    pub fn write_with(target: &Path, write: impl FnOnce(&mut std::fs::File) -> Result<()>) -> Result<()> {
+        let mut file = AtomicFile::create(target)?;
+        write(file.writer()).with_context(|| format!("cannot write {}", target.display()))?;
+        file.commit()
+    }
     /// Renames the temporary file over the target; on failure the temporary is removed.
     pub fn commit(self) -> Result<()> {
         self.file.as_file().sync_all().ok();
@@ -100,5 +107,24 @@ mod tests {
         assert!(AtomicFile::check_writable(&dir.path().join("missing/out.csv")).is_err());
         AtomicFile::check_writable(&dir.path().join("out.csv")).unwrap();
         assert_eq!(names_in(dir.path()), ["folder"]);
+    }
+
+    #[test]
+    fn a_writer_that_fails_halfway_leaves_the_target_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("games.csv");
+        std::fs::write(&target, "precious\n").unwrap();
+        let error = AtomicFile::write_with(&target, |file| {
+            write!(file, "game,seed\n0,1\n")?;
+            anyhow::bail!("disk full (simulated)")
+        })
+        .expect_err("the writer's error");
+        assert!(format!("{error:#}").contains("disk full (simulated)"), "{error:#}");
+        assert!(error.to_string().starts_with("cannot write"), "{error}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+        assert_eq!(names_in(dir.path()), ["games.csv"]);
+        AtomicFile::write_with(&target, |file| Ok(write!(file, "new")?)).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names_in(dir.path()), ["games.csv"]);
     }
 }

@@ -9,7 +9,8 @@ use crate::sim::GameDriver;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-/// A published system.
+/// A published system. Its published figures are in [`crate::reproduce::PLAN`], next to
+/// how each is measured (one place for each figure).
 pub struct Preset {
     pub name: &'static str,
     pub summary: &'static str,
@@ -19,8 +20,6 @@ pub struct Preset {
     pub policy: PolicyKind,
     /// See [`Evaluator::forbidden_from_row`].
     pub forbidden_from_row: Option<usize>,
-    /// The published figure, as `systems.md` states it.
-    pub published: &'static str,
 }
 
 const DELLACHERIE_WEIGHTS: &[(&str, f64)] = &[
@@ -50,7 +49,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFaheyPriority,
         forbidden_from_row: None,
-        published: "about 600,000-660,000 rows per game (56 games, +-27% at 95%)",
     },
     Preset {
         name: "dellacherie-simplified",
@@ -60,7 +58,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,
-        published: "5,200,000 rows +-20% on 10x20 (about 100 games)",
     },
     Preset {
         name: "el-tetris",
@@ -77,7 +74,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,
-        published: "none verified (often quoted as millions of rows)",
     },
     Preset {
         name: "bcts",
@@ -96,7 +92,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,
-        published: "35,000,000 rows +-20% on 10x20; 3,800 on 10x10",
     },
     Preset {
         name: "lee",
@@ -111,7 +106,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::TwoPieceNoClear,
         forbidden_from_row: None,
-        published: "\"cleared lines indefinitely\", no figure",
     },
     Preset {
         name: "erikko",
@@ -129,7 +123,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Minimize,
         policy: PolicyKind::HoldAware,
         forbidden_from_row: Some(20),
-        published: "none (weights tuned by random search on mean turns survived over 30 games)",
     },
     Preset {
         name: "pygame-lee",
@@ -139,7 +132,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::KeyPress,
         forbidden_from_row: None,
-        published: "reaches gravity of a row or more per frame (level 18+), tops out around level 25 within a few dozen lines",
     },
     Preset {
         name: "pygame-lee-gravity-first",
@@ -149,7 +141,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::KeyPress,
         forbidden_from_row: None,
-        published: "none (a variant of pygame-lee, see the README)",
     },
 ];
 

@@ -67,8 +67,7 @@ impl Weights {
     /// Parses the TOML table; every key is required, unknown keys and non-finite numbers
     /// are errors naming the key, and the divisor must be positive.
     pub fn from_toml(text: &str) -> Result<Weights> {
-        let table: toml::Table =
-            toml::from_str(text).map_err(|e| crate::tune::experiment::explain_toml_error(text, &e))?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
         let known: Vec<&str> = FEATURE_NAMES.iter().copied().chain([SCORE_DIVISOR]).collect();
         for key in table.keys() {
             if !known.contains(&key.as_str()) {

@@ -1,5 +1,6 @@
-//! Reporting: summary statistics, CSV writers and (later) plots.
+//! Reporting: summary statistics, CSV writers, the game ledger and (later) plots.
 
+pub mod atomic_file;
 pub mod extrapolation;
 pub mod ledger;
 pub mod progress;

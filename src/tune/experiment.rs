@@ -444,8 +444,9 @@ fn target_game(file: &ExperimentFile) -> Result<Target> {
         .transpose()
         .map_err(|e| anyhow::anyhow!("field `board`: {e}"))?;
     // Building the rule set checks that it allows the board size.
-    crate::rules::build(preset.rule_set, size).context("field `board`")?;
-    if file.fitness == Some(Fitness::Level) && !preset.rule_set.starts_with("guideline") {
+    let rules = crate::rules::build(preset.rule_set, size).context("field `board`")?;
+    // Levels are the frame games' (the guideline game): no other game reports one.
+    if file.fitness == Some(Fitness::Level) && rules.frame_rules().is_none() {
         bail!(
             "field `fitness`: \"level\" needs a rule set with levels (the guideline game), \
              but preset {} plays {}",

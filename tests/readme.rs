@@ -97,6 +97,8 @@ const CASES: &[(&str, Action)] = &[
     // Reproduce.
     ("reproduce [PRESET ...] [--quick | --full] [--threads T] [--seed S] [--out DIR]", Skip("usage template")),
     ("reproduce --quick", RunAs("reproduce --quick --games 2 --heights 4..6")),
+    ("reproduce --resume DIR [--threads T]", Skip("usage template")),
+    ("reproduce --resume DIR", Skip("needs a stopped run; tests/reproduce_cli.rs kills one and resumes it")),
 ];
 
 /// Prefixes that make a line or a code span a command of this program.

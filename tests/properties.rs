@@ -180,6 +180,9 @@ proptest! {
                     prop_assert_eq!(fast.values[i], (features::find(name).unwrap().compute)(&ctx), "{} keep {}", name, keep);
                 }
                 for evaluator in &evaluators {
+                    // Through the evaluator's own scorer (the 7-term penalty: the column arrays).
+                    let own = summary.after_for(evaluator.column_set(), &board, p, keep).expect("as ALL_SET");
+                    prop_assert_eq!(evaluator.column_utility(&own).to_bits(), evaluator.utility(&ctx).to_bits());
                     prop_assert_eq!(evaluator.column_utility(&fast).to_bits(), evaluator.utility(&ctx).to_bits());
                 }
             }

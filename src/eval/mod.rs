@@ -48,8 +48,8 @@ pub struct Evaluator {
     /// The active terms as indices of the column engine ([`columns`]), in term order, when
     /// it covers them all.
     column_terms: Option<Vec<(usize, f64)>>,
-    /// The column engine's indices of every term (zero weights included: the 7-term
-    /// penalty's original order reads them all).
+    /// The column engine's indices of the terms ([`columns::COLUMN_ARRAYS`] for the 7-term
+    /// penalty, summed from the column arrays in its original order).
     column_set: u32,
 }
 
@@ -85,7 +85,12 @@ impl Evaluator {
             .filter(|(_, w)| *w != 0.0)
             .map(|(f, w)| columns::index_of(f.name).map(|i| (i, *w)))
             .collect::<Option<Vec<_>>>();
-        let column_set = terms.iter().filter_map(|(f, _)| columns::index_of(f.name)).fold(0, |set, i| set | 1 << i);
+        // The 7-term penalty is summed from the column arrays, not from its seven values.
+        let column_set = if penalty7_weights.is_some() {
+            columns::COLUMN_ARRAYS
+        } else {
+            terms.iter().filter_map(|(f, _)| columns::index_of(f.name)).fold(0, |set, i| set | 1 << i)
+        };
         Evaluator {
             terms,
             active,

@@ -65,6 +65,9 @@ pub const MIKE_SET: u32 = feature_set(&[8, 9, 10, 11]);
 pub const PENALTY7_SET: u32 = feature_set(&[12, 13, 14, 15, 16, 17, 18]);
 /// Every feature of the engine.
 pub const ALL_SET: u32 = (1 << FEATURE_COUNT) - 1;
+/// Not a feature: the column heights and covered cells alone, for the 7-term penalty summed
+/// in its original order from them (its seven values are then not needed).
+pub const COLUMN_ARRAYS: u32 = 1 << FEATURE_COUNT;
 /// Features every scorer gives: the landing heights, and the cleared-row features (0).
 const ALWAYS: u32 = feature_set(&[0, 1, 2, 3, 9]);
 
@@ -170,7 +173,7 @@ impl ColumnSummary {
     #[inline(always)]
     pub fn after<const SET: u32>(&self, board: &Board, p: &Placement, keep_full_rows: bool) -> Option<ColumnsAfter> {
         let needs = |index: usize| SET >> index & 1 == 1;
-        let columns_needed = SET & PENALTY7_SET != 0;
+        let columns_needed = SET & (PENALTY7_SET | COLUMN_ARRAYS) != 0;
         let shape = &p.shape;
         let (left, bottom) = (p.left as usize, p.bottom as usize);
         let (piece_width, piece_height) = (shape.width as usize, shape.height as usize);
@@ -275,7 +278,7 @@ impl ColumnSummary {
             }
             values[10] = mike_holes as f64;
         }
-        if columns_needed {
+        if SET & PENALTY7_SET != 0 {
             let (width, last) = (self.width, self.width - 1);
             let columns = &heights[..width];
             values[12] = super::penalty7::height_difference_of(columns) as f64;
@@ -303,7 +306,9 @@ impl ColumnSummary {
     #[inline(always)]
     pub fn after_for(&self, set: u32, board: &Board, p: &Placement, keep_full_rows: bool) -> Option<ColumnsAfter> {
         let set = set & !ALWAYS;
-        if set & !LEE_SET == 0 {
+        if set == COLUMN_ARRAYS {
+            self.after::<COLUMN_ARRAYS>(board, p, keep_full_rows)
+        } else if set & !LEE_SET == 0 {
             self.after::<LEE_SET>(board, p, keep_full_rows)
         } else if set & !MIKE_SET == 0 {
             self.after::<MIKE_SET>(board, p, keep_full_rows)

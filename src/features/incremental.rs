@@ -208,46 +208,25 @@ impl ParentSummary {
             well_cells_of: [0; SLOTS],
             heights_before: [0; MAX_WIDTH + 1],
         };
-        let cell_by_cell = board.stack_top() > height;
-        if cell_by_cell {
-            // Cells above the board's top (only transiently, in some rule sets): the
-            // columns from the rows below it, cell by cell.
-            s.columns[PAD..PAD + width].fill(0);
-            for (y, &row) in rows.iter().enumerate().take(top) {
-                let mut bits = row;
-                while bits != 0 {
-                    let x = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    s.columns[PAD + x] |= 1 << y;
-                }
-            }
-        } else {
-            // A column is filled up to its height but for its holes, which are rare: they
-            // are cleared one by one below.
-            for (x, &height_x) in board.heights().iter().enumerate().take(width) {
-                s.columns[PAD + x] = (1u64 << height_x) - 1;
-            }
-        }
-        // Down from the top: an empty cell under a filled one of its column is a hole.
-        let mut above = 0u16;
-        let mut covering = 0u16;
-        for y in (0..top).rev() {
-            let row = rows[y];
+        s.columns[PAD..PAD + width].fill(0);
+        let mut below = board.full_row();
+        for (y, &row) in rows.iter().enumerate().take(top) {
             let transitions = row_transitions_of(row, width);
             s.row_transitions_of[y] = transitions as u8;
             s.row_transitions += transitions;
-            s.column_transitions += (row ^ above).count_ones();
-            above = row;
-            let mut holes = covering & !row;
-            covering |= row;
-            while holes != 0 && !cell_by_cell {
-                let x = holes.trailing_zeros() as usize;
-                holes &= holes - 1;
-                s.columns[PAD + x] &= !(1u64 << y);
+            s.column_transitions += (row ^ below).count_ones();
+            below = row;
+            let mut bits = row;
+            while bits != 0 {
+                let x = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                s.columns[PAD + x] |= 1 << y;
             }
         }
-        // The lowest row against the filled floor (an empty board: every column once).
-        s.column_transitions += (above ^ board.full_row()).count_ones();
+        s.column_transitions += below.count_ones();
+        if top == 0 {
+            s.column_transitions = width as u32;
+        }
         for x in 0..width {
             let height_x = board.column_height(x) as u32;
             s.heights_before[x + 1] = s.heights_before[x] + height_x;
@@ -440,13 +419,14 @@ impl ParentSummary {
         // piece (no change); one leaving a gap adds the two changes around its piece
         // cells (the floor and the sky count as filled and empty: the same rule).
         for j in 0..piece_width {
-            let piece_bottom = bottom as u32 + shape.bottoms[j];
-            let gap = piece_bottom > heights[left + j] as u32;
-            column_transitions += 2 * gap as u32;
+            column_transitions += 2 * (bottom as u32 + shape.bottoms[j] > heights[left + j] as u32) as u32;
+        }
+        for j in 0..piece_width {
             if needs(HOLE_DEPTH) {
                 covered_cells += shape.cells[j] * self.columns[left + PAD + j].count_ones();
             }
-            if needs(ROWS_WITH_HOLES) && gap {
+            if needs(ROWS_WITH_HOLES) {
+                let piece_bottom = bottom as u32 + shape.bottoms[j];
                 hole_rows |= ((1u64 << piece_bottom) - 1) & !((1u64 << heights[left + j]) - 1);
             }
         }
@@ -471,11 +451,8 @@ impl ParentSummary {
             }
             let piece_top = bottom + piece_height;
             for j in 0..piece_width {
-                let mut cells = self.well_cells_of[left + PAD + j] >> piece_top << piece_top;
-                if cells == 0 {
-                    continue;
-                }
                 let column = self.columns[left + PAD + j];
+                let mut cells = self.well_cells_of[left + PAD + j] >> piece_top << piece_top;
                 let new_floor = 64 - (shape.columns[j] << bottom).leading_zeros();
                 while cells != 0 {
                     let y = cells.trailing_zeros();

@@ -91,6 +91,9 @@ pub struct ParentSummary {
     well_cells_of: [u64; SLOTS],
     /// Sum of the column heights left of column `x`, for x in 0..=width.
     heights_before: [u32; MAX_WIDTH + 1],
+    /// Whether placements that clear rows are scored here (from the column bitmasks), or
+    /// declined for the full features (see [`ParentSummary::decline_clearing`]).
+    score_clearing: bool,
 }
 
 #[inline]
@@ -207,6 +210,7 @@ impl ParentSummary {
             wells_in_row: [0; ROW_CAPACITY],
             well_cells_of: [0; SLOTS],
             heights_before: [0; MAX_WIDTH + 1],
+            score_clearing: true,
         };
         s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
@@ -256,6 +260,15 @@ impl ParentSummary {
             }
         }
         s
+    }
+
+    /// Declines placements that clear rows from now on ([`ParentSummary::score_at`] gives
+    /// `None`): on the rule sets that list their candidates (`standard`, `eltetris`, 10x20),
+    /// many placements clear a row of a low stack, where the full features (a few rows to
+    /// scan) cost less than the column bitmasks (every column): 13,100 against 14,700
+    /// instructions per decision for `dellacherie`.
+    pub fn decline_clearing(&mut self) {
+        self.score_clearing = false;
     }
 
     /// Whether the fast path can score `p` on `board` (the summarised board): it must clear
@@ -389,6 +402,9 @@ impl ParentSummary {
             }
         }
         if cleared {
+            if !self.score_clearing {
+                return None;
+            }
             return self.counts_clearing::<SET>(
                 shape,
                 piece_width,

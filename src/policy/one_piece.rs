@@ -91,7 +91,8 @@ impl OnePiece {
         let candidates = &mut scratch.depth[0];
         rules.candidates(board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
-        let summary = ParentSummary::for_set::<SET>(board);
+        let mut summary = ParentSummary::for_set::<SET>(board);
+        summary.decline_clearing();
         for p in candidates.iter() {
             // What `ParentSummary::covers` asks: resting on the column tops (the scorer
             // itself declines a placement that completes a row).

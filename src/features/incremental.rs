@@ -183,9 +183,8 @@ impl ParentSummary {
 
     /// The summary the features of `SET` need (the rest left at zero): what the scorers of
     /// [`ParentSummary::score_at`] read for that set. `SET` 0 stands for every feature (the
-    /// general sum's walk). Inlined into the caller, which then builds the summary in place
-    /// (a call returned it by a 700-byte copy).
-    #[inline(always)]
+    /// general sum's walk).
+    #[inline]
     pub fn for_set<const SET: u32>(board: &Board) -> ParentSummary {
         let needs = |index: usize| SET == 0 || SET >> index & 1 == 1;
         let width = board.width();

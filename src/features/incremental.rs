@@ -695,6 +695,6 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 500 && cleared > 20, "{checked} {cleared}");
+        assert!(checked > 500 && cleared > 10, "{checked} {cleared}");
     }
 }

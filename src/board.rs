@@ -299,6 +299,10 @@ impl Board {
             None => lines.first().map(|l| l.chars().count()).unwrap_or(10),
         };
         Board::check_size(width, height.max(4))?;
+        if height == 0 {
+            // Heights below 4 are allowed here (small test boards), but not no row at all.
+            bail!("board height 0: a board has at least one row");
+        }
         if lines.len() > height {
             bail!("board has {} rows but the rule set allows {}", lines.len(), height);
         }

@@ -3,7 +3,7 @@
 //! them into games are in [`crate::presets`].
 
 use crate::board::Board;
-use crate::features::{incremental, penalty7, Feature, FeatureContext};
+use crate::features::{columns, incremental, penalty7, Feature, FeatureContext};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,6 +33,9 @@ pub struct Evaluator {
     /// elsewhere) and the set of active indices, for the specialised sums of
     /// [`incremental::ParentSummary::score_at`].
     fast_weights: Option<([f64; incremental::FEATURE_COUNT], u32)>,
+    /// The same weights as integers, when they all are (Dellacherie's): the sums of
+    /// [`incremental::ParentSummary::score_at_integer`].
+    fast_integer_weights: Option<[i64; incremental::FEATURE_COUNT]>,
     pub sense: Sense,
     /// A board with any cell at or above this row is the worst possible (the 7-term bot's
     /// hidden rows give +infinity).
@@ -40,6 +43,12 @@ pub struct Evaluator {
     /// Weights when the terms are exactly the 7-term penalty's, in its order: the value is
     /// then summed in the original program's order, bit for bit (its ties depend on it).
     penalty7_weights: Option<[f64; 7]>,
+    /// The active terms as indices of the column engine ([`columns`]), in term order, when
+    /// it covers them all.
+    column_terms: Option<Vec<(usize, f64)>>,
+    /// The column engine's indices of the terms ([`columns::COLUMN_ARRAYS`] for the 7-term
+    /// penalty, summed from the column arrays in its original order).
+    column_set: u32,
 }
 
 impl Evaluator {
@@ -66,9 +75,32 @@ impl Evaluator {
                 (weights, set)
             })
         });
+        let fast_integer_weights = fast_weights.as_ref().and_then(|(weights, _)| incremental::integer_weights(weights));
         let is_penalty7 = terms.len() == 7 && terms.iter().zip(penalty7::NAMES).all(|((f, _), n)| f.name == n);
         let penalty7_weights = is_penalty7.then(|| std::array::from_fn(|i| terms[i].1));
-        Evaluator { terms, active, fast, fast_weights, sense, forbidden_from_row, penalty7_weights }
+        let column_terms = terms
+            .iter()
+            .filter(|(_, w)| *w != 0.0)
+            .map(|(f, w)| columns::index_of(f.name).map(|i| (i, *w)))
+            .collect::<Option<Vec<_>>>();
+        // The 7-term penalty is summed from the column arrays, not from its seven values.
+        let column_set = if penalty7_weights.is_some() {
+            columns::COLUMN_ARRAYS
+        } else {
+            terms.iter().filter_map(|(f, _)| columns::index_of(f.name)).fold(0, |set, i| set | 1 << i)
+        };
+        Evaluator {
+            terms,
+            active,
+            fast,
+            fast_weights,
+            fast_integer_weights,
+            sense,
+            forbidden_from_row,
+            penalty7_weights,
+            column_terms,
+            column_set,
+        }
     }
 
     /// Builds an evaluator from feature names and weights, checking the names.
@@ -157,6 +189,13 @@ impl Evaluator {
         self.fast_weights.as_ref()
     }
 
+    /// The fast path's weights as integers, when they all are integers (see
+    /// [`incremental::integer_weights`]).
+    #[inline]
+    pub fn fast_integer_weights(&self) -> Option<&[i64; incremental::FEATURE_COUNT]> {
+        self.fast_integer_weights.as_ref()
+    }
+
     /// A sum of the fast path as a utility (the sense applied).
     #[inline]
     pub fn utility_of_value(&self, value: f64) -> f64 {
@@ -164,6 +203,42 @@ impl Evaluator {
             Sense::Maximize => value,
             Sense::Minimize => -value,
         }
+    }
+
+    /// Whether every active feature is covered by the column engine ([`columns`]).
+    #[inline]
+    pub fn has_column_path(&self) -> bool {
+        self.column_terms.is_some()
+    }
+
+    /// The column engine's set of this evaluator's features (see
+    /// [`columns::ColumnSummary::after_for`]).
+    #[inline]
+    pub fn column_set(&self) -> u32 {
+        self.column_set
+    }
+
+    /// The utility of the board a placement leaves, from the column engine: the same
+    /// checks and sums as [`Evaluator::value`] (forbidden rows, the 7-term penalty in its
+    /// original order, the terms in term order), so the result is bit-identical.
+    #[inline]
+    pub fn column_utility(&self, after: &columns::ColumnsAfter) -> f64 {
+        let terms = self.column_terms.as_ref().expect("has_column_path checked");
+        let value = if self.forbidden_from_row.is_some_and(|row| after.stack_top > row) {
+            match self.sense {
+                Sense::Maximize => f64::NEG_INFINITY,
+                Sense::Minimize => f64::INFINITY,
+            }
+        } else if let Some(weights) = &self.penalty7_weights {
+            penalty7::original_order_penalty_of(after.width(), &after.heights, &after.covered, weights)
+        } else {
+            let mut total = 0.0;
+            for &(index, w) in terms {
+                total += w * after.values[index];
+            }
+            total
+        };
+        self.utility_of_value(value)
     }
 
     /// Converts a utility back to the evaluator's own value.

@@ -6,6 +6,7 @@ use crate::board::Board;
 use crate::placement::PlacementInfo;
 
 pub mod bcts;
+pub mod columns;
 pub mod dellacherie;
 pub mod incremental;
 pub mod lee;

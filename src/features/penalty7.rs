@@ -69,10 +69,20 @@ pub const NAMES: [&str; 7] = [
 /// exact equality, so replaying its games needs this order (a plain weighted sum differs
 /// in the last digit on two of the five golden boards). `weights` follow [`NAMES`].
 pub fn original_order_penalty(board: &Board, weights: &[f64; 7]) -> f64 {
+    original_order_penalty_of(board.width(), board.heights(), &covered_per_column(board), weights)
+}
+
+/// [`original_order_penalty`] from the column heights and the covered cells of every
+/// column (empty cells below its top), the first `width` entries of each: what the
+/// incremental engine ([`super::columns`]) knows after a placement.
+#[inline]
+pub fn original_order_penalty_of(
+    width: usize,
+    h: &[u8; crate::board::MAX_WIDTH],
+    covered: &[u8; crate::board::MAX_WIDTH],
+    weights: &[f64; 7],
+) -> f64 {
     let [difference_w, covered_w, covered_rightmost_w, height_rightmost_w, change_w, small_w, big_w] = *weights;
-    let width = board.width();
-    let h = board.heights();
-    let covered = covered_per_column(board);
     let last = width - 1;
     let mut total = 0.0;
 
@@ -127,7 +137,11 @@ fn column_cells(board: &Board, x: usize) -> usize {
 }
 
 pub fn height_difference(board: &Board) -> usize {
-    let h = &board.heights()[..board.width()];
+    height_difference_of(&board.heights()[..board.width()])
+}
+
+/// [`height_difference`] from the column heights.
+pub fn height_difference_of(h: &[u8]) -> usize {
     let max = *h.iter().max().unwrap();
     let min = *h[..h.len() - 1].iter().min().unwrap();
     (max - min) as usize
@@ -138,13 +152,21 @@ pub fn covered(board: &Board) -> usize {
 }
 
 pub fn consecutive_changes(board: &Board) -> usize {
-    let h = &board.heights()[..board.width()];
+    consecutive_changes_of(&board.heights()[..board.width()])
+}
+
+/// [`consecutive_changes`] from the column heights.
+pub fn consecutive_changes_of(h: &[u8]) -> usize {
     (2..h.len() - 1).filter(|&c| h[c] != h[c - 1] && h[c - 1] != h[c - 2]).count()
 }
 
 /// (small, big) pits over columns 0..W-2; the side beyond column W-2 is a wall of depth 5.
 pub fn pits(board: &Board) -> (usize, usize) {
-    let h = &board.heights()[..board.width()];
+    pits_of(&board.heights()[..board.width()])
+}
+
+/// [`pits`] from the column heights.
+pub fn pits_of(h: &[u8]) -> (usize, usize) {
     let last = h.len() - 2;
     let (mut small, mut big) = (0, 0);
     for c in 0..=last {

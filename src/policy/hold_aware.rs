@@ -17,6 +17,7 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::board::Board;
 use crate::eval::Evaluator;
+use crate::features::columns::ColumnSummary;
 use crate::features::FeatureContext;
 use crate::piece::Piece;
 use crate::placement::Placement;
@@ -106,12 +107,24 @@ impl Policy for HoldAware {
         // loop, so they can never win.
         let held = view.hold.filter(|&h| view.can_hold && h != view.current);
         let mut best: Option<(f64, bool, Placement)> = None;
+        // The column engine scores the moves that rest on the column tops and clear no row
+        // from one summary of the board (the 7-term penalty); the others take the full path.
+        let summary = self.evaluator.has_column_path().then(|| ColumnSummary::new(board));
         for (hold, piece) in [(false, Some(view.current)), (true, held)] {
             let Some(piece) = piece else { continue };
             let candidates = &mut scratch.depth[0];
             rules.candidates(board, piece, candidates);
             for placement in candidates.iter() {
-                let utility = self.utility(rules, board, placement);
+                // A placement that clears rows is declined by the column engine and rated
+                // on the board the rule set shows (`RuleSet::apply`); the others are the
+                // same board under every rule set.
+                let fast = summary
+                    .as_ref()
+                    .and_then(|summary| summary.after_for(self.evaluator.column_set(), board, placement, false));
+                let utility = match fast {
+                    Some(after) => self.evaluator.column_utility(&after),
+                    None => self.utility(rules, board, placement),
+                };
                 // Strictly better only: the first best stays, and a board rated worst
                 // possible (+infinity penalty) never gets in.
                 let better = match &best {

@@ -6,6 +6,9 @@ use crate::eval::Evaluator;
 use crate::features::incremental::{
     full_score, ParentSummary, ShapeCells, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
 };
+
+/// Stand-in integer weights for the scorers that sum reals.
+const NO_INTEGER_WEIGHTS: [i64; FEATURE_COUNT] = [0; FEATURE_COUNT];
 use crate::features::FeatureContext;
 use crate::piece::DropShape;
 use crate::placement::Placement;
@@ -55,35 +58,42 @@ impl OnePiece {
     /// Every candidate the rules list, scored by the fast path where it covers it, with the
     /// scorer of the evaluator's feature set (see [`OnePiece::choose_straight_drops`]).
     fn choose_listed(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
-        match self.evaluator.fast_weights() {
-            Some(&(weights, set)) if set & !DELLACHERIE_SET == 0 => {
-                self.score_listed::<DELLACHERIE_SET>(rules, view, scratch, &weights)
+        let no = &NO_INTEGER_WEIGHTS;
+        match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
+            (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
+                self.score_listed::<DELLACHERIE_SET, true>(rules, view, scratch, &weights, integer)
             }
-            Some(&(weights, set)) if set & !BCTS_SET == 0 => {
-                self.score_listed::<BCTS_SET>(rules, view, scratch, &weights)
+            (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
+                self.score_listed::<DELLACHERIE_SET, false>(rules, view, scratch, &weights, no)
             }
-            Some(&(weights, set)) if set & !ELTETRIS_SET == 0 => {
-                self.score_listed::<ELTETRIS_SET>(rules, view, scratch, &weights)
+            (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
+                self.score_listed::<BCTS_SET, false>(rules, view, scratch, &weights, no)
             }
-            Some(&(weights, _)) => self.score_listed::<ALL_SET>(rules, view, scratch, &weights),
-            None => self.choose_listed_general(rules, view, scratch),
+            (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
+                self.score_listed::<ELTETRIS_SET, false>(rules, view, scratch, &weights, no)
+            }
+            (Some(&(weights, _)), _) => self.score_listed::<ALL_SET, false>(rules, view, scratch, &weights, no),
+            (None, _) => self.choose_listed_general(rules, view, scratch),
         }
     }
 
-    /// [`OnePiece::choose_listed`] scoring the features of `SET`.
+    /// [`OnePiece::choose_listed`] scoring the features of `SET`, summed in integers with
+    /// `integer` when `INTEGER` (see [`ParentSummary::score_at_integer`]).
     #[inline(always)]
-    fn score_listed<const SET: u32>(
+    fn score_listed<const SET: u32, const INTEGER: bool>(
         &self,
         rules: &dyn RuleSet,
         view: &GameView,
         scratch: &mut Scratch,
         weights: &[f64; FEATURE_COUNT],
+        integer: &[i64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let board = view.board;
         let candidates = &mut scratch.depth[0];
         rules.candidates(board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
-        let summary = ParentSummary::for_set::<SET>(board);
+        let mut summary = ParentSummary::for_set::<SET>(board);
+        summary.decline_clearing();
         for p in candidates.iter() {
             // What `ParentSummary::covers` asks: resting on the column tops (the scorer
             // itself declines a placement that completes a row).
@@ -92,7 +102,12 @@ impl OnePiece {
                 .then(|| {
                     let (width, height) = (p.shape.width as usize, p.shape.height as usize);
                     let cells = ShapeCells::new(&p.shape);
-                    summary.score_at::<SET>(board, &cells, width, height, p.left as usize, p.bottom as usize, weights)
+                    let (left, bottom) = (p.left as usize, p.bottom as usize);
+                    if INTEGER {
+                        summary.score_at_integer::<SET>(board, &cells, width, height, left, bottom, integer)
+                    } else {
+                        summary.score_at::<SET>(board, &cells, width, height, left, bottom, weights)
+                    }
                 })
                 .flatten();
             let rating = match fast {
@@ -145,29 +160,37 @@ impl OnePiece {
         table: &OrientationTable,
         view: &GameView,
     ) -> Option<Decision> {
-        match self.evaluator.fast_weights() {
-            Some(&(weights, set)) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET>(rules, table, view, &weights)
+        let no = &NO_INTEGER_WEIGHTS;
+        match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
+            (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_drops::<DELLACHERIE_SET, true>(rules, table, view, &weights, integer)
             }
-            Some(&(weights, set)) if set & !BCTS_SET == 0 => self.walk_drops::<BCTS_SET>(rules, table, view, &weights),
-            Some(&(weights, set)) if set & !ELTETRIS_SET == 0 => {
-                self.walk_drops::<ELTETRIS_SET>(rules, table, view, &weights)
+            (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_drops::<DELLACHERIE_SET, false>(rules, table, view, &weights, no)
             }
-            Some(&(weights, _)) => self.walk_drops::<ALL_SET>(rules, table, view, &weights),
+            (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
+                self.walk_drops::<BCTS_SET, false>(rules, table, view, &weights, no)
+            }
+            (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
+                self.walk_drops::<ELTETRIS_SET, false>(rules, table, view, &weights, no)
+            }
+            (Some(&(weights, _)), _) => self.walk_drops::<ALL_SET, false>(rules, table, view, &weights, no),
             // Terms out of index order: the general sum, in the evaluator's order.
-            None => self.walk_drops::<0>(rules, table, view, &[0.0; FEATURE_COUNT]),
+            (None, _) => self.walk_drops::<0, false>(rules, table, view, &[0.0; FEATURE_COUNT], no),
         }
     }
 
     /// [`OnePiece::choose_straight_drops`] scoring the features of `SET` (0: every feature,
-    /// summed by [`Evaluator::fast_utility`]).
+    /// summed by [`Evaluator::fast_utility`]), summed in integers with `integer` when
+    /// `INTEGER`.
     #[inline(always)]
-    fn walk_drops<const SET: u32>(
+    fn walk_drops<const SET: u32, const INTEGER: bool>(
         &self,
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
         weights: &[f64; FEATURE_COUNT],
+        integer: &[i64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let board = view.board;
         let summary = ParentSummary::for_set::<SET>(board);
@@ -176,12 +199,18 @@ impl OnePiece {
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
-                (4, 1) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 4, 1, weights, &mut best),
-                (1, 4) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 1, 4, weights, &mut best),
-                (2, 2) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 2, 2, weights, &mut best),
-                (3, 2) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 3, 2, weights, &mut best),
-                (2, 3) => self.walk_columns::<SET>(rules, view, &summary, k, shape, 2, 3, weights, &mut best),
-                (w, h) => self.walk_columns::<SET>(rules, view, &summary, k, shape, w, h, weights, &mut best),
+                (4, 1) => self
+                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 4, 1, weights, integer, &mut best),
+                (1, 4) => self
+                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 1, 4, weights, integer, &mut best),
+                (2, 2) => self
+                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 2, 2, weights, integer, &mut best),
+                (3, 2) => self
+                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 3, 2, weights, integer, &mut best),
+                (2, 3) => self
+                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 2, 3, weights, integer, &mut best),
+                (w, h) => self
+                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, w, h, weights, integer, &mut best),
             }
         }
         self.decision(best)
@@ -191,7 +220,7 @@ impl OnePiece {
     /// `piece_width` x `piece_height`) for [`OnePiece::walk_drops`].
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn walk_columns<const SET: u32>(
+    fn walk_columns<const SET: u32, const INTEGER: bool>(
         &self,
         rules: &dyn RuleSet,
         view: &GameView,
@@ -201,6 +230,7 @@ impl OnePiece {
         piece_width: usize,
         piece_height: usize,
         weights: &[f64; FEATURE_COUNT],
+        integer: &[i64; FEATURE_COUNT],
         best: &mut Option<(f64, i32, Placement)>,
     ) {
         let board = view.board;
@@ -221,6 +251,10 @@ impl OnePiece {
             let placement = || Placement::straight(piece, k, left, bottom, *shape);
             let fast = if SET == 0 {
                 summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
+            } else if INTEGER {
+                summary
+                    .score_at_integer::<SET>(board, cells, piece_width, piece_height, left, bottom, integer)
+                    .map(|value| self.evaluator.utility_of_value(value))
             } else {
                 summary
                     .score_at::<SET>(board, cells, piece_width, piece_height, left, bottom, weights)

@@ -14,6 +14,7 @@
 
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::Evaluator;
+use crate::features::columns::ColumnSummary;
 use crate::features::FeatureContext;
 use crate::placement::{Placement, PlacementInfo};
 use crate::rules::RuleSet;
@@ -48,11 +49,22 @@ impl Policy for TwoPieceNoClear {
                 None => Some(self.evaluator.utility(&FeatureContext::new(&board1, info_of(p1)))),
                 Some(&next) => {
                     rules.candidates(&board1, next, &mut second);
+                    // The column engine scores a leaf from the first board's summary when it
+                    // covers the evaluator (Lee's four features): rows kept, as he keeps them.
+                    let summary = self.evaluator.has_column_path().then(|| ColumnSummary::new(&board1));
                     let mut leaf_best: Option<f64> = None;
                     for p2 in &second {
-                        let mut board2 = board1;
-                        p2.write(&mut board2);
-                        let s = self.evaluator.utility(&FeatureContext::new(&board2, info_of(p2)));
+                        let fast = summary
+                            .as_ref()
+                            .and_then(|summary| summary.after_for(self.evaluator.column_set(), &board1, p2, true));
+                        let s = match fast {
+                            Some(after) => self.evaluator.column_utility(&after),
+                            None => {
+                                let mut board2 = board1;
+                                p2.write(&mut board2);
+                                self.evaluator.utility(&FeatureContext::new(&board2, info_of(p2)))
+                            }
+                        };
                         if leaf_best.is_none_or(|b| s > b) {
                             leaf_best = Some(s);
                         }

@@ -13,7 +13,7 @@
 //! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
 //! - [`sim`]: the one game loop every command uses (placement games and frame games);
 //! - [`presets`]: the named published systems, built into games;
-//! - [`report`], [`etetris`]: statistics, CSV output, Fahey's estimate; the E-Tetris contest
+//! - [`report`], [`etetris`]: statistics, CSV output, the game ledger, the extrapolation over board heights; the E-Tetris contest
 //!   game, its records and beam solvers;
 //! - [`reproduce`], [`tune`], [`benchmark`]: the measurement plan, the published figures and
 //!   their measuring code; optimizers (ask/tell), experiment files, the campaign driver,

@@ -421,7 +421,8 @@ pub fn measure(
             let (samples, records) = play_heights(preset, planned, target, (lowest, highest), context)?;
             for (height, games) in records {
                 let board = format!("{}x{height}", target.0);
-                games_csv.extend(games.into_iter().map(|r| (context.index + 1, m.preset.to_string(), board.clone(), r)));
+                games_csv
+                    .extend(games.into_iter().map(|r| (context.index + 1, m.preset.to_string(), board.clone(), r)));
             }
             row.count = format!("{} games x {} heights", planned.count, highest - lowest + 1);
             match HeightFit::fit(&samples) {
@@ -472,11 +473,7 @@ impl Games {
 /// Plays games `0..count` seeded from (seed, i) exactly as [`sim::play_batch`] does,
 /// taking the ones an earlier run finished from the ledger and appending each new one to
 /// it as it ends.
-fn play_games(
-    driver: GameDriver,
-    games: &Games,
-    ledger: &Ledger,
-) -> Result<Vec<GameRecord>> {
+fn play_games(driver: GameDriver, games: &Games, ledger: &Ledger) -> Result<Vec<GameRecord>> {
     let done: Vec<Option<GameRecord>> = (0..games.count).map(|i| ledger.get(&games.key, i)).collect();
     let missing: Vec<u64> = (0..games.count).filter(|&i| done[i as usize].is_none()).collect();
     let expected = games.expected_pieces.map(|pieces| (pieces * missing.len() as f64 / games.count as f64) as u64);
@@ -902,7 +899,15 @@ mod tests {
     #[test]
     fn kinds_and_widths() {
         let planned = |preset, board, method| Planned {
-            measurement: Measurement { preset, board, method, metric: Metric::Rows, quick: 1, full: 1, published: None },
+            measurement: Measurement {
+                preset,
+                board,
+                method,
+                metric: Metric::Rows,
+                quick: 1,
+                full: 1,
+                published: None,
+            },
             count: 1,
             board,
             overridden: false,

@@ -137,7 +137,7 @@ pub fn play_game_traced(
 
 /// Plays one game like [`play_game`], calling `observer` after every placement with the
 /// board after the lock (rows removed) and what the lock did, the game-ending placement
-/// included. Used by measurements that need the whole trajectory (Fahey's estimate).
+/// included. Used by measurements that need the whole trajectory.
 pub fn play_game_observed(
     driver: GameDriver,
     seed: u64,

@@ -690,7 +690,10 @@ fn reproduce_refuses_bad_presets_and_counts_before_its_folder() {
         usage(&quick(&["--board", "0x0"]), "board"),
         usage(&quick(&["--board", "1000x1000"]), "board"),
         usage(&quick(&["--seed", "-1"]), "-1"),
-        refused(&["reproduce", "dellacherie-simplified", "--games", "1", "--heights", "4..6", "--out", "a-file"], "a-file"),
+        refused(
+            &["reproduce", "dellacherie-simplified", "--games", "1", "--heights", "4..6", "--out", "a-file"],
+            "a-file",
+        ),
     ];
     battery(&files, cases);
 }

@@ -13,9 +13,8 @@ use crate::presets;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::Ledger;
 use crate::reproduce::{
-    duration, expected_pieces, figure_text, first_line, group, markdown_table, measure, method_name, select, text_table,
-    warm_up,
-    Measuring, Planned, Row, Selection,
+    duration, expected_pieces, figure_text, first_line, group, markdown_table, measure, method_name, select,
+    text_table, warm_up, Measuring, Planned, Row, Selection,
 };
 use crate::sim::{thread_pool, GameRecord};
 use anyhow::{bail, Context, Result};
@@ -99,7 +98,11 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         args.seed,
         threads,
         run_dir.display(),
-        if resumed.is_some() { format!(" | resumed, {} finished game(s) kept", ledger.earlier()) } else { String::new() }
+        if resumed.is_some() {
+            format!(" | resumed, {} finished game(s) kept", ledger.earlier())
+        } else {
+            String::new()
+        }
     );
 
     let result = (|| -> Result<()> {

@@ -143,7 +143,14 @@ mod tests {
     use super::*;
 
     fn record(seed: u64, lines: u64) -> GameRecord {
-        GameRecord { seed, lines, pieces: lines * 3 + 1, score: 7, level: (seed % 2 == 0).then_some(4), end: GameEnd::GameOver }
+        GameRecord {
+            seed,
+            lines,
+            pieces: lines * 3 + 1,
+            score: 7,
+            level: seed.is_multiple_of(2).then_some(4),
+            end: GameEnd::GameOver,
+        }
     }
 
     #[test]

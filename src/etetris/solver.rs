@@ -469,6 +469,7 @@ fn score_placements(
     let surface = grid.surface();
     let base = grid.features();
     let score_weight = weights.map_or(0.0, Weights::score_weight);
+    let extra = weights.is_some_and(Weights::has_extra_features);
     let table = orientations(spawn.shape);
     let mut push = |placement: Placement| {
         let orientation = &table[placement.state as usize];
@@ -481,10 +482,10 @@ fn score_placements(
             *new = if first + j < HEIGHT { row | orientation.row_mask(j, x) } else { row };
             has_full_row |= first + j < HEIGHT && *new == FULL_ROW;
         }
-        let (features, score) = if has_full_row {
+        let (features, score, built) = if has_full_row {
             let mut after = grid;
             let lock = after.lock(orientation, x, y);
-            (after.features(), entry.score + if scores { lock.points() } else { 0 })
+            (after.features(), entry.score + if scores { lock.points() } else { 0 }, Some(after))
         } else {
             let Some(_) = weights else {
                 out.push(Scored { value: 0.0, score: entry.score, parent, placement });
@@ -517,9 +518,21 @@ fn score_placements(
             f.row_transitions = row_transitions as u32;
             f.column_transitions = column_transitions as u32;
             f.holes = (f.holes as i32 + covered - 4) as u32;
-            (f, entry.score)
+            (f, entry.score, None)
         };
-        let value = weights.map_or(0.0, |w| w.evaluate(&features) - score as f64 * score_weight);
+        let value = weights.map_or(0.0, |w| {
+            if extra {
+                // The extra terms are not kept incrementally: they are counted on the board.
+                let after = built.unwrap_or_else(|| {
+                    let mut after = grid;
+                    after.put(orientation, x, y);
+                    after
+                });
+                w.evaluate_with_extra(&features, &after.extra_features()) - score as f64 * score_weight
+            } else {
+                w.evaluate(&features) - score as f64 * score_weight
+            }
+        });
         out.push(Scored { value, score, parent, placement });
     };
     match moves {
@@ -612,12 +625,15 @@ mod tests {
     fn incremental_values_equal_values_of_the_built_boards() {
         let spawns = sequence(300);
         let solution = BeamSearch::new(options(20, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
-        let weights = Weights::default();
+        let seed = Weights::default();
+        let extra = Weights { extra_features: [0.7, 3.0, -1.25], ..seed };
         let mut grid = Grid::default();
         let mut score = 0;
         for (spawn, p) in spawns.iter().zip(&solution.placements).take(250) {
             let entry = Entry { grid, score, node: ROOT };
-            for moves in [MoveSet::Seed, MoveSet::Full] {
+            for (moves, weights) in
+                [(MoveSet::Seed, seed), (MoveSet::Full, seed), (MoveSet::Seed, extra), (MoveSet::Full, extra)]
+            {
                 let mut out = Vec::new();
                 score_placements(&entry, 0, *spawn, moves, true, Some(&weights), &mut out);
                 for s in &out {

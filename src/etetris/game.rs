@@ -383,6 +383,12 @@ impl Grid {
         features
     }
 
+    /// Rows with exactly one empty cell (the `almost_full_rows` term).
+    #[inline]
+    pub fn almost_full_rows(&self) -> u32 {
+        (0..HEIGHT).filter(|&y| self.row(y).count_ones() == WIDTH as u32 - 1).count() as u32
+    }
+
     /// The counts of the optional evaluator terms, in the order of
     /// [`crate::etetris::weights::EXTRA_FEATURE_NAMES`], on a board after clearing:
     /// `wells`, each open empty cell with both neighbours filled (walls count) weighing its
@@ -577,6 +583,7 @@ mod tests {
         // column 9 of the bottom row is covered, so a hole and no well.
         let grid = Grid::parse("#.#.......\n#.######.#\n#########.").unwrap();
         assert_eq!(grid.extra_features(), [4.0, 1.0, 1.0]);
+        assert_eq!(grid.almost_full_rows(), 1);
         assert_eq!(Grid::default().extra_features(), [0.0; 3]);
     }
 

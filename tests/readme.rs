@@ -83,6 +83,7 @@ const CASES: &[(&str, Action)] = &[
         RunAs("solve --moves full --beam 30 --weights weights/etetris-full.toml --pieces 300"),
     ),
     ("replay weights/etetris-best-record.txt", Run),
+    ("solve --moves full --beam 300 --threads 1 --weights FILE", Skip("usage template")),
     ("tune experiments/etetris-full-cmaes.toml --threads 1", Skip("8 CPU-minutes; tests/experiments.rs checks the file")),
     (
         "plot results/etetris-full-cmaes/<run> --out docs/etetris-full-tuning.png",

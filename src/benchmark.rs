@@ -4,8 +4,8 @@
 //! (and `tetris-lab bench simulator`, which also rates every preset); never by a test, since
 //! timings are not test material.
 
-use crate::eval::presets::{self, Built};
 use crate::piece::Piece;
+use crate::presets::{self, Built};
 use crate::randomizer::game_seed;
 use crate::rules::{simplified::Simplified, RuleSet};
 use crate::sim::{self, GameLimits};
@@ -44,13 +44,8 @@ pub fn built_decisions_per_second(built: &Built, max_pieces: u64, budget: Durati
     let mut pieces = 0u64;
     let mut game = 0u64;
     while game == 0 || thread_cpu_seconds() - cpu_start < budget.as_secs_f64() {
-        let record = sim::play_game(
-            built.rules.as_ref(),
-            built.policy.as_ref(),
-            game_seed(12345, game),
-            GameLimits { max_pieces: Some(max_pieces) },
-            None,
-        );
+        let record =
+            sim::play_game(built.driver(), game_seed(12345, game), GameLimits { max_pieces: Some(max_pieces) }, None);
         pieces += record.pieces;
         game += 1;
     }
@@ -133,15 +128,7 @@ pub fn games_per_second(threads: usize, games: u64, max_pieces: u64) -> f64 {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
     let start = Instant::now();
     let records = pool.install(|| {
-        sim::play_batch(
-            built.rules.as_ref(),
-            built.policy.as_ref(),
-            777,
-            games,
-            GameLimits { max_pieces: Some(max_pieces) },
-            None,
-            &|_| {},
-        )
+        sim::play_batch(built.driver(), 777, games, GameLimits { max_pieces: Some(max_pieces) }, None, &|_| {})
     });
     std::hint::black_box(records);
     games as f64 / start.elapsed().as_secs_f64()

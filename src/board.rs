@@ -385,6 +385,15 @@ pub fn split_board_file(text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Parses `WxH`.
+pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("board size {s:?} is not WxH (e.g. 10x20)"))?;
+    let w: usize = w.trim().parse().map_err(|_| format!("board width {w:?} is not a number"))?;
+    let h: usize = h.trim().parse().map_err(|_| format!("board height {h:?} is not a number"))?;
+    Board::check_size(w, h).map_err(|e| e.to_string())?;
+    Ok((w, h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

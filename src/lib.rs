@@ -1,19 +1,23 @@
 //! tetris-lab: a workbench for tuning and studying Tetris-playing AIs.
 //!
-//! The crate map, from the ground up:
-//! - [`board`], [`piece`]: the bitboard and the piece shapes;
-//! - [`randomizer`]: every piece generator, always seeded;
-//! - [`rules`]: one file per rule set (sizes, spawn, candidates, game over);
+//! The crate map, from the ground up: a module uses only the modules above it in this list
+//! (`tests/layers.rs` checks it; `docs/architecture.md` says where new code goes).
+//! - [`piece`], [`names`], [`limits`]: the piece shapes; names and "did you mean"; the upper
+//!   bounds on every count a user gives;
+//! - [`board`], [`randomizer`]: the bitboard; every piece generator, always seeded;
+//! - [`placement`]: where a piece lands and what locking it did;
 //! - [`features`]: the board features, one file per published family;
+//! - [`eval`]: evaluators (named features + weights);
 //! - [`guideline`]: the frame-accurate guideline game and its key-press AI (`pygame-lee`);
-//! - [`eval`]: evaluators (named features + weights) and the named presets;
+//! - [`rules`]: one file per rule set (sizes, spawn, candidates, game over);
 //! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
-//! - [`sim`]: the one game loop every command uses;
-//! - [`report`]: statistics, CSV output, Fahey's estimate;
-//! - [`benchmark`]: the simulator's speed figures (`cargo bench --bench simulator`);
-//! - [`etetris`]: the E-Tetris contest game, its records and beam solvers;
-//! - [`tune`]: optimizers (ask/tell), experiment files, the campaign driver, plots;
-//! - [`limits`]: the upper bounds on every count a user gives;
+//! - [`sim`]: the one game loop every command uses (placement games and frame games);
+//! - [`presets`]: the named published systems, built into games;
+//! - [`report`], [`etetris`]: statistics, CSV output, Fahey's estimate; the E-Tetris contest
+//!   game, its records and beam solvers;
+//! - [`reproduce`], [`tune`], [`benchmark`]: the measurement plan, the published figures and
+//!   their measuring code; optimizers (ask/tell), experiment files, the campaign driver,
+//!   plots; the simulator's speed figures (`cargo bench --bench simulator`);
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
 pub mod benchmark;
@@ -26,9 +30,12 @@ pub mod guideline;
 pub mod limits;
 pub mod names;
 pub mod piece;
+pub mod placement;
 pub mod policy;
+pub mod presets;
 pub mod randomizer;
 pub mod report;
+pub mod reproduce;
 pub mod rules;
 pub mod sim;
 pub mod tune;

@@ -11,8 +11,6 @@ pub const MAX_GAMES: u64 = 10_000_000;
 /// Games played in one generation of a campaign: candidates x games per candidate (the
 /// results of a generation are held in memory together).
 pub const MAX_GAMES_PER_GENERATION: u64 = 10_000_000;
-/// Moves of one Fahey estimate in `reproduce` (`--full` plays 20 million).
-pub const MAX_MOVES: u64 = 1_000_000_000;
 /// Candidates per generation of an optimizer (population, particles).
 pub const MAX_POPULATION: usize = 100_000;
 /// Boards kept by the E-Tetris beam search (the README measures up to 3,000).

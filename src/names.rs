@@ -19,6 +19,35 @@ pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|(_, k)| k)
 }
 
+/// One line: where in the file, what is wrong, and the closest known name for an unknown
+/// key or value.
+pub fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
+    // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
+    let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+    match error.span() {
+        Some(span) => {
+            // The text up to the error, cut at a character boundary.
+            let end = (0..=span.start.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let before = &text[..end];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+            anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}")
+        }
+        None => anyhow::anyhow!("{message}{suggestion}"),
+    }
+}
+
+/// From serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown variant"), the
+/// expected name closest to `x`.
+fn suggest(message: &str) -> Option<String> {
+    let rest = message.split_once("unknown field `").or_else(|| message.split_once("unknown variant `"))?.1;
+    let (unknown, rest) = rest.split_once('`')?;
+    let expected = rest.split_once("expected")?.1;
+    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    closest(unknown, &known).map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -33,6 +33,11 @@ impl Xoshiro256 {
         let mut sm = seed;
         Xoshiro256 { s: [splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm)] }
     }
+    /// The generator in a given state (not all zero), as the reference implementation is
+    /// tested: [`Xoshiro256::new`] fills the state with SplitMix64.
+    pub fn from_state(s: [u64; 4]) -> Xoshiro256 {
+        Xoshiro256 { s }
+    }
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
@@ -184,6 +189,45 @@ impl Randomizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splitmix64_matches_the_reference_implementation() {
+        // The first outputs for seed 1477776061723855037 of Vigna's splitmix64.c, as the test
+        // `reference` of the rand_xoshiro crate (src/splitmix64.rs) lists them.
+        let mut state = 1_477_776_061_723_855_037;
+        let expected =
+            [1985237415132408290, 2979275885539914483, 13511426838097143398, 8488337342461049707, 15141737807933549159];
+        for (i, want) in expected.into_iter().enumerate() {
+            assert_eq!(splitmix64(&mut state), want, "output {i}");
+        }
+    }
+
+    #[test]
+    fn xoshiro256_matches_the_reference_implementation() {
+        // The first ten outputs of xoshiro256** from the state {1, 2, 3, 4}, as the test
+        // `reference` of the rand_xoshiro crate (src/xoshiro256starstar.rs) lists them from
+        // Blackman and Vigna's reference code.
+        let mut rng = Xoshiro256::from_state([1, 2, 3, 4]);
+        let expected = [
+            11520,
+            0,
+            1509978240,
+            1215971899390074240,
+            1216172134540287360,
+            607988272756665600,
+            16172922978634559625,
+            8476171486693032832,
+            10595114339597558777,
+            2904607092377533576,
+        ];
+        for (i, want) in expected.into_iter().enumerate() {
+            assert_eq!(rng.next_u64(), want, "output {i}");
+        }
+        // And the seeding is SplitMix64's first four outputs.
+        let (mut seeded, mut state) = (Xoshiro256::new(1_477_776_061_723_855_037), 1_477_776_061_723_855_037);
+        let words = [(); 4].map(|_| splitmix64(&mut state));
+        assert_eq!(seeded.next_u64(), Xoshiro256::from_state(words).next_u64());
+    }
 
     #[test]
     fn java_random_matches_the_jdk() {

@@ -1,12 +1,18 @@
-//! The game loop: one function plays one seeded game under any rule set with any policy,
-//! and [`play_batch`] plays many in parallel with results that depend only on the master
-//! seed. Every command that plays games goes through here.
+//! The game loop: one function plays one seeded game of any [`GameDriver`] (a rule set
+//! with a policy choosing placements, or a frame game whose AI presses keys frame by
+//! frame), and [`play_batch`] plays many in parallel with results that depend only on the
+//! master seed. Every command that plays games goes through here, and move traces,
+//! placement observers and progress counters see every move of both kinds of game.
 
 use crate::board::Board;
+use crate::guideline::{self, FrameGame};
 use crate::piece::Piece;
+use crate::placement::Placement;
+use crate::placement::PlacementInfo;
 use crate::policy::{GameView, Policy, Scratch};
-use crate::randomizer::Randomizer;
-use crate::rules::{HoldRule, Outcome, Placement, RuleSet};
+use crate::randomizer::{Randomizer, RandomizerKind};
+use crate::rules::{guideline::placement_of, HoldRule, Outcome, RuleSet};
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -15,6 +21,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct GameLimits {
     /// Stop (alive) after this many pieces placed.
     pub max_pieces: Option<u64>,
+}
+
+/// What plays a game: the two kinds of game a preset builds.
+#[derive(Clone, Copy)]
+pub enum GameDriver<'a> {
+    /// A rule set's placements, one chosen by the policy for every piece.
+    Placement { rules: &'a dyn RuleSet, policy: &'a dyn Policy },
+    /// The frame-accurate guideline game, its key-press AI choosing a move per piece and
+    /// playing it frame by frame.
+    Frame(&'a FrameGame),
+}
+
+impl GameDriver<'_> {
+    /// The generator of the game's pieces (how master seeds become game seeds).
+    pub fn randomizer(&self) -> RandomizerKind {
+        match self {
+            GameDriver::Placement { rules, .. } => rules.randomizer(),
+            GameDriver::Frame(frame) => frame.randomizer(),
+        }
+    }
 }
 
 /// Why a game stopped.
@@ -92,48 +118,122 @@ pub struct MoveRecord {
 /// Plays one game. `progress` (if given) is incremented by the pieces placed, every 4,096
 /// pieces and at the end, for progress bars.
 #[inline]
-pub fn play_game(
-    rules: &dyn RuleSet,
-    policy: &dyn Policy,
-    seed: u64,
-    limits: GameLimits,
-    progress: Option<&AtomicU64>,
-) -> GameRecord {
+pub fn play_game(driver: GameDriver, seed: u64, limits: GameLimits, progress: Option<&AtomicU64>) -> GameRecord {
     // Empty callbacks monomorphise the loop without them, so the plain game pays nothing
     // for the hooks.
-    play(rules, policy, seed, limits, progress, |_| {}, &mut |_: &Board, _: &Outcome| {})
+    play(driver, seed, limits, progress, |_| {}, &mut |_: &Board, _: &Outcome| {})
 }
 
 /// Plays one game like [`play_game`], calling `on_move` before each move is locked (for
 /// move traces and replays against the original programs).
 pub fn play_game_traced(
-    rules: &dyn RuleSet,
-    policy: &dyn Policy,
+    driver: GameDriver,
     seed: u64,
     limits: GameLimits,
     on_move: &mut dyn FnMut(&MoveRecord),
 ) -> GameRecord {
-    play(rules, policy, seed, limits, None, on_move, &mut |_: &Board, _: &Outcome| {})
+    play(driver, seed, limits, None, on_move, &mut |_: &Board, _: &Outcome| {})
 }
 
 /// Plays one game like [`play_game`], calling `observer` after every placement with the
 /// board after the lock (rows removed) and what the lock did, the game-ending placement
 /// included. Used by measurements that need the whole trajectory (Fahey's estimate).
 pub fn play_game_observed(
-    rules: &dyn RuleSet,
-    policy: &dyn Policy,
+    driver: GameDriver,
     seed: u64,
     limits: GameLimits,
     progress: Option<&AtomicU64>,
     observer: &mut dyn FnMut(&Board, &Outcome),
 ) -> GameRecord {
-    play(rules, policy, seed, limits, progress, |_| {}, observer)
+    play(driver, seed, limits, progress, |_| {}, observer)
 }
 
 /// The loop itself, generic in the move callback (before the lock) and the placement
 /// observer (after it) so that [`play_game`]'s empty ones compile away.
 #[inline(always)]
 fn play<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
+    driver: GameDriver,
+    seed: u64,
+    limits: GameLimits,
+    progress: Option<&AtomicU64>,
+    on_move: F,
+    observer: &mut O,
+) -> GameRecord {
+    match driver {
+        GameDriver::Placement { rules, policy } => {
+            play_placements(rules, policy, seed, limits, progress, on_move, observer)
+        }
+        GameDriver::Frame(frame) => play_frames(frame, seed, limits, progress, on_move, observer),
+    }
+}
+
+/// Adds the pieces placed since the last report to `progress` every 4,096 pieces (and at
+/// the end, with `last`), so a progress bar moves without a shared write per piece.
+#[inline(always)]
+fn report_progress(progress: Option<&AtomicU64>, pieces: u64, reported: &mut u64, last: bool) {
+    if let Some(counter) = progress {
+        if last || pieces - *reported >= 4096 {
+            counter.fetch_add(pieces - *reported, Ordering::Relaxed);
+            *reported = pieces;
+        }
+    }
+}
+
+/// A frame game: the key-press AI plays the guideline game frame by frame; every lock is
+/// one move for the callbacks (the move as the AI planned it, the board after the lock).
+#[inline(always)]
+fn play_frames<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
+    frame: &FrameGame,
+    seed: u64,
+    limits: GameLimits,
+    progress: Option<&AtomicU64>,
+    mut on_move: F,
+    observer: &mut O,
+) -> GameRecord {
+    // The board before the next lock: the game's board changes only when a piece locks.
+    let mut before = Board::new(guideline::game::WIDTH, guideline::game::TOTAL_ROWS);
+    let (mut pieces, mut score, mut reported) = (0u64, 0u64, 0u64);
+    let record = guideline::play_game_observed(
+        frame.evaluator.clone(),
+        seed,
+        1,
+        limits.max_pieces,
+        frame.spawn_frame,
+        |game, player| {
+            let lock = game.last_lock().expect("a piece locked");
+            let placement = placement_of(&lock.placed);
+            let plan = player.last_plan().expect("the AI planned the piece it locked");
+            on_move(&MoveRecord {
+                index: pieces,
+                current: lock.placed.piece,
+                hold: false,
+                placement,
+                value: frame.evaluator.value_of_utility(plan.value),
+            });
+            // What the lock did, as a placement game's lock reports it.
+            // Replayed on the board before it (the game may remove the rows frames later).
+            let info: PlacementInfo = placement.apply(&mut before);
+            let outcome = Outcome { info, score: game.score() - score, game_over: game.is_over() };
+            observer(&before, &outcome);
+            pieces += 1;
+            score = game.score();
+            report_progress(progress, pieces, &mut reported, false);
+        },
+    );
+    report_progress(progress, pieces, &mut reported, true);
+    GameRecord {
+        seed,
+        lines: record.lines as u64,
+        pieces: record.pieces as u64,
+        score: record.score,
+        level: Some(record.level),
+        end: if record.game_over.is_some() { GameEnd::GameOver } else { GameEnd::PieceCap },
+    }
+}
+
+/// A placement game: the policy chooses a placement of the rule set for every piece.
+#[inline(always)]
+fn play_placements<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
     rules: &dyn RuleSet,
     policy: &dyn Policy,
     seed: u64,
@@ -142,12 +242,6 @@ fn play<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
     mut on_move: F,
     observer: &mut O,
 ) -> GameRecord {
-    if let Some(record) = rules.play_frame_game(policy, seed, limits) {
-        if let Some(counter) = progress {
-            counter.fetch_add(record.pieces, Ordering::Relaxed);
-        }
-        return record;
-    }
     let mut randomizer = Randomizer::new(rules.randomizer(), seed);
     let mut board = rules.new_board();
     let preview_len = rules.preview().min(QUEUE - 1);
@@ -230,8 +324,7 @@ fn play<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
 /// the result (in game order) does not depend on the number of threads. `on_game` is
 /// called as each game finishes (from any thread), e.g. to advance a progress bar.
 pub fn play_batch(
-    rules: &dyn RuleSet,
-    policy: &dyn Policy,
+    driver: GameDriver,
     master_seed: u64,
     games: u64,
     limits: GameLimits,
@@ -241,26 +334,32 @@ pub fn play_batch(
     (0..games)
         .into_par_iter()
         .map(|i| {
-            let seed = rules.randomizer().game_seed(master_seed, i);
-            let record = play_game(rules, policy, seed, limits, progress);
+            let seed = driver.randomizer().game_seed(master_seed, i);
+            let record = play_game(driver, seed, limits, progress);
             on_game(&record);
             record
         })
         .collect()
 }
 
+/// A rayon pool of `threads` workers (all cores when `None`; more than the cores is capped
+/// to them, see [`crate::limits::threads`]).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let threads = crate::limits::threads(threads, false)?;
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::presets;
+    use crate::presets;
 
     fn traced(preset: &str, seed: u64, max_pieces: u64) -> (GameRecord, Vec<MoveRecord>) {
         let built = presets::find(preset).unwrap().build(None, None).unwrap();
         let limits = GameLimits { max_pieces: Some(max_pieces) };
         let mut moves = Vec::new();
-        let record =
-            play_game_traced(built.rules.as_ref(), built.policy.as_ref(), seed, limits, &mut |m| moves.push(*m));
-        let untraced = play_game(built.rules.as_ref(), built.policy.as_ref(), seed, limits, None);
+        let record = play_game_traced(built.driver(), seed, limits, &mut |m| moves.push(*m));
+        let untraced = play_game(built.driver(), seed, limits, None);
         assert_eq!(record, untraced, "tracing must not change the game");
         (record, moves)
     }
@@ -291,5 +390,27 @@ mod tests {
         assert_eq!(moves[1].current, stream[2]);
         assert_ne!(stream[8], stream[88], "the check below needs pieces 8 and 88 to differ");
         assert_eq!(moves[7].current, stream[88]);
+    }
+
+    #[test]
+    fn traces_and_observers_see_every_move_of_a_frame_game() {
+        let (record, moves) = traced("pygame-lee", 3, 60);
+        assert!(record.level.is_some(), "a frame game reports its level");
+        assert_eq!(record.pieces, moves.len() as u64);
+        assert!(moves.iter().enumerate().all(|(i, m)| m.index == i as u64 && m.placement.piece == m.current));
+        let built = presets::find("pygame-lee").unwrap().build(None, None).unwrap();
+        let (mut placements, mut rows, mut score) = (0u64, 0u64, 0u64);
+        let progress = AtomicU64::new(0);
+        let limits = GameLimits { max_pieces: Some(60) };
+        let observed = play_game_observed(built.driver(), 3, limits, Some(&progress), &mut |board, outcome| {
+            placements += 1;
+            rows += outcome.info.rows_cleared as u64;
+            score += outcome.score;
+            assert!(board.max_height() <= board.height());
+        });
+        assert_eq!(observed, record);
+        assert_eq!((placements, rows, score), (record.pieces, record.lines, record.score));
+        assert!(record.lines > 0, "the check of cleared rows needs a game that clears some");
+        assert_eq!(progress.load(Ordering::Relaxed), record.pieces);
     }
 }

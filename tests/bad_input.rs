@@ -681,13 +681,20 @@ fn reproduce_refuses_bad_presets_and_counts_before_its_folder() {
         refused(&["reproduce", "dellacherie-simplifed", "--out", "out"], "dellacherie-simplified"),
         refused(&quick(&["--games", "0"]), "--games"),
         refused(&quick(&["--games", "18446744073709551615"]), "--games"),
-        refused(&quick(&["--moves", "0"]), "--moves"),
-        refused(&quick(&["--moves", "18446744073709551615"]), "--moves"),
+        usage(&quick(&["--heights", "9..10"]), "three heights"),
+        usage(&quick(&["--heights", "8-14"]), "LOW..HIGH"),
+        usage(&quick(&["--heights", "8..1000"]), "board height"),
+        refused(&["reproduce", "--resume", "a-file"], "manifest.json"),
+        refused(&["reproduce", "--resume", "no-such-folder"], "manifest.json"),
+        usage(&["reproduce", "--resume", "out", "bcts"], "--resume"),
         refused(&quick(&["--threads", "0"]), "--threads"),
         usage(&quick(&["--board", "0x0"]), "board"),
         usage(&quick(&["--board", "1000x1000"]), "board"),
         usage(&quick(&["--seed", "-1"]), "-1"),
-        refused(&["reproduce", "dellacherie-simplified", "--games", "1", "--moves", "1", "--out", "a-file"], "a-file"),
+        refused(
+            &["reproduce", "dellacherie-simplified", "--games", "1", "--heights", "4..6", "--out", "a-file"],
+            "a-file",
+        ),
     ];
     battery(&files, cases);
 }

@@ -188,8 +188,11 @@ fn bad_input_gives_one_clear_line() {
     assert_clean_error(&run(&["best", "--preset", "bcts", "--piece", "Q", good.to_str().unwrap()]), "unknown piece");
 }
 
+/// A run that fails before its games (here on a weights file) writes nothing: the CSV is
+/// checked writable, never opened for writing. A writer failing halfway is checked where
+/// the CSV is written (`report::atomic_file`'s unit tests, through `write_with`).
 #[test]
-fn a_failed_run_leaves_an_existing_csv_alone() {
+fn a_run_that_fails_before_its_games_leaves_an_existing_csv_alone() {
     let dir = tempfile::tempdir().unwrap();
     let csv = write(dir.path(), "keep.csv", "precious\n");
     let bad = write(dir.path(), "bad.toml", "landing_height = 1\n");
@@ -204,7 +207,8 @@ fn a_failed_run_leaves_an_existing_csv_alone() {
         "--csv",
         csv.to_str().unwrap(),
     ]);
-    assert!(!o.status.success());
+    // It failed where it says: on the weights file (weights missing), before any game.
+    assert_clean_error(&o, "bad.toml");
     assert_eq!(std::fs::read_to_string(&csv).unwrap(), "precious\n");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left behind");
 }

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 use tetris_lab::board::Board;
-use tetris_lab::eval::presets;
 use tetris_lab::piece::Piece;
 use tetris_lab::policy::{GameView, Scratch};
+use tetris_lab::presets;
 
 mod common;
 

@@ -3,7 +3,7 @@
 //! whole games the original played (`tests/data/erikko_reference.txt`: 35 seeds, 63,618
 //! moves, games of up to 4,575 moves).
 
-use tetris_lab::eval::presets;
+use tetris_lab::presets;
 use tetris_lab::randomizer::RandomizerKind;
 use tetris_lab::sim::{play_game_traced, GameEnd, GameLimits, GameRecord};
 
@@ -15,7 +15,7 @@ fn trace(seed: u64, max_pieces: u64) -> (GameRecord, String) {
     let limits = GameLimits { max_pieces: Some(max_pieces) };
     let mut text = String::new();
     let game_seed = built.rules.randomizer().game_seed(seed, 0);
-    let record = play_game_traced(built.rules.as_ref(), built.policy.as_ref(), game_seed, limits, &mut |m| {
+    let record = play_game_traced(built.driver(), game_seed, limits, &mut |m| {
         text.push_str(&format!(
             "{} {} {} {}\n",
             m.current,

@@ -268,7 +268,7 @@ fn frames_text() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
         let mut game = Game::new(3, 5);
-        let evaluator = tetris_lab::eval::presets::find("pygame-lee").unwrap().evaluator().unwrap();
+        let evaluator = tetris_lab::presets::find("pygame-lee").unwrap().evaluator().unwrap();
         let mut player = AiPlayer::new(evaluator, 3);
         let mut buffer = Vec::new();
         let mut writer = FramesWriter::new(&mut buffer, &game).unwrap();

@@ -2,9 +2,9 @@
 
 use proptest::prelude::*;
 use tetris_lab::board::Board;
-use tetris_lab::eval::presets;
 use tetris_lab::features::{self, FeatureContext};
 use tetris_lab::piece::Piece;
+use tetris_lab::presets;
 use tetris_lab::rules::{self, RuleSet};
 use tetris_lab::sim::{self, GameLimits};
 
@@ -68,8 +68,8 @@ proptest! {
         let preset = presets::find("dellacherie-simplified").unwrap();
         let built = preset.build(Some((8, 8)), None).unwrap();
         let limits = GameLimits { max_pieces: Some(300) };
-        let a = sim::play_game(built.rules.as_ref(), built.policy.as_ref(), seed, limits, None);
-        let b = sim::play_game(built.rules.as_ref(), built.policy.as_ref(), seed, limits, None);
+        let a = sim::play_game(built.driver(), seed, limits, None);
+        let b = sim::play_game(built.driver(), seed, limits, None);
         prop_assert_eq!(a, b);
     }
 }

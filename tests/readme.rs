@@ -107,7 +107,7 @@ const CASES: &[(&str, Action)] = &[
     ("tune --runs 10", Skip("2.5 minutes; tests/study.rs runs smaller studies")),
     // Reproduce.
     ("reproduce [PRESET ...] [--quick | --full] [--threads T] [--seed S] [--out DIR]", Skip("usage template")),
-    ("reproduce --quick", RunAs("reproduce --quick --games 2 --moves 2000")),
+    ("reproduce --quick", RunAs("reproduce --quick --games 2 --heights 4..6")),
 ];
 
 /// Prefixes that make a line or a code span a command of this program.

@@ -1,4 +1,4 @@
-//! `tetris-lab reproduce` through the binary, on a tiny plan (hidden `--games`, `--moves`
+//! `tetris-lab reproduce` through the binary, on a tiny plan (hidden `--games`, `--heights`
 //! and `--board` overrides) so that it runs in well under a second.
 
 mod common;
@@ -14,8 +14,8 @@ fn tiny(out: &Path, threads: &str) -> std::process::Output {
         "bcts",
         "--games",
         "3",
-        "--moves",
-        "3000",
+        "--heights",
+        "4..6",
         "--board",
         "10x6",
         "--threads",
@@ -39,7 +39,7 @@ fn prints_the_table_and_writes_csv_markdown_and_manifest_without_overwriting() {
     assert!(first.status.success(), "{}", stderr(&first));
     let text = stdout(&first);
     let header = text.lines().next().unwrap();
-    for column in ["preset", "board", "metric", "mean", "95% interval", "published", "inside", "seconds"] {
+    for column in ["preset", "board", "kind", "mean", "95% interval", "published", "inside", "seconds"] {
         assert!(header.contains(column), "{column} missing from {header}");
     }
     // The figures, then how each row was measured, numbered alike.
@@ -50,13 +50,13 @@ fn prints_the_table_and_writes_csv_markdown_and_manifest_without_overwriting() {
     assert_eq!(notes.len(), rows.len(), "{text}");
     // A terminal need not wrap the figures.
     assert!(table.lines().all(|l| l.len() <= 120), "{text}");
-    // Full games first, then the estimates, every row on the overridden board.
+    // Full games first, then the extrapolation, every row on the overridden board.
     assert!(
         rows.iter().all(|r| r.starts_with(|c: char| c.is_ascii_digit()) && r.contains("bcts") && r.contains("10x6")),
         "{text}"
     );
     assert!(notes[0].starts_with("1  bcts (simplified rules, 3 games): full games"), "{text}");
-    assert!(notes.iter().any(|r| r.contains("estimate (Fahey)")), "{text}");
+    assert!(notes.iter().any(|r| r.contains("estimate from full games on 10x4..10x6")), "{text}");
 
     let dirs = run_dirs(&out);
     assert_eq!(dirs.len(), 1);
@@ -69,15 +69,20 @@ fn prints_the_table_and_writes_csv_markdown_and_manifest_without_overwriting() {
     let records: Vec<csv::StringRecord> = table.records().map(Result::unwrap).collect();
     assert_eq!(records.len(), rows.len());
     let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
-    assert_eq!(&records[0][column("games_or_moves")], "3");
+    assert_eq!(&records[0][column("games")], "3");
     let mean: f64 = records[0][column("mean")].parse().unwrap();
     let low: f64 = records[0][column("low_95")].parse().unwrap();
     let high: f64 = records[0][column("high_95")].parse().unwrap();
     assert!(low <= mean && mean <= high, "{low} {mean} {high}");
     // The per-game file agrees with the table's mean.
     let mut games = csv::Reader::from_path(dirs[0].join("games.csv")).unwrap();
-    let lines: Vec<f64> = games.records().map(|r| r.unwrap()[3].parse().unwrap()).collect();
+    let games: Vec<csv::StringRecord> = games.records().map(Result::unwrap).collect();
+    let lines: Vec<f64> = games.iter().filter(|r| &r[0] == "1").map(|r| r[4].parse().unwrap()).collect();
     assert_eq!(lines.len(), 3);
+    // The extrapolation's games: three at each of its heights.
+    for height in ["10x4", "10x5", "10x6"] {
+        assert_eq!(games.iter().filter(|r| &r[0] == "2" && &r[2] == height).count(), 3, "{height}");
+    }
     assert!((lines.iter().sum::<f64>() / 3.0 - mean).abs() < 1e-9);
 
     let markdown = std::fs::read_to_string(dirs[0].join("table.md")).unwrap();
@@ -116,15 +121,106 @@ fn unknown_preset_is_one_line_with_a_suggestion_and_writes_nothing() {
 }
 
 #[test]
-fn a_preset_of_the_spec_gets_a_row_whether_or_not_its_rules_have_landed() {
+fn dellacherie_plays_full_games_on_the_published_board_of_fahey_standard_rules() {
     let temp = tempfile::tempdir().unwrap();
     let out = temp.path().join("results");
-    // `dellacherie` plays on `standard`; before that rule set lands it is "not available".
-    let o = run(&["reproduce", "dellacherie", "--games", "1", "--moves", "500", "--out", out.to_str().unwrap()]);
+    let o = run(&["reproduce", "dellacherie", "--games", "1", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     let (table, notes) = text.split_once("\nhow measured:\n").expect("a 'how measured' list");
-    assert!(table.lines().skip(1).all(|l| l.contains(" dellacherie ")), "{text}");
-    assert!(notes.lines().all(|l| l.contains(" dellacherie (")), "{text}");
-    assert!(table.lines().count() >= 2, "{text}");
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    // Measured, not "not available": a mean in rows of one full game on the 10x20 board.
+    let cells: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(&cells[..4], ["1", "dellacherie", "10x20", "full"], "{text}");
+    assert_eq!(cells[5], "rows", "{text}");
+    let mean: f64 = cells[4].replace(',', "").parse().unwrap_or_else(|_| panic!("no mean in {text}"));
+    assert!(mean > 1_000.0, "{text}");
+    assert!(notes.trim_end().ends_with("dellacherie (standard rules, 1 game): full games"), "{text}");
+}
+
+#[test]
+fn a_stopped_run_resumes_from_its_ledger_and_ends_as_an_uninterrupted_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("results");
+    let args = |out: &Path| {
+        run(&[
+            "reproduce",
+            "bcts",
+            "--games",
+            "6",
+            "--heights",
+            "4..7",
+            "--board",
+            "10x8",
+            "--threads",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let whole = args(&out);
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let whole_dir = run_dirs(&out).remove(0);
+
+    // The same run stopped after a few games (a kill in the middle of a line included):
+    // its folder holds the manifest and the first lines of the ledger.
+    let stopped = temp.path().join("stopped");
+    std::fs::create_dir(&stopped).unwrap();
+    std::fs::copy(whole_dir.join("manifest.json"), stopped.join("manifest.json")).unwrap();
+    let ledger = std::fs::read_to_string(whole_dir.join("ledger.csv")).unwrap();
+    let kept: Vec<&str> = ledger.lines().take(9).collect();
+    std::fs::write(stopped.join("ledger.csv"), format!("{}\nx,3,", kept.join("\n"))).unwrap();
+
+    let resumed = run(&["reproduce", "--resume", stopped.to_str().unwrap(), "--threads", "1"]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).contains("resumed, 8 finished game(s) kept"), "{}", stderr(&resumed));
+    // The same games and the same table (seconds aside) as the uninterrupted run.
+    let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(read(&stopped, "games.csv"), read(&whole_dir, "games.csv"));
+    let without_seconds = |text: String| -> Vec<String> {
+        text.lines().map(|l| l.rsplit_once(',').map_or(l, |(head, _)| head).to_string()).collect()
+    };
+    assert_eq!(without_seconds(read(&stopped, "table.csv")), without_seconds(read(&whole_dir, "table.csv")));
+    // Every game is in the ledger once: 6 full games and 6 at each of 4 heights.
+    assert_eq!(read(&stopped, "ledger.csv").lines().count(), 1 + 6 + 4 * 6);
+}
+
+#[test]
+fn a_killed_run_resumes() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("results");
+    let binary = env!("CARGO_BIN_EXE_tetris-lab");
+    let args = ["reproduce", "bcts", "--games", "300", "--heights", "4..8", "--board", "10x8", "--threads", "1"];
+    let mut child = std::process::Command::new(binary)
+        .args(args)
+        .args(["--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once it has finished some games (or let it finish if it is faster).
+    let started = std::time::Instant::now();
+    loop {
+        let lines = std::fs::read_dir(&out)
+            .ok()
+            .and_then(|mut dirs| dirs.next())
+            .and_then(|dir| std::fs::read_to_string(dir.unwrap().path().join("ledger.csv")).ok())
+            .map_or(0, |text| text.lines().count());
+        if lines > 50 || started.elapsed().as_secs() > 60 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let dir = run_dirs(&out).remove(0);
+    let resumed = run(&["reproduce", "--resume", dir.to_str().unwrap()]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+
+    let again = temp.path().join("again");
+    let whole = run(&[&args[..], &["--out", again.to_str().unwrap()]].concat());
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(read(&dir, "games.csv"), read(&run_dirs(&again)[0], "games.csv"));
 }

@@ -4,11 +4,11 @@
 //! per CPU-second of every preset, games per second on 1 and 2 threads and the parallel
 //! efficiency (`src/benchmark.rs`). Further targets become variants of [`BenchTarget`].
 
-use super::solve::{checked_options, solve_with_progress, thread_pool};
-use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
-use crate::etetris::record::replay;
-use crate::etetris::solver::{write_record, MoveSet};
-use anyhow::{ensure, Result};
+use super::solve::{checked_options, thread_pool};
+use crate::etetris::checked::{check, solve_with_progress};
+use crate::etetris::game::{sequence, PIECE_LIMIT};
+use crate::etetris::solver::MoveSet;
+use anyhow::{ensure, Context, Result};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -119,13 +119,8 @@ fn bench_etetris(args: &Args) -> Result<()> {
             let (cpu, wall) = (cpu_seconds(), Instant::now());
             let solution = pool.install(|| solve_with_progress(options, args.pieces, false));
             let (cpu, wall) = (cpu_seconds() - cpu, wall.elapsed().as_secs_f64());
-            let record = write_record(Grid::default(), &sequence(args.pieces), &solution.placements, args.moves)?;
-            let replayed = replay(&record).score;
-            ensure!(
-                replayed == solution.score as u64,
-                "k={beam}: the record replays to {replayed}, not {}",
-                solution.score
-            );
+            let replayed =
+                check(&sequence(args.pieces), &solution, args.moves).with_context(|| format!("k={beam}"))?.1.score;
             ensure!(score.is_none_or(|s| s == replayed), "k={beam}: the score changed with the thread count");
             score = Some(replayed);
             first_cpu.get_or_insert(cpu);

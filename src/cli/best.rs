@@ -2,9 +2,9 @@
 
 use super::boards::read_boards;
 use super::features::format_number;
-use crate::eval::presets;
 use crate::piece::Piece;
 use crate::policy::{GameView, Scratch};
+use crate::presets;
 use crate::rules::HoldRule;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};

@@ -2,8 +2,8 @@
 //! a file, as CSV on stdout.
 
 use super::boards::read_boards;
-use crate::eval::presets;
 use crate::features::FeatureContext;
+use crate::presets;
 use anyhow::Result;
 use clap::Args;
 use std::io::Write;

@@ -14,7 +14,7 @@ pub fn run() -> Result<()> {
         writeln!(out, "  {:<26} {}", f.name, f.summary)?;
     }
     writeln!(out, "\nPresets:")?;
-    for p in crate::eval::presets::REGISTRY {
+    for p in crate::presets::REGISTRY {
         writeln!(
             out,
             "  {:<26} {} [rules {}, policy {}]",
@@ -25,7 +25,7 @@ pub fn run() -> Result<()> {
         )?;
     }
     let (name, summary) = (
-        crate::eval::presets::ETETRIS,
+        crate::presets::ETETRIS,
         "the E-Tetris contest evaluator with the seed's beam search over the known 10,000-piece sequence",
     );
     writeln!(

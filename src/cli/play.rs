@@ -1,12 +1,14 @@
 //! `tetris-lab play`: plays seeded games of a preset in parallel and summarises them.
 
-use crate::eval::presets;
+use crate::board::parse_size;
+use crate::presets;
+use crate::report::atomic_file::AtomicFile;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
-use crate::sim::{self, GameLimits, GameRecord};
-use anyhow::{bail, Context, Result};
+use crate::sim::{self, thread_pool, GameLimits, GameRecord};
+use anyhow::{bail, Result};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -42,79 +44,6 @@ pub struct PlayArgs {
     pub csv: Option<PathBuf>,
 }
 
-/// Parses `WxH`.
-pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("board size {s:?} is not WxH (e.g. 10x20)"))?;
-    let w: usize = w.trim().parse().map_err(|_| format!("board width {w:?} is not a number"))?;
-    let h: usize = h.trim().parse().map_err(|_| format!("board height {h:?} is not a number"))?;
-    crate::board::Board::check_size(w, h).map_err(|e| e.to_string())?;
-    Ok((w, h))
-}
-
-/// A rayon pool of `threads` workers (all cores when `None`; more than the cores is capped
-/// to them, see [`crate::limits::threads`]).
-pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
-    let threads = crate::limits::threads(threads, false)?;
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")
-}
-
-/// A file written under a temporary name in the target's folder and renamed into place by
-/// [`AtomicFile::commit`], so a failed run leaves any existing file untouched and no
-/// temporary behind (it is removed when the `AtomicFile` is dropped, commit failing
-/// included). Creating it checks the folder is writable before any work. The temporary
-/// name keeps the target's extension, for writers that choose the format by it.
-pub struct AtomicFile {
-    target: PathBuf,
-    file: tempfile::NamedTempFile,
-}
-
-impl AtomicFile {
-    pub fn create(target: &Path) -> Result<AtomicFile> {
-        let cannot = || format!("cannot write {}", target.display());
-        let name = target.file_name().with_context(|| format!("{} is not a file path", target.display()))?;
-        if target.is_dir() {
-            bail!("cannot write {}: it is a folder", target.display());
-        }
-        let folder = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-        // Cut so that a target name near the file system's limit still has a temporary.
-        let short: String = name.to_string_lossy().chars().take(100).collect();
-        let prefix = format!(".{short}.partial-");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(&extension);
-        // The umask's permissions, as `File::create` gives, not the temporary's own 0600.
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let file = builder.tempfile_in(folder).with_context(cannot)?;
-        Ok(AtomicFile { target: target.to_path_buf(), file })
-    }
-    /// Checks that `target` can be written, before long work whose result goes there: the
-    /// temporary is made and removed at once, so an interrupted run leaves nothing behind.
-    pub fn check_writable(target: &Path) -> Result<()> {
-        AtomicFile::create(target).map(drop)
-    }
-    pub fn writer(&mut self) -> &mut std::fs::File {
-        self.file.as_file_mut()
-    }
-    /// Where the temporary file is, for writers that open a path themselves.
-    pub fn temporary_path(&self) -> &Path {
-        self.file.path()
-    }
-    /// Renames the temporary file over the target; on failure the temporary is removed.
-    pub fn commit(self) -> Result<()> {
-        self.file.as_file().sync_all().ok();
-        let target = self.target;
-        self.file
-            .persist(&target)
-            .map_err(|e| e.error)
-            .with_context(|| format!("cannot write {}", target.display()))?;
-        Ok(())
-    }
-}
-
 pub fn run(args: PlayArgs) -> Result<()> {
     crate::limits::check_count("--games", args.games, crate::limits::MAX_GAMES)?;
     if args.max_pieces == Some(0) {
@@ -146,14 +75,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let start = Instant::now();
     let limits = GameLimits { max_pieces: args.max_pieces };
     let records = with_progress("games", args.games, false, |pieces, bar| {
-        pool.install(|| sim::play_batch(rules, policy, args.seed, args.games, limits, Some(pieces), &|_| bar.inc(1)))
+        pool.install(|| sim::play_batch(built.driver(), args.seed, args.games, limits, Some(pieces), &|_| bar.inc(1)))
     });
     let seconds = start.elapsed().as_secs_f64();
 
     if let Some(path) = &args.csv {
-        let mut out = AtomicFile::create(path)?;
-        write_csv(out.writer(), &records).with_context(|| format!("cannot write {}", path.display()))?;
-        out.commit()?;
+        AtomicFile::write_with(path, |file| write_csv(file, &records))?;
         eprintln!("per-game CSV written to {}", args.csv.as_ref().expect("a CSV path").display());
     }
     print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko");
@@ -224,46 +151,4 @@ fn print_row(name: &str, s: &Summary) {
         s.min,
         s.max
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-
-    fn names_in(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
-    }
-
-    #[test]
-    fn an_atomic_file_replaces_the_target_only_on_commit() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("out.csv");
-        std::fs::write(&target, "old").unwrap();
-        let mut file = AtomicFile::create(&target).unwrap();
-        write!(file.writer(), "new").unwrap();
-        assert!(file.temporary_path().to_string_lossy().ends_with(".csv"));
-        drop(file);
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
-        assert_eq!(names_in(dir.path()), ["out.csv"]);
-        let mut file = AtomicFile::create(&target).unwrap();
-        write!(file.writer(), "new").unwrap();
-        file.commit().unwrap();
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        assert_eq!(names_in(dir.path()), ["out.csv"]);
-    }
-
-    #[test]
-    fn an_atomic_file_onto_a_folder_fails_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("folder")).unwrap();
-        let error = AtomicFile::create(&dir.path().join("folder")).err().unwrap().to_string();
-        assert!(error.contains("it is a folder"), "{error}");
-        assert!(AtomicFile::check_writable(&dir.path().join("missing/out.csv")).is_err());
-        AtomicFile::check_writable(&dir.path().join("out.csv")).unwrap();
-        assert_eq!(names_in(dir.path()), ["folder"]);
-    }
 }

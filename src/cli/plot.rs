@@ -1,6 +1,6 @@
 //! `tetris-lab plot`: redraws a run's fitness plot, or overlays several runs on one chart.
 
-use crate::cli::play::AtomicFile;
+use crate::report::atomic_file::AtomicFile;
 use crate::tune::plot;
 use anyhow::{bail, Context, Result};
 use clap::Args;

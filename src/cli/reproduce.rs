@@ -1,37 +1,46 @@
 //! `tetris-lab reproduce`: plays every preset the way its published figure was measured
-//! (or the cheapest honest substitute: a reduced board, a piece cap, Fahey's estimate) and
-//! prints one table of measured against published figures, also written as CSV and
-//! Markdown to `results/reproduce/<run-id>/` with a manifest.
+//! (or the cheapest honest substitute: a reduced board, a piece cap, or an extrapolation
+//! over board heights from full games on shorter boards) and prints one table of measured
+//! against published figures, also written as CSV and Markdown to
+//! `results/reproduce/<run-id>/` with a manifest and the ledger of every game, from which
+//! `--resume DIR` continues a stopped run.
 //!
-//! What is measured is data: [`PLAN`] has one line per measurement, so a new preset is one
-//! line. Presets of the registry without a line get [`default_plan`]; presets of the plan
-//! or registry whose rule set does not build yet are listed as "not available".
+//! What is measured, and how, is the library's [`crate::reproduce`]; this command reads the
+//! arguments, prints the progress and the table, and writes the run's files.
 
-use crate::cli::play::{parse_size, thread_pool, AtomicFile};
-use crate::eval::presets::{self, Preset};
-use crate::report::fahey;
-use crate::report::progress::with_progress;
-use crate::report::stats::Summary;
-use crate::sim::{self, GameLimits, GameRecord};
-use anyhow::{Context, Result};
-use clap::Args;
+use crate::board::parse_size;
+use crate::presets;
+use crate::report::atomic_file::AtomicFile;
+use crate::report::ledger::Ledger;
+use crate::reproduce::{
+    duration, expected_pieces, figure_text, first_line, group, markdown_table, measure, method_name, select,
+    text_table, warm_up, Measuring, Planned, Row, Selection,
+};
+use crate::sim::{thread_pool, GameRecord};
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
     /// Presets to measure (default: every preset of `tetris-lab list` and of the spec).
     pub presets: Vec<String>,
-    /// The cheap checks only: reduced boards and estimates, a few minutes on 2 cores (default).
+    /// The cheap checks (default): full games where they are short, extrapolations over
+    /// board heights for the 10x20 figures; about 5 minutes on 2 cores.
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
     /// Every measurement of the plan, full games on the published boards included; prints
-    /// its time estimate first (hours on 2 cores).
+    /// its time estimate first (hours on 2 cores; `--resume` continues a stopped run).
     #[arg(long)]
     pub full: bool,
+    /// Continue the run in this folder (one `reproduce` wrote): its finished games are kept,
+    /// the missing ones played, and the table completed as if the run had never stopped. The
+    /// presets, mode and seed are the run's own (its `manifest.json`).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["presets", "quick", "full", "games", "heights", "board", "out"])]
+    pub resume: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -41,212 +50,59 @@ pub struct ReproduceArgs {
     /// Directory receiving one sub-directory per run.
     #[arg(long, default_value = "results/reproduce")]
     pub out: PathBuf,
-    /// Testing: play this many games in every game measurement.
+    /// Testing: play this many games in every game measurement (per height in an
+    /// extrapolation).
     #[arg(long, hide = true)]
     pub games: Option<u64>,
-    /// Testing: play this many moves in every estimate.
-    #[arg(long, hide = true)]
-    pub moves: Option<u64>,
+    /// Testing: the heights an extrapolation plays, `LOW..HIGH` (both included).
+    #[arg(long, hide = true, value_parser = parse_heights)]
+    pub heights: Option<(usize, usize)>,
     /// Testing: replace the board of every measurement on a resizable board.
     #[arg(long, hide = true, value_parser = parse_size)]
     pub board: Option<(usize, usize)>,
 }
 
-/// How a figure is measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// Games played to their end.
-    FullGames,
-    /// Games stopped (alive) after this many pieces: the mean is a lower bound.
-    PieceCap(u64),
-    /// Fahey's estimate from the stack-height histogram of a fixed number of moves.
-    Estimate,
-}
-
-/// What the mean is taken of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    Rows,
-    /// Pieces placed (the 7-term bot's fitness).
-    Turns,
-    /// Points (the E-Tetris contest).
-    Score,
-}
-
-impl Metric {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::Rows => "rows",
-            Metric::Turns => "turns",
-            Metric::Score => "score",
-        }
-    }
-    fn of(self, record: &GameRecord) -> f64 {
-        (match self {
-            Metric::Rows => record.lines,
-            Metric::Turns => record.pieces,
-            Metric::Score => record.score,
-        }) as f64
-    }
-}
-
-/// A published figure as a number: `value`, give or take `tolerance` (relative) when the
-/// source states one.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Published {
-    pub value: f64,
-    pub tolerance: Option<f64>,
-    /// Where the figure comes from, short.
-    pub source: &'static str,
-}
-
-/// One measurement of the plan.
-#[derive(Clone, Copy, Debug)]
-pub struct Measurement {
-    pub preset: &'static str,
-    /// `None`: the rule set's own board.
-    pub board: Option<(usize, usize)>,
-    pub method: Method,
-    pub metric: Metric,
-    /// Games (moves for an estimate) under `--quick`; 0 = not part of `--quick`.
-    pub quick: u64,
-    /// Games (moves for an estimate) under `--full`; 0 = not part of `--full`.
-    pub full: u64,
-    pub published: Option<Published>,
-}
-
-const fn line(
-    preset: &'static str,
-    board: Option<(usize, usize)>,
-    method: Method,
-    quick: u64,
-    full: u64,
-    published: Option<Published>,
-) -> Measurement {
-    Measurement { preset, board, method, metric: Metric::Rows, quick, full, published }
-}
-
-const fn figure(value: f64, tolerance: Option<f64>, source: &'static str) -> Option<Published> {
-    Some(Published { value, tolerance, source })
-}
-
-const FAHEY_DELLACHERIE: Option<Published> =
-    figure(630_000.0, Some(0.27), "Fahey 2003: 600,000-660,000 over 56 games, +-27% at 95%");
-const THIERY_DELLACHERIE: Option<Published> = figure(5_200_000.0, Some(0.20), "Thiery-Scherrer 2009, 10x20, +-20%");
-const THIERY_BCTS: Option<Published> = figure(35_000_000.0, Some(0.20), "Thiery-Scherrer 2009, 10x20, +-20%");
-const THIERY_BCTS_10X10: Option<Published> = figure(3_800.0, None, "Thiery-Scherrer, 10x10");
-
-/// Every measurement, in the order of the table. `--quick` (the default) runs the lines
-/// with a non-zero `quick`; `--full` those with a non-zero `full`. The 10x10 and 10x16
-/// boards are the literature's cheap checks (scores grow about 2.5x per row, so a 10x10
-/// game is about 10,000 times shorter than a 10x20 one); Dellacherie's 10x10 and 10x16
-/// figures could not be pinned to a source, so they print as n/a rather than a guess.
-pub static PLAN: &[Measurement] = &[
-    line("dellacherie", None, Method::Estimate, 1_000_000, 20_000_000, FAHEY_DELLACHERIE),
-    line("dellacherie", None, Method::FullGames, 0, 56, FAHEY_DELLACHERIE),
-    line("dellacherie-simplified", Some((10, 10)), Method::FullGames, 100, 1_000, None),
-    // The estimate where full games are cheap too: how far the estimate is from a measurement.
-    line("dellacherie-simplified", Some((10, 10)), Method::Estimate, 1_000_000, 20_000_000, None),
-    line("dellacherie-simplified", Some((10, 16)), Method::FullGames, 0, 100, None),
-    line("dellacherie-simplified", Some((10, 20)), Method::Estimate, 1_000_000, 20_000_000, THIERY_DELLACHERIE),
-    line("dellacherie-simplified", Some((10, 20)), Method::FullGames, 0, 100, THIERY_DELLACHERIE),
-    line("el-tetris", None, Method::Estimate, 1_000_000, 20_000_000, None),
-    line("bcts", Some((10, 10)), Method::FullGames, 100, 1_000, THIERY_BCTS_10X10),
-    line("bcts", Some((10, 10)), Method::Estimate, 1_000_000, 20_000_000, THIERY_BCTS_10X10),
-    line("bcts", Some((10, 16)), Method::FullGames, 0, 100, None),
-    line("bcts", Some((10, 20)), Method::Estimate, 1_000_000, 20_000_000, THIERY_BCTS),
-    line("bcts", Some((10, 20)), Method::FullGames, 0, 100, THIERY_BCTS),
-    // Lee's player "clears lines indefinitely": only a piece cap ends its games.
-    line("lee", None, Method::PieceCap(2_000), 10, 0, None),
-    line("lee", None, Method::PieceCap(100_000), 0, 100, None),
-    // Tops out within a few dozen lines at high gravity: full games are cheap.
-    line("pygame-lee", None, Method::FullGames, 5, 100, None),
-    Measurement {
-        preset: "erikko",
-        board: None,
-        method: Method::PieceCap(10_000),
-        metric: Metric::Turns,
-        quick: 10,
-        full: 0,
-        published: None,
-    },
-    Measurement {
-        preset: "erikko",
-        board: None,
-        method: Method::FullGames,
-        metric: Metric::Turns,
-        quick: 0,
-        full: 100,
-        published: None,
-    },
-    // One deterministic game over the known sequence; "1.30 M" is rounded to 0.01 M.
-    Measurement {
-        preset: "etetris",
-        board: None,
-        method: Method::FullGames,
-        metric: Metric::Score,
-        quick: 1,
-        full: 1,
-        published: figure(1_300_000.0, Some(0.004), "contest solver, 1,000 kept boards"),
-    },
-];
-
-/// The measurements of a registry preset the plan does not name: capped games, since
-/// nothing says how long its games are.
-pub fn default_plan(preset: &'static str) -> [Measurement; 2] {
-    [
-        line(preset, None, Method::PieceCap(2_000), 10, 0, None),
-        line(preset, None, Method::PieceCap(100_000), 0, 100, None),
-    ]
-}
-
-/// Estimates are split into this many independent streams, whatever the thread count,
-/// so that the result depends only on the seed.
-const ESTIMATE_STREAMS: u64 = 16;
-
-/// Scores grow about 2.5x per board row (`tuning.md`); used only to size `--full`.
-const GROWTH_PER_ROW: f64 = 2.5;
-
-/// One row of the output table.
-#[derive(Clone, Debug)]
-struct Row {
-    preset: String,
-    rule_set: String,
-    board: String,
-    /// Games played, or moves for an estimate.
-    count: String,
-    metric: &'static str,
-    mean: Option<f64>,
-    interval: Option<(f64, f64)>,
-    published: Option<Published>,
-    verdict: String,
-    method: String,
-    seconds: f64,
-}
-
-/// A measurement with the counts of the chosen mode and the test overrides applied.
-#[derive(Clone, Copy, Debug)]
-struct Planned {
-    measurement: Measurement,
-    count: u64,
-    board: Option<(usize, usize)>,
-    /// The board was replaced by `--board`: the published figure no longer applies.
-    overridden: bool,
-}
-
 pub fn run(args: ReproduceArgs) -> Result<()> {
+    let (args, resumed) = match &args.resume {
+        Some(dir) => (resumed_arguments(dir, &args)?, Some(dir.clone())),
+        None => (args, None),
+    };
     let full = args.full;
-    let selection = select(&args)?;
+    let selection = select(&Selection {
+        presets: args.presets.clone(),
+        full: args.full,
+        games: args.games,
+        heights: args.heights,
+        board: args.board,
+    })?;
     let pool = thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
     let started = SystemTime::now();
-    let run_dir = create_run_dir(&args.out, started, args.seed)?;
+    let run_dir = match &resumed {
+        Some(dir) => dir.clone(),
+        None => create_run_dir(&args.out, started, args.seed)?,
+    };
+    let ledger_path = run_dir.join("ledger.csv");
+    let ledger = match Ledger::open(&ledger_path) {
+        Ok(ledger) => ledger,
+        Err(e) => {
+            if resumed.is_none() {
+                let _ = std::fs::remove_dir(&run_dir);
+            }
+            return Err(e);
+        }
+    };
     eprintln!(
-        "reproduce ({}) | seed {} | {} thread(s) | output {}",
+        "reproduce ({}) | seed {} | {} thread(s) | output {}{}",
         if full { "full" } else { "quick" },
         args.seed,
         threads,
-        run_dir.display()
+        run_dir.display(),
+        if resumed.is_some() {
+            format!(" | resumed, {} finished game(s) kept", ledger.earlier())
+        } else {
+            String::new()
+        }
     );
 
     let result = (|| -> Result<()> {
@@ -256,8 +112,12 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         let mut rows = Vec::new();
         let mut games_csv = Vec::new();
         let mut rule_sets = BTreeMap::new();
-        for planned in &selection {
-            let row = pool.install(|| measure(planned, args.seed, &mut games_csv, &mut rule_sets));
+        // The manifest first: a run stopped during its first measurement can be resumed.
+        let run = Run { args: &args, threads, full, started, planned: selection.len() };
+        write_outputs(&run_dir, &rows, &games_csv, &run, SystemTime::now(), &rule_sets)?;
+        for (index, planned) in selection.iter().enumerate() {
+            let context = Measuring { seed: args.seed, index, ledger: &ledger };
+            let row = pool.install(|| measure(planned, &context, &mut games_csv, &mut rule_sets))?;
             eprintln!(
                 "[{}/{}] {} {} {}: {} {} ({:.1} s)",
                 rows.len() + 1,
@@ -270,8 +130,8 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
                 row.seconds
             );
             rows.push(row);
-            // Rewritten after every measurement so that an interrupted `--full` run keeps
-            // what it measured (the manifest says how many of the planned rows are done).
+            // Rewritten after every measurement; the ledger keeps every finished game in
+            // between (the manifest says how many of the planned rows are done).
             let run = Run { args: &args, threads, full, started, planned: selection.len() };
             write_outputs(&run_dir, &rows, &games_csv, &run, SystemTime::now(), &rule_sets)?;
         }
@@ -279,254 +139,68 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         eprintln!("wrote {}", run_dir.display());
         Ok(())
     })();
-    if result.is_err() {
-        // Leave no empty run directory behind a failed run (never removes written files).
+    if result.is_err() && resumed.is_none() && ledger.is_empty() {
+        // Leave no empty run directory behind a failed run (never removes a finished game).
+        let _ = std::fs::remove_file(&ledger_path);
         let _ = std::fs::remove_dir(&run_dir);
     }
     result
 }
 
-/// The measurements to run, in plan order, after checking every named preset exists.
-fn select(args: &ReproduceArgs) -> Result<Vec<Planned>> {
-    let full = args.full;
-    let mut known: Vec<&'static str> = presets::REGISTRY.iter().map(|p| p.name).collect();
-    for m in PLAN {
-        if !known.contains(&m.preset) {
-            known.push(m.preset);
-        }
+/// The arguments of the run in `dir`, from its manifest, with this command's `--threads`.
+fn resumed_arguments(dir: &Path, given: &ReproduceArgs) -> Result<ReproduceArgs> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot resume {}: no manifest.json (not a reproduce run folder?)", dir.display()))?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", path.display()))?;
+    let field = |name: &str| manifest.get(name).with_context(|| format!("{}: field {name} is missing", path.display()));
+    if field("command")?.as_str() != Some("reproduce") {
+        bail!("{}: field command: not a reproduce run", path.display());
     }
-    let mut wanted: Vec<&'static str> = Vec::new();
-    for name in &args.presets {
-        let Some(found) = known.iter().find(|k| *k == name) else {
-            return Err(crate::names::unknown("preset", name, known.iter().copied()));
-        };
-        if !wanted.contains(found) {
-            wanted.push(found);
-        }
+    let arguments: Vec<String> = field("reproduce_arguments")?
+        .as_array()
+        .and_then(|items| items.iter().map(|item| item.as_str().map(String::from)).collect())
+        .with_context(|| format!("{}: field reproduce_arguments: expected a list of strings", path.display()))?;
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: ReproduceArgs,
     }
-    if wanted.is_empty() {
-        wanted = known.clone();
-    }
+    let parsed = Wrapper::try_parse_from(std::iter::once("reproduce".to_string()).chain(arguments))
+        .map_err(|e| anyhow::anyhow!("{}: field reproduce_arguments: {}", path.display(), first_line(&e.to_string())))?
+        .args;
+    Ok(ReproduceArgs { threads: given.threads, resume: None, ..parsed })
+}
+
+/// The arguments that decide what a run measures, as a command line (`--threads` aside,
+/// which changes only the speed), for `--resume`.
+fn measured_arguments(args: &ReproduceArgs) -> Vec<String> {
+    let mut out: Vec<String> = args.presets.clone();
+    out.push(if args.full { "--full".into() } else { "--quick".into() });
+    out.extend(["--seed".to_string(), args.seed.to_string()]);
     if let Some(games) = args.games {
-        crate::limits::check_count("--games", games, crate::limits::MAX_GAMES)?;
+        out.extend(["--games".to_string(), games.to_string()]);
     }
-    if let Some(moves) = args.moves {
-        crate::limits::check_count("--moves", moves, crate::limits::MAX_MOVES)?;
+    if let Some((low, high)) = args.heights {
+        out.extend(["--heights".to_string(), format!("{low}..{high}")]);
     }
-    // Plan order, then registry presets the plan does not name, so the table reads the
-    // same whichever way the presets were given.
-    let mut lines: Vec<Measurement> = PLAN.to_vec();
-    for preset in presets::REGISTRY {
-        if !PLAN.iter().any(|m| m.preset == preset.name) {
-            lines.extend(default_plan(preset.name));
-        }
+    if let Some((width, height)) = args.board {
+        out.extend(["--board".to_string(), format!("{width}x{height}")]);
     }
-    let selection = lines
-        .into_iter()
-        .filter(|m| wanted.contains(&m.preset))
-        .filter_map(|m| {
-            let count = if full { m.full } else { m.quick };
-            if count == 0 {
-                return None;
-            }
-            let count = match m.method {
-                Method::Estimate => args.moves.unwrap_or(count),
-                _ => args.games.unwrap_or(count),
-            };
-            let overridden = args.board.is_some() && m.board.is_some() && args.board != m.board;
-            let board = if m.board.is_some() { args.board.or(m.board) } else { None };
-            Some(Planned { measurement: m, count, board, overridden })
-        })
-        .collect();
-    Ok(selection)
+    out
 }
 
-/// The E-Tetris contest: not a game of the game loop but the seed's beam search over the
-/// known sequence with its published weights and 1,000 kept boards, scored by replaying the
-/// record it writes (the game's own count). Deterministic, so the "interval" is the point.
-fn measure_etetris(mut row: Row, planned: &Planned, rule_sets: &mut BTreeMap<String, String>) -> Row {
-    use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
-    use crate::etetris::solver::{write_record, MoveSet, Options};
-    const BEAM: usize = 1_000;
-    let start = Instant::now();
-    let options = Options { beam: BEAM, moves: MoveSet::Seed, weights: Default::default() };
-    let solution = crate::cli::solve::solve_with_progress(options, PIECE_LIMIT, true);
-    let score = match write_record(Grid::default(), &sequence(PIECE_LIMIT), &solution.placements, MoveSet::Seed) {
-        Ok(record) => crate::etetris::record::replay(&record).score as f64,
-        Err(e) => {
-            row.method = format!("not available: {e}");
-            return row;
-        }
-    };
-    rule_sets.insert("etetris 10x20".into(), "etetris (contest rules)".into());
-    let summary = Summary::of(&[score]);
-    row.rule_set = "etetris".into();
-    row.board = "10x20".into();
-    row.count = planned.count.to_string();
-    row.mean = Some(score);
-    row.interval = Some((score, score));
-    row.verdict = verdict(row.interval, &summary, row.published, Method::FullGames);
-    row.method =
-        format!("beam search, {BEAM} kept boards, seed moves, published weights; score of the replayed record");
-    row.seconds = start.elapsed().as_secs_f64();
-    row
-}
-
-/// Plays one measurement and makes its table row; a preset that is not in this build or
-/// whose rule set does not build becomes a "not available" row.
-fn measure(
-    planned: &Planned,
-    seed: u64,
-    games_csv: &mut Vec<(String, String, GameRecord)>,
-    rule_sets: &mut BTreeMap<String, String>,
-) -> Row {
-    let m = &planned.measurement;
-    let published = if planned.overridden { None } else { m.published };
-    let mut row = Row {
-        preset: m.preset.to_string(),
-        rule_set: "-".into(),
-        board: planned.board.map(|(w, h)| format!("{w}x{h}")).unwrap_or_else(|| "-".into()),
-        count: "-".into(),
-        metric: m.metric.as_str(),
-        mean: None,
-        interval: None,
-        published,
-        verdict: "n/a".into(),
-        method: String::new(),
-        seconds: 0.0,
-    };
-    if m.preset == "etetris" {
-        return measure_etetris(row, planned, rule_sets);
+/// `8..14` -> (8, 14).
+fn parse_heights(text: &str) -> std::result::Result<(usize, usize), String> {
+    let parse = |part: &str| part.trim().parse::<usize>().map_err(|_| format!("{text:?} is not LOW..HIGH"));
+    let (low, high) = text.split_once("..").ok_or_else(|| format!("{text:?} is not LOW..HIGH"))?;
+    let (low, high) = (parse(low)?, parse(high)?);
+    if low < 4 || high < low + 2 {
+        return Err(format!("{text:?}: an extrapolation needs three heights or more, from 4 up"));
     }
-    let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else {
-        row.method = "not available: not in this build yet".into();
-        return row;
-    };
-    row.rule_set = preset.rule_set.to_string();
-    let built = match preset.build(planned.board, None) {
-        Ok(built) => built,
-        Err(e) => {
-            // The root cause without the list of known names: "unknown rule set "lee"".
-            let cause = e.root_cause().to_string();
-            row.method = format!("not available: {}", first_line(&cause).split(';').next().unwrap_or(""));
-            return row;
-        }
-    };
-    let rules = built.rules.as_ref();
-    let policy = built.policy.as_ref();
-    let board = rules.new_board();
-    row.board = format!("{}x{}", board.width(), board.height());
-    rule_sets.insert(format!("{} {}", rules.name(), row.board), rules.version().to_string());
-    row.method = describe_method(planned, preset);
-
-    let start = Instant::now();
-    match m.method {
-        Method::FullGames | Method::PieceCap(_) => {
-            let limits = GameLimits {
-                max_pieces: match m.method {
-                    Method::PieceCap(cap) => Some(cap),
-                    _ => None,
-                },
-            };
-            let label = format!("{} {} ({} games)", m.preset, row.board, planned.count);
-            let records = with_progress(&label, planned.count, false, |pieces, bar| {
-                sim::play_batch(rules, policy, seed, planned.count, limits, Some(pieces), &|_| bar.inc(1))
-            });
-            let values: Vec<f64> = records.iter().map(|r| m.metric.of(r)).collect();
-            let summary = Summary::of(&values);
-            row.count = planned.count.to_string();
-            row.mean = Some(summary.mean);
-            row.interval = Some((summary.low_95(), summary.high_95()));
-            row.verdict = verdict(Some((summary.low_95(), summary.high_95())), &summary, published, m.method);
-            for r in records {
-                games_csv.push((m.preset.to_string(), row.board.clone(), r));
-            }
-        }
-        Method::Estimate => {
-            let label = format!("{} {} (estimate, {} moves)", m.preset, row.board, planned.count);
-            let histogram = with_progress(&label, planned.count, true, |pieces, _| {
-                fahey::sample(rules, policy, seed, planned.count, ESTIMATE_STREAMS, Some(pieces))
-            });
-            row.count = format!("{} moves", group(planned.count as f64, 0));
-            let heights = fahey::fit_heights(&histogram, board.height());
-            row.method.push_str(&format!(", height histogram {}..{} extrapolated", heights.start(), heights.end()));
-            match fahey::estimate(&histogram, board.height(), heights.clone()) {
-                Some(e) => {
-                    row.mean = Some(e.rows_per_game);
-                    row.interval = Some((e.rows_low_95, e.rows_high_95));
-                    let summary = Summary::of(&[e.rows_per_game]);
-                    row.verdict = verdict(row.interval, &summary, published, m.method);
-                }
-                None => {
-                    row.verdict = "n/a".into();
-                    row.method.push_str(&format!(
-                        "; no estimate: fewer than 3 heights of {}..{} seen or no decreasing tail",
-                        heights.start(),
-                        heights.end()
-                    ));
-                }
-            }
-            if histogram.games_lost > 0 {
-                // Losses seen in the sample give a direct figure too (rows per loss), a
-                // check on the extrapolation wherever games are short enough to end.
-                row.method.push_str(&format!(
-                    "; {} game(s) lost in the sample: {} rows per loss",
-                    histogram.games_lost,
-                    figure_text(histogram.rows as f64 / histogram.games_lost as f64)
-                ));
-            }
-        }
-    }
-    row.seconds = start.elapsed().as_secs_f64();
-    row
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or("")
-}
-
-/// "full games", "reduced board", "piece cap N", "estimate (Fahey ...)" as the table says it.
-fn describe_method(planned: &Planned, preset: &Preset) -> String {
-    let mut parts = Vec::new();
-    let own_height = crate::rules::build(preset.rule_set, None).map(|r| r.new_board().height()).ok();
-    let reduced = planned.board.is_some_and(|(_, h)| own_height.is_some_and(|own| h < own));
-    match planned.measurement.method {
-        Method::FullGames => parts.push("full games".to_string()),
-        Method::PieceCap(cap) => parts.push(format!("piece cap {}", group(cap as f64, 0))),
-        Method::Estimate => parts.push("estimate (Fahey)".into()),
-    }
-    if reduced {
-        parts.push("reduced board".into());
-    }
-    if planned.overridden {
-        parts.push("board overridden, published figure not comparable".into());
-    }
-    if preset.rule_set != "simplified" && planned.board.is_some() {
-        parts.push(format!("rules {}", preset.rule_set));
-    }
-    parts.join(", ")
-}
-
-/// Whether the published figure lies in the measured 95% interval: "yes", "no", "overlap"
-/// (outside, but the published figure's own interval overlaps ours), or "n/a".
-fn verdict(interval: Option<(f64, f64)>, summary: &Summary, published: Option<Published>, method: Method) -> String {
-    let (Some(p), Some((low, high))) = (published, interval) else {
-        return "n/a".into();
-    };
-    if let Method::PieceCap(_) = method {
-        // A capped mean is a lower bound of the uncapped one, not a measurement of it.
-        return "n/a (capped)".into();
-    }
-    if (low..=high).contains(&p.value) {
-        return "yes".into();
-    }
-    if let Some(t) = p.tolerance {
-        let (p_low, p_high) = (p.value * (1.0 - t), p.value * (1.0 + t));
-        if p_low <= high && low <= p_high {
-            return "overlap".into();
-        }
-    }
-    format!("no (x{:.2})", summary.mean / p.value)
+    crate::board::Board::check_size(4, high).map_err(|e| e.to_string())?;
+    Ok((low, high))
 }
 
 /// Prints, before `--full` starts, how many pieces each measurement should take and how
@@ -540,13 +214,9 @@ fn print_time_estimate(selection: &[Planned], threads: usize) {
         let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else { continue };
         let Ok(built) = preset.build(planned.board, None) else { continue };
         let board = built.rules.new_board();
-        let speed = warm_up(built.rules.as_ref(), built.policy.as_ref());
+        let speed = warm_up(built.driver());
         let expected = expected_pieces(planned, board.width(), board.height());
-        let parallel = match m.method {
-            Method::Estimate => threads.min(ESTIMATE_STREAMS as usize),
-            _ => threads.min(planned.count as usize),
-        }
-        .max(1);
+        let parallel = threads.min(planned.count as usize).max(1);
         let line = match expected {
             Some(pieces) => {
                 let seconds = pieces / (speed * parallel as f64);
@@ -574,211 +244,6 @@ fn print_time_estimate(selection: &[Planned], threads: usize) {
     );
 }
 
-fn method_name(method: Method) -> &'static str {
-    match method {
-        Method::FullGames => "full games",
-        Method::PieceCap(_) => "piece cap",
-        Method::Estimate => "estimate",
-    }
-}
-
-/// Pieces per thread-second over about a quarter of a second of play (new seeded games
-/// as games end).
-fn warm_up(rules: &dyn crate::rules::RuleSet, policy: &dyn crate::policy::Policy) -> f64 {
-    let start = Instant::now();
-    let mut pieces = 0u64;
-    let mut game = 0;
-    while start.elapsed() < Duration::from_millis(250) {
-        let record = sim::play_game(rules, policy, game, GameLimits { max_pieces: Some(2_000) }, None);
-        pieces += record.pieces.max(1);
-        game += 1;
-    }
-    pieces as f64 / start.elapsed().as_secs_f64()
-}
-
-/// Expected pieces for a measurement: moves for an estimate, the cap for capped games,
-/// and for full games the published rows (or the preset's figure on another board, scaled
-/// by 2.5x per row) times `width / 4` pieces per row (4 cells a piece, `width` a row).
-fn expected_pieces(planned: &Planned, width: usize, height: usize) -> Option<f64> {
-    let m = &planned.measurement;
-    let games = planned.count as f64;
-    match m.method {
-        Method::Estimate => Some(games),
-        Method::PieceCap(cap) => Some(games * cap as f64),
-        Method::FullGames => {
-            if m.metric != Metric::Rows {
-                return None;
-            }
-            let rows = m.published.filter(|_| !planned.overridden).map(|p| p.value).or_else(|| {
-                PLAN.iter().filter(|o| o.preset == m.preset && o.method == Method::FullGames).find_map(|o| {
-                    let (_, other_height) = o.board?;
-                    let p = o.published?;
-                    Some(p.value * GROWTH_PER_ROW.powi(height as i32 - other_height as i32))
-                })
-            })?;
-            Some(games * rows * width as f64 / 4.0)
-        }
-    }
-}
-
-fn duration(seconds: f64) -> String {
-    if seconds < 120.0 {
-        format!("{seconds:.0} s")
-    } else if seconds < 7200.0 {
-        format!("{:.0} min", seconds / 60.0)
-    } else {
-        format!("{:.1} h", seconds / 3600.0)
-    }
-}
-
-/// `1234567.8` -> `1,234,568` (with `decimals` after the point).
-pub fn group(value: f64, decimals: usize) -> String {
-    if !value.is_finite() {
-        return format!("{value}");
-    }
-    let text = format!("{:.*}", decimals, value.abs());
-    let (whole, fraction) = text.split_once('.').map(|(w, f)| (w, Some(f))).unwrap_or((&text, None));
-    let mut grouped = String::new();
-    for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    let sign = if value < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
-    match fraction {
-        Some(f) => format!("{sign}{grouped}.{f}"),
-        None => format!("{sign}{grouped}"),
-    }
-}
-
-/// A figure with one decimal below 100 and none above.
-fn figure_text(value: f64) -> String {
-    group(value, if value.abs() < 100.0 { 1 } else { 0 })
-}
-
-fn published_text(p: Option<Published>) -> String {
-    match p {
-        Some(Published { value, tolerance: Some(t), .. }) => {
-            format!(
-                "{} +-{}%",
-                figure_text(value),
-                if t < 0.01 { format!("{:.1}", t * 100.0) } else { format!("{:.0}", t * 100.0) }
-            )
-        }
-        Some(Published { value, tolerance: None, .. }) => figure_text(value),
-        None => "n/a".into(),
-    }
-}
-
-const HEADERS: [&str; 11] = [
-    "preset",
-    "rule set",
-    "board",
-    "games",
-    "metric",
-    "mean",
-    "95% interval",
-    "published",
-    "inside",
-    "how measured",
-    "seconds",
-];
-
-fn cells(row: &Row) -> [String; 11] {
-    [
-        row.preset.clone(),
-        row.rule_set.clone(),
-        row.board.clone(),
-        row.count.clone(),
-        row.metric.to_string(),
-        row.mean.map(figure_text).unwrap_or_else(|| "-".into()),
-        row.interval.map(|(l, h)| format!("[{}, {}]", figure_text(l), figure_text(h))).unwrap_or_else(|| "-".into()),
-        published_text(row.published),
-        row.verdict.clone(),
-        row.method.clone(),
-        format!("{:.1}", row.seconds),
-    ]
-}
-
-/// The table as aligned text for the terminal: the figures in columns narrow enough for
-/// a terminal (about 110 characters), then how each row was measured, one numbered line
-/// each (that column alone is up to 130 characters wide; the CSV and Markdown files keep
-/// every column in one table).
-fn text_table(rows: &[Row]) -> String {
-    const COLUMNS: [&str; 9] =
-        ["#", "preset", "board", "metric", "mean", "95% interval", "published", "inside", "seconds"];
-    let body: Vec<[String; 9]> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, row)| {
-            let c = cells(row);
-            [
-                (i + 1).to_string(),
-                c[0].clone(),
-                c[2].clone(),
-                c[4].clone(),
-                c[5].clone(),
-                c[6].clone(),
-                c[7].clone(),
-                c[8].clone(),
-                c[10].clone(),
-            ]
-        })
-        .collect();
-    let mut widths = COLUMNS.map(str::len);
-    for r in &body {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut line = |cells: &[String]| {
-        let text: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        let _ = writeln!(out, "{}", text.join("  ").trim_end());
-    };
-    line(&COLUMNS.map(String::from));
-    for r in &body {
-        line(r);
-    }
-    let _ = writeln!(out, "\nhow measured:");
-    for (i, row) in rows.iter().enumerate() {
-        let count = format!("{} {}", row.count, count_unit(row));
-        let _ = writeln!(
-            out,
-            "{:>w$}  {} ({} rules, {}): {}",
-            i + 1,
-            row.preset,
-            row.rule_set,
-            count.trim_end(),
-            row.method,
-            w = widths[0]
-        );
-    }
-    out
-}
-
-/// `games`, or nothing where the count already names its unit (`1,000,000 moves`).
-fn count_unit(row: &Row) -> &'static str {
-    if row.count.contains(' ') {
-        ""
-    } else if row.count == "1" {
-        "game"
-    } else {
-        "games"
-    }
-}
-
-fn markdown_table(rows: &[Row]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(HEADERS.len()));
-    for r in rows {
-        let _ = writeln!(out, "| {} |", cells(r).map(|c| c.replace('|', "\\|")).join(" | "));
-    }
-    out
-}
-
 /// What the output files say about the run as a whole.
 struct Run<'a> {
     args: &'a ReproduceArgs,
@@ -792,7 +257,7 @@ struct Run<'a> {
 fn write_outputs(
     dir: &Path,
     rows: &[Row],
-    games: &[(String, String, GameRecord)],
+    games: &[(usize, String, String, GameRecord)],
     run: &Run,
     finished: SystemTime,
     rule_sets: &BTreeMap<String, String>,
@@ -805,7 +270,7 @@ fn write_outputs(
             "preset",
             "rule_set",
             "board",
-            "games_or_moves",
+            "games",
             "metric",
             "mean",
             "low_95",
@@ -814,6 +279,7 @@ fn write_outputs(
             "published_tolerance",
             "published_source",
             "inside",
+            "kind",
             "how_measured",
             "seconds",
         ])?;
@@ -832,6 +298,7 @@ fn write_outputs(
                 number(r.published.and_then(|p| p.tolerance)),
                 r.published.map(|p| p.source.to_string()).unwrap_or_default(),
                 r.verdict.clone(),
+                r.kind.to_string(),
                 r.method.clone(),
                 format!("{:.3}", r.seconds),
             ])?;
@@ -843,9 +310,10 @@ fn write_outputs(
     let mut per_game = AtomicFile::create(&dir.join("games.csv"))?;
     {
         let mut w = csv::Writer::from_writer(per_game.writer());
-        w.write_record(["preset", "board", "seed", "lines", "pieces", "score", "end"])?;
-        for (preset, board, r) in games {
+        w.write_record(["measurement", "preset", "board", "seed", "lines", "pieces", "score", "end"])?;
+        for (measurement, preset, board, r) in games {
             w.write_record([
+                measurement.to_string(),
                 preset.clone(),
                 board.clone(),
                 r.seed.to_string(),
@@ -876,8 +344,9 @@ fn write_outputs(
     writeln!(
         markdown.writer(),
         "\n\"inside\": the published figure lies in the measured 95% interval; \"overlap\": it does not, \
-         but the published figure's own interval overlaps ours. Estimates' intervals come from the \
-         fit of the height histogram only."
+         but the published figure's own interval overlaps ours. An estimate's interval is the fit's: \
+         sampling error, widened by the scatter about the line, Student's t; see \"check\" for how \
+         far the line carried on before."
     )?;
     markdown.commit()?;
 
@@ -893,7 +362,8 @@ fn write_outputs(
         "started_utc": utc_text(started),
         "updated_utc": utc_text(finished),
         "rule_set_versions": rule_sets,
-        "estimate_streams": ESTIMATE_STREAMS,
+        "reproduce_arguments": measured_arguments(args),
+        "ledger": "ledger.csv",
         "measurements_planned": planned,
         "measurements_done": rows.len(),
     });
@@ -919,61 +389,11 @@ fn utc_text(time: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::UNIX_EPOCH;
+    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn utc_dates() {
         // 2000-02-29 12:34:56 UTC (a leap day).
         assert_eq!(utc_text(UNIX_EPOCH + Duration::from_secs(951_827_696)), "2000-02-29 12:34:56");
-    }
-
-    #[test]
-    fn grouping() {
-        assert_eq!(group(5_200_000.0, 0), "5,200,000");
-        assert_eq!(group(999.0, 0), "999");
-        assert_eq!(group(1234.56, 1), "1,234.6");
-        assert_eq!(group(-1234.0, 0), "-1,234");
-    }
-
-    #[test]
-    fn verdicts() {
-        let s = Summary::of(&[90.0, 110.0, 100.0, 95.0, 105.0]);
-        let interval = Some((s.low_95(), s.high_95()));
-        let p = |value, tolerance| Some(Published { value, tolerance, source: "" });
-        assert_eq!(verdict(interval, &s, p(100.0, None), Method::FullGames), "yes");
-        assert_eq!(verdict(interval, &s, p(120.0, Some(0.2)), Method::FullGames), "overlap");
-        assert_eq!(verdict(interval, &s, p(200.0, None), Method::FullGames), "no (x0.50)");
-        assert_eq!(verdict(interval, &s, None, Method::FullGames), "n/a");
-        assert_eq!(verdict(interval, &s, p(100.0, None), Method::PieceCap(10)), "n/a (capped)");
-    }
-
-    #[test]
-    fn every_plan_line_names_a_spec_preset_and_runs_somewhere() {
-        let spec =
-            ["dellacherie", "dellacherie-simplified", "el-tetris", "bcts", "lee", "pygame-lee", "erikko", "etetris"];
-        for m in PLAN {
-            assert!(spec.contains(&m.preset), "{}", m.preset);
-            assert!(m.quick > 0 || m.full > 0, "{} runs in no mode", m.preset);
-        }
-        for name in spec {
-            assert!(PLAN.iter().any(|m| m.preset == name && m.quick > 0), "{name} missing from --quick");
-        }
-    }
-
-    #[test]
-    fn full_games_are_sized_from_the_published_figure_or_a_scaled_one() {
-        let find = |preset, height, method| {
-            *PLAN
-                .iter()
-                .find(|m| m.preset == preset && m.board.map(|b| b.1) == Some(height) && m.method == method)
-                .unwrap()
-        };
-        let planned = |m: Measurement| Planned { measurement: m, count: 10, board: m.board, overridden: false };
-        let bcts = find("bcts", 10, Method::FullGames);
-        assert_eq!(expected_pieces(&planned(bcts), 10, 10), Some(10.0 * 3_800.0 * 2.5));
-        // Dellacherie has no 10x10 figure: 5.2 M on 10x20 scaled down by 2.5^10.
-        let dellacherie = find("dellacherie-simplified", 10, Method::FullGames);
-        let expected = 10.0 * 5_200_000.0 / 2.5f64.powi(10) * 2.5;
-        assert!((expected_pieces(&planned(dellacherie), 10, 10).unwrap() / expected - 1.0).abs() < 1e-9);
     }
 }

@@ -2,13 +2,12 @@
 //! the score as the game counts it (checked by replaying the written record) and the
 //! seconds taken; writes the record; shows a progress bar on stderr.
 
-use crate::cli::play::AtomicFile;
-use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
-use crate::etetris::record::replay;
-use crate::etetris::solver::{write_record, BeamSearch, MoveSet, Options, Solution};
+use crate::etetris::checked::{check, solve_with_progress};
+use crate::etetris::game::{sequence, PIECE_LIMIT};
+use crate::etetris::solver::{MoveSet, Options};
 use crate::etetris::weights::Weights;
+use crate::report::atomic_file::AtomicFile;
 use anyhow::{ensure, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -55,35 +54,6 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start the worker threads")
 }
 
-/// Solves with a progress bar on stderr.
-pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solution {
-    let bar = if show {
-        ProgressBar::new(pieces as u64)
-    } else {
-        ProgressBar::with_draw_target(Some(pieces as u64), ProgressDrawTarget::hidden())
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} pieces, {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let spawns = sequence(pieces);
-    let mut candidates = 0usize;
-    let solution = BeamSearch::new(options).solve(Grid::default(), &spawns, &mut |progress| {
-        candidates += progress.candidates;
-        if progress.pieces % 32 == 0 || progress.pieces == pieces {
-            bar.set_position(progress.pieces as u64);
-            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
-        }
-    });
-    bar.finish_and_clear();
-    if std::env::var_os("TETRIS_LAB_STATS").is_some() {
-        let boards: usize = solution.distinct_boards.iter().sum();
-        eprintln!("candidates={candidates} distinct_boards={boards}");
-    }
-    solution
-}
-
 pub fn run(args: Args) -> Result<()> {
     let options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
     let pool = thread_pool(args.threads)?;
@@ -98,14 +68,7 @@ pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
-    let record = write_record(Grid::default(), &sequence(args.pieces), &solution.placements, args.moves)?;
-    let replayed = replay(&record);
-    ensure!(
-        replayed.score == solution.score as u64,
-        "internal error: the record replays to {} points but the solver counted {}",
-        replayed.score,
-        solution.score
-    );
+    let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;
     let mut out = AtomicFile::create(&path)?;
     writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
     out.commit()?;

@@ -64,7 +64,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
     let world = universe.world();
-    let pool = super::play::thread_pool(args.threads)?;
+    let pool = crate::sim::thread_pool(args.threads)?;
     if world.rank() != 0 {
         return crate::tune::mpi::work(&world, &pool)
             .with_context(|| format!("MPI rank {} of {}", world.rank(), world.size()));
@@ -93,7 +93,7 @@ fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
         bail!("--threads must be at least 1");
     }
     if let Some(runs) = args.runs {
-        crate::tune::study::check_runs(runs).context("--runs")?;
+        crate::tune::experiment::check_runs(runs).context("--runs")?;
     }
     if let Some(dir) = args.resume.as_deref().filter(|dir| study::is_study(dir)) {
         if args.runs.is_some() || !args.experiments.is_empty() {

@@ -1,13 +1,12 @@
 //! `tetris-lab watch`: plays the guideline game with the `pygame-lee` AI in the terminal
 //! (or replays a frames file), optionally writing every frame to a frames file.
 
-use crate::cli::play::AtomicFile;
-use crate::eval::presets;
 use crate::guideline::ai::AiPlayer;
 use crate::guideline::frames::{replay_frame, FramesFile, FramesWriter};
-use crate::guideline::game::{check_start_level, Game};
+use crate::guideline::game::{check_start_level, Game, SpawnFrame};
 use crate::guideline::view::render;
-use crate::rules::guideline;
+use crate::presets;
+use crate::report::atomic_file::AtomicFile;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{IsTerminal, Write};
@@ -79,7 +78,8 @@ pub fn run(args: WatchArgs) -> Result<()> {
             let seed = args.seed.unwrap_or(1);
             let level = args.level.unwrap_or(1);
             check_start_level(level).context("--level")?;
-            let spawn_frame = guideline::spawn_frame_of(preset.rule_set);
+            // The preset's rule set says which spawn-frame rule its games follow.
+            let spawn_frame = crate::rules::build(preset.rule_set, None)?.frame_rules().unwrap_or(SpawnFrame::KeysAct);
             let player = AiPlayer::new(preset.evaluator()?, seed);
             let title = format!("tetris-lab watch · {} · seed {seed} · start level {level}", preset.name);
             (Game::with_spawn_frame(seed, level, spawn_frame), Source::Ai(Box::new(player)), title)

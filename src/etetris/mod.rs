@@ -1,7 +1,8 @@
 //! E-Tetris, the 2021 contest game: its rules ([`game`]), records ([`record`]), the seed's
-//! beam solver made fast ([`solver`]), the full move set ([`full`]) and the evaluator's
+//! beam solver made fast ([`solver`]), its checked solve ([`checked`]), the full move set ([`full`]) and the evaluator's
 //! weights ([`weights`]). Every rule and figure is in `shared/spec/etetris.md`.
 
+pub mod checked;
 pub mod full;
 pub mod game;
 pub mod record;

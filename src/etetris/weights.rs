@@ -101,8 +101,7 @@ impl Weights {
     /// terms default to 0; unknown keys and non-finite numbers
     /// are errors naming the key, and the divisor must be positive.
     pub fn from_toml(text: &str) -> Result<Weights> {
-        let table: toml::Table =
-            toml::from_str(text).map_err(|e| crate::tune::experiment::explain_toml_error(text, &e))?;
+        let table: toml::Table = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
         let known: Vec<&str> =
             FEATURE_NAMES.iter().chain(&EXTRA_FEATURE_NAMES).copied().chain([SCORE_DIVISOR]).collect();
         for key in table.keys() {

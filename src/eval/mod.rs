@@ -1,14 +1,12 @@
 //! Evaluators: named features with weights (data, keyed by feature name), a sense
-//! (higher-is-better score or lower-is-better penalty), and the named presets that
-//! reproduce each published system.
+//! (higher-is-better score or lower-is-better penalty). The named presets that build
+//! them into games are in [`crate::presets`].
 
 use crate::board::Board;
 use crate::features::{incremental, penalty7, Feature, FeatureContext};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-pub mod presets;
 
 /// Whether an evaluator's value is a score to maximise or a penalty to minimise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +195,7 @@ impl Evaluator {
 /// Parses weights for exactly `names` from TOML text (see [`Evaluator::load_weights_file`]).
 /// Besides the weights, only the text keys of [`METADATA_KEYS`] may appear at the top level.
 pub fn parse_weights(text: &str, names: &[&str]) -> Result<Vec<f64>> {
-    let doc: toml::Table = toml::from_str(text).map_err(|e| crate::tune::experiment::explain_toml_error(text, &e))?;
+    let doc: toml::Table = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
     for key in METADATA_KEYS {
         if let Some(value) = doc.get(*key).filter(|v| !v.is_str()) {
             bail!("key {key:?} must be a text, found {}", value.type_str());

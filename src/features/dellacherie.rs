@@ -154,7 +154,7 @@ mod tests {
     use super::*;
     use crate::features::test_boards::*;
     use crate::features::FeatureContext;
-    use crate::rules::PlacementInfo;
+    use crate::placement::PlacementInfo;
 
     #[test]
     fn el_tetris_golden_values() {

@@ -6,7 +6,7 @@
 
 use crate::board::{Board, MAX_WIDTH, ROW_CAPACITY};
 use crate::piece::DropShape;
-use crate::rules::{Placement, PlacementInfo};
+use crate::placement::{Placement, PlacementInfo};
 
 /// Features the fast path computes, by index.
 pub const SUPPORTED: [&str; FEATURE_COUNT] = [

@@ -124,7 +124,7 @@ mod tests {
             .#........
             ##........",
         );
-        let ctx = FeatureContext::new(&b, crate::rules::PlacementInfo { rows_cleared: 3, ..Default::default() });
+        let ctx = FeatureContext::new(&b, crate::placement::PlacementInfo { rows_cleared: 3, ..Default::default() });
         // mike heights 0, 1, then 0s: aggregate 1, bumpiness |0-1| + |1-0| = 2; no holes
         // (column 0's block is on the floor).
         let values: Vec<f64> = [AGGREGATE_HEIGHT, LINES, HOLES, BUMPINESS].iter().map(|f| (f.compute)(&ctx)).collect();

@@ -3,7 +3,7 @@
 //! the column order of every CSV. A feature's name is its CSV header and config key.
 
 use crate::board::Board;
-use crate::rules::PlacementInfo;
+use crate::placement::PlacementInfo;
 
 pub mod bcts;
 pub mod dellacherie;

@@ -184,7 +184,7 @@ mod tests {
     fn original_order_gives_the_golden_penalties_to_the_last_bit() {
         // golden.md, printed by the original program (Java's shortest round-trip digits).
         let expected: [f64; 5] = [0.0, 38.60091950851093, 57.64754092310525, 47.27407203058329, 39.32112349948503];
-        let preset = crate::eval::presets::find("erikko").unwrap();
+        let preset = crate::presets::find("erikko").unwrap();
         let weights: [f64; 7] = std::array::from_fn(|i| {
             assert_eq!(preset.weights[i].0, NAMES[i]);
             preset.weights[i].1

@@ -10,8 +10,8 @@ use super::game::{ActivePiece, Game, Keys, SpawnFrame};
 use crate::board::Board;
 use crate::eval::Evaluator;
 use crate::features::FeatureContext;
+use crate::placement::PlacementInfo;
 use crate::randomizer::{splitmix64, Xoshiro256};
-use crate::rules::PlacementInfo;
 
 /// One AI move: columns to shift (negative = left) and clockwise quarter turns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -261,7 +261,7 @@ mod tests {
     use super::*;
 
     fn evaluator() -> Evaluator {
-        crate::eval::presets::find("pygame-lee").unwrap().evaluator().unwrap()
+        crate::presets::find("pygame-lee").unwrap().evaluator().unwrap()
     }
 
     fn board(text: &str) -> Board {

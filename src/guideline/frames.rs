@@ -191,7 +191,7 @@ mod tests {
 
     fn recorded_game(pieces: u32, spawn_frame: SpawnFrame) -> (String, Game) {
         let mut game = Game::with_spawn_frame(8, 12, spawn_frame);
-        let mut player = AiPlayer::new(crate::eval::presets::find("pygame-lee").unwrap().evaluator().unwrap(), 8);
+        let mut player = AiPlayer::new(crate::presets::find("pygame-lee").unwrap().evaluator().unwrap(), 8);
         let mut buffer = Vec::new();
         let mut writer = FramesWriter::new(&mut buffer, &game).unwrap();
         while game.pieces() < pieces && !game.is_over() {

@@ -2,8 +2,9 @@
 //! [`srs`] rotation data, [`game`] the 60-frames-per-second game, [`ai`] the 44-move
 //! two-piece searcher, [`frames`] the frame-by-frame record, [`view`] the terminal
 //! picture, and [`play_game`], one seeded AI game from start to top-out (or a piece cap).
-//! The rule sets `guideline` and `guideline-gravity-first` (`rules::guideline`) hand their
-//! games to [`play_game`], so `tetris-lab play` runs them like any other preset.
+//! A [`FrameGame`] is what a key-press preset (`pygame-lee`) builds: the game loop of
+//! `sim` plays it move by move (as it plays a rule set with a policy), so `tetris-lab play`,
+//! traces, observers and tuning run it like any other preset.
 
 pub mod ai;
 pub mod frames;
@@ -12,7 +13,23 @@ pub mod srs;
 pub mod view;
 
 use crate::eval::Evaluator;
+use crate::randomizer::RandomizerKind;
 pub use game::{Game, GameOver, Keys, SpawnFrame};
+
+/// A frame-accurate game ready to play: which spawn-frame rule it follows and the evaluator
+/// its key-press AI scores boards with. Games start at level 1.
+#[derive(Clone, Debug)]
+pub struct FrameGame {
+    pub spawn_frame: SpawnFrame,
+    pub evaluator: Evaluator,
+}
+
+impl FrameGame {
+    /// The generator of the game's pieces (how master seeds become game seeds).
+    pub fn randomizer(&self) -> RandomizerKind {
+        RandomizerKind::SevenBag
+    }
+}
 
 /// What one AI game did (more than `sim::GameRecord`: frames, start level, how it ended).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,12 +73,30 @@ pub fn play_game(
     max_pieces: Option<u64>,
     spawn_frame: SpawnFrame,
 ) -> GuidelineRecord {
+    play_game_observed(evaluator, seed, start_level, max_pieces, spawn_frame, |_, _| {})
+}
+
+/// Plays one game like [`play_game`], calling `on_lock` after every frame that locked a
+/// piece, with the game (its [`Game::last_lock`] is that piece) and the player (its
+/// [`ai::AiPlayer::last_plan`] is the decision that placed it).
+pub fn play_game_observed(
+    evaluator: Evaluator,
+    seed: u64,
+    start_level: u32,
+    max_pieces: Option<u64>,
+    spawn_frame: SpawnFrame,
+    mut on_lock: impl FnMut(&Game, &ai::AiPlayer),
+) -> GuidelineRecord {
     let mut game = Game::with_spawn_frame(seed, start_level, spawn_frame);
     let mut player = ai::AiPlayer::new(evaluator, seed);
     let cap = max_pieces.unwrap_or(u64::MAX);
     while !game.is_over() && (game.pieces() as u64) < cap {
         let keys = player.keys_for_next_frame(&game);
+        let locked = game.pieces();
         game.step(keys);
+        if game.pieces() != locked {
+            on_lock(&game, &player);
+        }
     }
     GuidelineRecord::from_game(&game)
 }

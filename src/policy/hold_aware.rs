@@ -19,7 +19,8 @@ use crate::board::Board;
 use crate::eval::Evaluator;
 use crate::features::FeatureContext;
 use crate::piece::Piece;
-use crate::rules::{Placement, RuleSet};
+use crate::placement::Placement;
+use crate::rules::RuleSet;
 
 /// Shortcut 1's move: origin column 4, rotation 0.
 const FIRST_HOLD_COLUMN: i8 = 4;
@@ -37,10 +38,12 @@ impl HoldAware {
         HoldAware { evaluator }
     }
 
+    /// The value of the board the rule set shows a player after `placement` (for the
+    /// rule sets this policy plays, the placement written and full rows removed).
     #[inline]
-    fn utility(&self, board: &Board, placement: &Placement) -> f64 {
+    fn utility(&self, rules: &dyn RuleSet, board: &Board, placement: &Placement) -> f64 {
         let mut after = *board;
-        let info = placement.apply(&mut after);
+        let info = rules.apply(&mut after, placement);
         self.evaluator.utility(&FeatureContext::new(&after, info))
     }
 
@@ -59,7 +62,11 @@ impl HoldAware {
         let candidates = &mut scratch.depth[0];
         rules.candidates(board, piece, candidates);
         let placement = *candidates.iter().find(|p| p.column == column && p.orientation == rotation)?;
-        Some(Decision { hold, placement, value: self.evaluator.value_of_utility(self.utility(board, &placement)) })
+        Some(Decision {
+            hold,
+            placement,
+            value: self.evaluator.value_of_utility(self.utility(rules, board, &placement)),
+        })
     }
 }
 
@@ -104,7 +111,7 @@ impl Policy for HoldAware {
             let candidates = &mut scratch.depth[0];
             rules.candidates(board, piece, candidates);
             for placement in candidates.iter() {
-                let utility = self.utility(board, placement);
+                let utility = self.utility(rules, board, placement);
                 // Strictly better only: the first best stays, and a board rated worst
                 // possible (+infinity penalty) never gets in.
                 let better = match &best {
@@ -127,8 +134,8 @@ impl Policy for HoldAware {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::presets;
     use crate::features::test_boards::golden;
+    use crate::presets;
 
     fn setup() -> (Box<dyn RuleSet>, Box<dyn Policy>) {
         let built = presets::find("erikko").unwrap().build(None, None).unwrap();

@@ -4,7 +4,8 @@
 use crate::board::Board;
 use crate::eval::Evaluator;
 use crate::piece::Piece;
-use crate::rules::{Placement, RuleSet};
+use crate::placement::Placement;
+use crate::rules::RuleSet;
 
 pub mod hold_aware;
 pub mod key_press;

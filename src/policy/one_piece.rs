@@ -8,7 +8,8 @@ use crate::features::incremental::{
 };
 use crate::features::FeatureContext;
 use crate::piece::DropShape;
-use crate::rules::{OrientationTable, Placement, RuleSet};
+use crate::placement::Placement;
+use crate::rules::{OrientationTable, RuleSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TieBreak {
@@ -281,7 +282,8 @@ impl Policy for OnePiece {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::{presets, Sense};
+    use crate::eval::Sense;
+    use crate::presets;
     use crate::randomizer::{Randomizer, RandomizerKind};
     use crate::rules::simplified::Simplified;
 

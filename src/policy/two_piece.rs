@@ -15,7 +15,8 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::Evaluator;
 use crate::features::FeatureContext;
-use crate::rules::{Placement, PlacementInfo, RuleSet};
+use crate::placement::{Placement, PlacementInfo};
+use crate::rules::RuleSet;
 
 pub struct TwoPieceNoClear {
     evaluator: Evaluator,

@@ -1,6 +1,8 @@
-//! Reporting: summary statistics, CSV writers and (later) plots.
+//! Reporting: summary statistics, CSV writers, the game ledger and (later) plots.
 
-pub mod fahey;
+pub mod atomic_file;
+pub mod extrapolation;
+pub mod ledger;
 pub mod progress;
 pub mod run_dir;
 pub mod stats;

@@ -24,10 +24,15 @@ pub struct Summary {
 /// The two-sided 95% quantile of Student's t with `degrees` degrees of freedom (1.96 in
 /// the limit; 12.71 for 1, 3.18 for 3).
 pub fn t_quantile_95(degrees: usize) -> f64 {
+    t_quantile(0.975, degrees)
+}
+
+/// The `probability` quantile of Student's t with `degrees` degrees of freedom (NaN for 0).
+pub fn t_quantile(probability: f64, degrees: usize) -> f64 {
     if degrees == 0 {
         return f64::NAN;
     }
-    StudentsT::new(0.0, 1.0, degrees as f64).expect("a valid t distribution").inverse_cdf(0.975)
+    StudentsT::new(0.0, 1.0, degrees as f64).expect("a valid t distribution").inverse_cdf(probability)
 }
 
 impl Summary {

@@ -7,9 +7,10 @@
 //! game is over.
 
 use super::standard::drop_from;
-use super::{fixed_size, OrientationTable, Outcome, Placement, RuleSet, RuleSetEntry};
+use super::{fixed_size, OrientationTable, Outcome, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::piece::{Piece, Shape};
+use crate::placement::Placement;
 use crate::randomizer::RandomizerKind;
 
 pub const ENTRY: RuleSetEntry = RuleSetEntry {
@@ -243,7 +244,7 @@ mod tests {
 
     #[test]
     fn the_preset_chooses_as_el_tetris_on_the_golden_boards() {
-        let built = crate::eval::presets::find("el-tetris").unwrap().build(None, None).unwrap();
+        let built = crate::presets::find("el-tetris").unwrap().build(None, None).unwrap();
         let mut scratch = Scratch::default();
         for (board, expected) in golden(20).iter().zip(ORIGINAL_CHOICES) {
             for (letter, orientation, column, value) in expected {
@@ -265,7 +266,7 @@ mod tests {
     /// Plays `pieces` with the `el-tetris` preset from `board`: every (orientation, column),
     /// the rows cleared, and the index of the piece with no placement (if any).
     fn play(mut board: Board, pieces: &[Piece]) -> (Vec<(u8, i8)>, u64, Option<usize>, Board) {
-        let built = crate::eval::presets::find("el-tetris").unwrap().build(None, None).unwrap();
+        let built = crate::presets::find("el-tetris").unwrap().build(None, None).unwrap();
         let (rules, policy) = (&*built.rules, &*built.policy);
         let mut scratch = Scratch::default();
         let (mut moves, mut rows) = (Vec::new(), 0);

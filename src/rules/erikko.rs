@@ -9,9 +9,10 @@
 //! order behind `nextInt(7)`, and that every move the bot tries on a copy of the game draws
 //! one piece from the shared generator ([`RuleSet::draws_per_tried_move`]).
 
-use super::{fixed_size, HoldRule, Outcome, Placement, RuleSet, RuleSetEntry};
+use super::{fixed_size, HoldRule, Outcome, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::piece::{DropShape, Piece, Shape};
+use crate::placement::Placement;
 use crate::randomizer::RandomizerKind;
 
 pub const ENTRY: RuleSetEntry = RuleSetEntry {

@@ -1,20 +1,19 @@
 //! The `guideline` rule set (seed 001, `rules.md`): the frame-accurate game of
 //! [`crate::guideline`] behind the [`RuleSet`] interface. Its games go frame by frame
-//! (gravity, lock delay and levels decide what a key press reaches), so it plays them
-//! itself through [`RuleSet::play_frame_game`]; `sim::play_game` hands them over. Its
+//! (gravity, lock delay and levels decide what a key press reaches), so presets pair it
+//! with a frame game ([`RuleSet::frame_rules`] says which) that the game loop plays. Its
 //! candidates, for commands that look at one board (`best`), are the distinct placements
 //! the 44 key-press moves reach from the spawn at level 1. `guideline-gravity-first` is the
 //! same game with keys ignored on the frame a piece appears (see [`SpawnFrame`]).
 
-use super::{fixed_size, Outcome, Placement, RuleSet, RuleSetEntry};
+use super::{fixed_size, Outcome, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::guideline::ai::{all_moves, play_sequence, KeySequence};
 use crate::guideline::game::{self, ActivePiece, Game, Keys, SpawnFrame};
 use crate::guideline::srs;
 use crate::piece::Piece;
-use crate::policy::{Policy, PolicyKind};
+use crate::placement::Placement;
 use crate::randomizer::RandomizerKind;
-use crate::sim::{GameEnd, GameLimits, GameRecord};
 
 pub struct Guideline {
     pub spawn_frame: SpawnFrame,
@@ -40,27 +39,6 @@ pub const GRAVITY_FIRST_ENTRY: RuleSetEntry = RuleSetEntry {
         Ok(Box::new(Guideline { spawn_frame: SpawnFrame::GravityOnly }))
     },
 };
-
-/// The spawn-frame rule of the guideline rule set called `name`.
-pub fn spawn_frame_of(name: &str) -> SpawnFrame {
-    SpawnFrame::of_rule_set(name).unwrap_or(SpawnFrame::KeysAct)
-}
-
-/// The guideline rule sets are played frame by frame by the key-press policy only, and that
-/// policy plays nothing else: any other pairing is refused before the first game.
-pub fn check_pairing(rule_set: &str, policy: PolicyKind) -> anyhow::Result<()> {
-    match (SpawnFrame::of_rule_set(rule_set).is_some(), policy == PolicyKind::KeyPress) {
-        (true, false) => anyhow::bail!(
-            "rule set {rule_set} is played key press by key press: use preset pygame-lee or pygame-lee-gravity-first"
-        ),
-        (false, true) => anyhow::bail!(
-            "the key-press policy plays only the guideline rule sets ({}, {}), not {rule_set}",
-            game::RULE_SET,
-            GRAVITY_FIRST
-        ),
-        _ => Ok(()),
-    }
-}
 
 /// A locked piece as a [`Placement`]: orientation = SRS state (0, R, 2, L as 0..3), column =
 /// rotation centre, shift from the spawn column.
@@ -145,17 +123,8 @@ impl RuleSet for Guideline {
             game_over: info.lowest_row as usize >= game::VISIBLE_ROWS,
         }
     }
-    fn play_frame_game(&self, policy: &dyn Policy, seed: u64, limits: GameLimits) -> Option<GameRecord> {
-        let record =
-            crate::guideline::play_game(policy.evaluator().clone(), seed, 1, limits.max_pieces, self.spawn_frame);
-        Some(GameRecord {
-            seed,
-            lines: record.lines as u64,
-            pieces: record.pieces as u64,
-            score: record.score,
-            level: Some(record.level),
-            end: if record.game_over.is_some() { GameEnd::GameOver } else { GameEnd::PieceCap },
-        })
+    fn frame_rules(&self) -> Option<SpawnFrame> {
+        Some(self.spawn_frame)
     }
 }
 

@@ -22,9 +22,10 @@
 //! - `random_piece_generator.js`: a 7-bag shuffled with `Math.random` (unseeded); ours is
 //!   the seeded 7-bag of [`crate::randomizer`], the same distribution.
 
-use super::{fixed_size, Outcome, Placement, RuleSet, RuleSetEntry};
+use super::{fixed_size, Outcome, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::piece::{DropShape, Piece, Shape};
+use crate::placement::Placement;
 use crate::randomizer::RandomizerKind;
 
 /// Grid width.
@@ -462,7 +463,7 @@ mod tests {
 
     /// The `lee` preset's choice (current piece, one preview piece) on `board`.
     fn lee_choice(board: &Board, current: Piece, preview: &[Piece]) -> crate::policy::Decision {
-        let built = crate::eval::presets::find("lee").unwrap().build(None, None).unwrap();
+        let built = crate::presets::find("lee").unwrap().build(None, None).unwrap();
         let view = crate::policy::GameView { board, current, preview, hold: None, can_hold: false };
         let mut scratch = crate::policy::Scratch::default();
         built.policy.choose(built.rules.as_ref(), &view, &mut scratch).unwrap()

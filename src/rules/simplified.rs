@@ -3,9 +3,10 @@
 //! the board. A placement sticking out above the top ends the game even if it completes
 //! rows (MdpTetris' default); the `lines_after_overflow` variant clears rows first.
 
-use super::{drop_candidates, flat_first_shapes, OrientationTable, Placement, RuleSet, RuleSetEntry};
+use super::{drop_candidates, flat_first_shapes, OrientationTable, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::piece::Piece;
+use crate::placement::Placement;
 use crate::randomizer::RandomizerKind;
 
 pub const ENTRY: RuleSetEntry = RuleSetEntry {

@@ -21,9 +21,10 @@
 //!   that landed at spawn can complete it. Rated moves see that same board, with the top
 //!   row counted among completed rows for eroded cells.
 
-use super::{fixed_size, Outcome, Placement, PlacementInfo, RuleSet, RuleSetEntry};
+use super::{fixed_size, Outcome, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::piece::{DropShape, Piece, Shape};
+use crate::placement::{Placement, PlacementInfo};
 use crate::randomizer::RandomizerKind;
 
 pub const ENTRY: RuleSetEntry = RuleSetEntry {
@@ -488,7 +489,7 @@ pub(super) mod tests {
 
     /// (orientation, shift) the `dellacherie` preset chooses for `piece` on `board`.
     fn dellacherie_choice(board: &Board, piece: Piece) -> (u8, i8) {
-        let built = crate::eval::presets::find("dellacherie").unwrap().build(None, None).unwrap();
+        let built = crate::presets::find("dellacherie").unwrap().build(None, None).unwrap();
         let view = crate::policy::GameView { board, current: piece, preview: &[], hold: None, can_hold: false };
         let d = built.policy.choose(&*built.rules, &view, &mut Default::default()).unwrap();
         (d.placement.orientation, d.placement.shift)
@@ -502,7 +503,7 @@ pub(super) mod tests {
         // Fahey's program (run on this board) plays rotation 3, translation -4.
         let b = board("..######..\n..######..\n#.######.#");
         let rules = Standard::new();
-        let evaluator = crate::eval::presets::find("dellacherie").unwrap().evaluator().unwrap();
+        let evaluator = crate::presets::find("dellacherie").unwrap().evaluator().unwrap();
         let mut out = Vec::new();
         rules.candidates(&b, Piece::T, &mut out);
         let rating = |k: u8, shift: i8| {
@@ -554,7 +555,7 @@ pub(super) mod tests {
     /// Plays `pieces` with the `dellacherie` preset from `board`; returns every turn, the
     /// rows cleared, and the index of the piece that could not spawn (if any).
     fn play(mut board: Board, pieces: &[Piece]) -> (Vec<Turn>, u64, Option<usize>, Board) {
-        let built = crate::eval::presets::find("dellacherie").unwrap().build(None, None).unwrap();
+        let built = crate::presets::find("dellacherie").unwrap().build(None, None).unwrap();
         let (rules, policy) = (&*built.rules, &*built.policy);
         let mut scratch = Default::default();
         let (mut turns, mut rows) = (Vec::new(), 0);

@@ -12,13 +12,14 @@
 //!   (logs cut back to the checkpoint's lengths, the generation replayed), the plots,
 //!   `held_out.csv`, `best.toml`, the progress bar and Ctrl-C.
 
-use super::experiment::Experiment;
-use super::objective::{build_objective, Executor, Objective, Played, Players, Round};
+use super::experiment::{build_objective, Experiment};
+use super::objective::{Executor, Objective, Played, Players, Round};
 use super::target::About;
 use super::{Maximize, Optimizer};
-use crate::cli::play::{thread_pool, AtomicFile};
 use crate::randomizer::game_seed;
+use crate::report::atomic_file::AtomicFile;
 use crate::report::stats::Summary;
+use crate::sim::thread_pool;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -81,6 +82,76 @@ pub struct Checkpoint {
     pub generations_csv_bytes: u64,
     /// Tuning is over (the held-out evaluation and `best.toml` may still be missing).
     pub tuning_done: bool,
+}
+
+/// The unit a campaign's budget (and its progress bar) counts in: the first of pieces,
+/// games and generations the experiment's `[budget]` gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BudgetUnit {
+    Pieces,
+    Games,
+    Generations,
+}
+
+impl BudgetUnit {
+    fn name(self) -> &'static str {
+        match self {
+            BudgetUnit::Pieces => "pieces",
+            BudgetUnit::Games => "games",
+            BudgetUnit::Generations => "generations",
+        }
+    }
+    /// How much of the budget a checkpoint has used, in this unit.
+    fn of(self, c: &Checkpoint) -> u64 {
+        match self {
+            BudgetUnit::Pieces => c.pieces,
+            BudgetUnit::Games => c.games,
+            BudgetUnit::Generations => c.generation,
+        }
+    }
+}
+
+/// Work done by a step of a generation, added to the checkpoint's totals.
+#[derive(Clone, Copy, Debug, Default)]
+struct Work {
+    games: u64,
+    pieces: u64,
+    evaluations: u64,
+}
+
+/// One generation's candidates and what they measured.
+struct Generation {
+    index: u64,
+    candidates: Vec<Vec<f64>>,
+    evaluations: Vec<Evaluation>,
+    best_index: usize,
+    /// Best and mean fitness over the candidates.
+    best: f64,
+    mean: f64,
+    /// The optimizer's recommendation, else the best candidate.
+    challenger: Vec<f64>,
+    /// Its lines of `evaluations.csv`.
+    rows: String,
+    work: Work,
+}
+
+/// The incumbent after a generation, with the re-evaluation's log lines and work.
+struct Measured {
+    incumbent: Incumbent,
+    rows: String,
+    work: Work,
+}
+
+/// Tuning time: this session's wall clock plus the seconds of earlier sessions.
+struct Clock {
+    started: Instant,
+    seconds_before: f64,
+}
+
+impl Clock {
+    fn seconds(&self) -> f64 {
+        self.seconds_before + self.started.elapsed().as_secs_f64()
+    }
 }
 
 /// Set by Ctrl-C: finish nothing new, keep the last checkpoint, exit.
@@ -167,7 +238,7 @@ pub fn start_in(
         None => new_run_dir(parent)?,
     };
     campaign.write_manifest(None)?;
-    executor.begin(&campaign.experiment, &campaign.run_dir)?;
+    executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?;
     let optimizer = campaign
         .experiment
         .file
@@ -274,7 +345,7 @@ pub fn resume(
         file.set_len(bytes).with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
-    executor.begin(&campaign.experiment, &campaign.run_dir)?;
+    executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?;
     eprintln!("resuming {} {}", run_dir.display(), generations_done(checkpoint.generation));
     campaign.run(checkpoint, optimizer)
 }
@@ -464,32 +535,33 @@ impl<'e> Campaign<'e> {
     }
 
     /// The progress bar: in the budget's own unit, with the incumbent and an ETA.
-    fn progress_bar(&self, c: &Checkpoint) -> (indicatif::ProgressBar, &'static str) {
+    fn progress_bar(&self, c: &Checkpoint) -> (indicatif::ProgressBar, BudgetUnit) {
         let b = &self.experiment.file.budget;
-        let (length, position, unit) = if let Some(p) = b.pieces {
-            (p, c.pieces, "pieces")
+        let (length, unit) = if let Some(p) = b.pieces {
+            (p, BudgetUnit::Pieces)
         } else if let Some(g) = b.games {
-            (g, c.games, "games")
+            (g, BudgetUnit::Games)
         } else {
-            (b.generations.unwrap_or(1), c.generation, "generations")
+            (b.generations.unwrap_or(1), BudgetUnit::Generations)
         };
         let bar = indicatif::ProgressBar::with_draw_target(Some(length), indicatif::ProgressDrawTarget::stderr());
         bar.set_style(
             indicatif::ProgressStyle::with_template(&format!(
-                "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} {{msg}} (eta {{eta}})"
+                "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {} {{msg}} (eta {{eta}})",
+                unit.name()
             ))
             .expect("valid template")
             .progress_chars("=> "),
         );
-        bar.set_position(position.min(length));
+        bar.set_position(unit.of(c).min(length));
         (bar, unit)
     }
 
+    /// The campaign's loop: one generation after another until the budget is used or
+    /// Ctrl-C, then the held-out scoring (or the checkpoint to resume from).
     fn run(&self, mut c: Checkpoint, mut optimizer: Box<dyn Optimizer>) -> Result<Outcome> {
         install_ctrl_c();
         let e = &self.experiment;
-        let master = e.file.seed;
-        let dir = &self.run_dir;
         let (bar, unit) = self.progress_bar(&c);
         let say = |line: String| {
             if bar.is_hidden() {
@@ -510,7 +582,7 @@ impl<'e> Campaign<'e> {
         // The ticker moves the bar while a generation's games run.
         let done = Arc::new(AtomicBool::new(false));
         let pieces_base = Arc::new(AtomicU64::new(c.pieces));
-        let ticker = (unit == "pieces").then(|| {
+        let ticker = (unit == BudgetUnit::Pieces).then(|| {
             let (bar, live, base, done) = (bar.clone(), self.pieces_live.clone(), pieces_base.clone(), done.clone());
             std::thread::spawn(move || {
                 while !done.load(Ordering::Relaxed) {
@@ -519,8 +591,7 @@ impl<'e> Campaign<'e> {
                 }
             })
         });
-        let started = Instant::now();
-        let seconds_before = c.seconds;
+        let clock = Clock { started: Instant::now(), seconds_before: c.seconds };
         let mut last_plot: Option<Instant> = None;
         let interrupted = loop {
             if c.tuning_done || self.budget_reached(&c) {
@@ -529,110 +600,20 @@ impl<'e> Campaign<'e> {
             if STOP.load(Ordering::Relaxed) {
                 break true;
             }
-            let g = c.generation;
             self.pieces_live.store(0, Ordering::Relaxed);
-            let candidates = optimizer.ask()?;
-            let Some(evaluations) = self.evaluate(&candidates, stream(master, STREAM_GENERATION, g), e.file.games)?
-            else {
+            let Some(generation) = self.play_generation(&c, optimizer.as_mut())? else {
                 break true;
             };
-            let fitness: Vec<Maximize> = evaluations.iter().map(|v| Maximize(v.summary.mean)).collect();
-            optimizer.tell(&fitness)?;
-            let mut rows = String::new();
-            for (k, (point, v)) in candidates.iter().zip(&evaluations).enumerate() {
-                rows.push_str(&self.evaluation_row(g, &k.to_string(), point, e.file.games, v));
-            }
-            let best_index = (0..fitness.len())
-                .max_by(|&a, &b| fitness[a].0.total_cmp(&fitness[b].0).then(b.cmp(&a)))
-                .expect("a generation has candidates");
-            let generation_best = fitness[best_index].0;
-            let generation_mean = fitness.iter().map(|f| f.0).sum::<f64>() / fitness.len() as f64;
-            let mut games = e.file.games * candidates.len() as u64;
-            let mut pieces: u64 = evaluations.iter().map(|v| v.pieces).sum();
-            let mut evaluation_count = candidates.len() as u64;
-            // The incumbent: re-measured on fresh seeds together with the challenger (the
-            // optimizer's recommendation, else this generation's best candidate).
-            let challenger = optimizer.recommendation().unwrap_or_else(|| candidates[best_index].clone());
-            let incumbent = if e.reevaluation_games == 0 {
-                let measured = &evaluations[best_index].summary;
-                match &c.incumbent {
-                    Some(old) if old.mean >= generation_best => old.clone(),
-                    _ => Incumbent {
-                        point: candidates[best_index].clone(),
-                        mean: measured.mean,
-                        low: measured.low_95(),
-                        high: measured.high_95(),
-                        games: e.file.games,
-                    },
-                }
-            } else {
-                let mut points = vec![challenger];
-                let mut labels = vec!["challenger"];
-                if let Some(old) = &c.incumbent {
-                    if !same_point(&old.point, &points[0]) {
-                        points.insert(0, old.point.clone());
-                        labels.insert(0, "incumbent");
-                    } else {
-                        labels[0] = "incumbent";
-                    }
-                }
-                let n = e.reevaluation_games;
-                let Some(measured) = self.evaluate(&points, stream(master, STREAM_REEVALUATION, g), n)? else {
-                    break true;
-                };
-                for ((label, point), v) in labels.iter().zip(&points).zip(&measured) {
-                    rows.push_str(&self.evaluation_row(g, label, point, n, v));
-                    games += n;
-                    pieces += v.pieces;
-                    evaluation_count += 1;
-                }
-                // The challenger must beat the incumbent on the same fresh games.
-                let winner =
-                    if measured.len() == 2 && measured[1].summary.mean > measured[0].summary.mean { 1 } else { 0 };
-                let s = &measured[winner].summary;
-                Incumbent { point: points[winner].clone(), mean: s.mean, low: s.low_95(), high: s.high_95(), games: n }
+            let Some(incumbent) = self.measure_incumbent(&c, &generation)? else {
+                break true;
             };
-            c.generation += 1;
-            c.evaluations += evaluation_count;
-            c.games += games;
-            c.pieces += pieces;
-            c.best_measured = Some(c.best_measured.map_or(generation_best, |b| b.max(generation_best)));
-            c.seconds = seconds_before + started.elapsed().as_secs_f64();
-            let generation_row = csv_line(&[
-                g.to_string(),
-                candidates.len().to_string(),
-                number(generation_best),
-                number(generation_mean),
-                number(c.best_measured.expect("set above")),
-                number(incumbent.mean),
-                number(incumbent.low),
-                number(incumbent.high),
-                incumbent.games.to_string(),
-                c.evaluations.to_string(),
-                c.games.to_string(),
-                c.pieces.to_string(),
-                e.fitness.as_str().to_string(),
-                format!("{:.3}", c.seconds),
-            ]);
-            c.incumbent = Some(incumbent);
-            c.optimizer = optimizer.save()?;
-            // Logs first, then the checkpoint that covers them.
-            c.evaluations_csv_bytes = append(&dir.join("evaluations.csv"), &rows)?;
-            c.generations_csv_bytes = append(&dir.join("generations.csv"), &generation_row)?;
-            write_checkpoint(dir, &c)?;
+            let line = self.record_generation(&mut c, optimizer.as_ref(), generation, incumbent, &clock)?;
             pieces_base.store(c.pieces, Ordering::Relaxed);
             self.pieces_live.store(0, Ordering::Relaxed);
-            match unit {
-                "pieces" => bar.set_position(c.pieces),
-                "games" => bar.set_position(c.games),
-                _ => bar.set_position(c.generation),
-            }
-            let best = c.incumbent.as_ref().expect("set above");
+            bar.set_position(unit.of(&c));
+            let best = c.incumbent.as_ref().expect("recorded above");
             bar.set_message(format!("| gen {} | incumbent {:.1}", c.generation, best.mean));
-            say(format!(
-                "generation {g:>4}: best {generation_best:>10.1}  mean {generation_mean:>10.1}  incumbent {:.1} [{:.1}, {:.1}] ({} games)  {} pieces so far",
-                best.mean, best.low, best.high, best.games, c.pieces
-            ));
+            say(line);
             // Plots during the run so a long campaign can be watched, at most every 10 s
             // (campaigns of thousands of tiny generations would otherwise mostly draw).
             if last_plot.is_none_or(|t: Instant| t.elapsed() > Duration::from_secs(10)) {
@@ -648,25 +629,170 @@ impl<'e> Campaign<'e> {
         }
         bar.finish_and_clear();
         if interrupted {
-            c.seconds = seconds_before + started.elapsed().as_secs_f64();
-            // The logs already match the last checkpoint; rewrite it with the time spent.
-            write_checkpoint(dir, &c)?;
-            if c.generation > 0 {
-                self.draw_plots()?;
-            }
-            eprintln!(
-                "stopped {}; checkpoint written. Resume with: tetris-lab tune --resume {}",
-                generations_done(c.generation),
-                dir.display()
-            );
-            return Ok(Outcome::Interrupted(dir.clone()));
+            return self.stop_interrupted(&mut c, &clock);
         }
         if !c.tuning_done {
             c.tuning_done = true;
-            write_checkpoint(dir, &c)?;
+            write_checkpoint(&self.run_dir, &c)?;
         }
         self.finish(&c)?;
-        Ok(Outcome::Finished(dir.clone()))
+        Ok(Outcome::Finished(self.run_dir.clone()))
+    }
+
+    /// Generation `c.generation`: the optimizer's candidates, each played on the
+    /// generation's games, and their fitnesses told back. `None` if Ctrl-C stopped it.
+    fn play_generation(&self, c: &Checkpoint, optimizer: &mut dyn Optimizer) -> Result<Option<Generation>> {
+        let e = &self.experiment;
+        let index = c.generation;
+        let candidates = optimizer.ask()?;
+        let Some(evaluations) =
+            self.evaluate(&candidates, stream(e.file.seed, STREAM_GENERATION, index), e.file.games)?
+        else {
+            return Ok(None);
+        };
+        let fitness: Vec<Maximize> = evaluations.iter().map(|v| Maximize(v.summary.mean)).collect();
+        optimizer.tell(&fitness)?;
+        let mut rows = String::new();
+        for (k, (point, v)) in candidates.iter().zip(&evaluations).enumerate() {
+            rows.push_str(&self.evaluation_row(index, &k.to_string(), point, e.file.games, v));
+        }
+        let best_index = (0..fitness.len())
+            .max_by(|&a, &b| fitness[a].0.total_cmp(&fitness[b].0).then(b.cmp(&a)))
+            .expect("a generation has candidates");
+        let challenger = optimizer.recommendation().unwrap_or_else(|| candidates[best_index].clone());
+        Ok(Some(Generation {
+            index,
+            best: fitness[best_index].0,
+            mean: fitness.iter().map(|f| f.0).sum::<f64>() / fitness.len() as f64,
+            best_index,
+            work: Work {
+                games: e.file.games * candidates.len() as u64,
+                pieces: evaluations.iter().map(|v| v.pieces).sum(),
+                evaluations: candidates.len() as u64,
+            },
+            candidates,
+            evaluations,
+            challenger,
+            rows,
+        }))
+    }
+
+    /// The incumbent after a generation: re-measured on fresh seeds together with the
+    /// challenger (the optimizer's recommendation, else the generation's best candidate),
+    /// or without re-evaluation the better of the old incumbent and the generation's best.
+    /// `None` if Ctrl-C stopped the re-evaluation.
+    fn measure_incumbent(&self, c: &Checkpoint, generation: &Generation) -> Result<Option<Measured>> {
+        let e = &self.experiment;
+        if e.reevaluation_games == 0 {
+            let measured = &generation.evaluations[generation.best_index].summary;
+            let incumbent = match &c.incumbent {
+                Some(old) if old.mean >= generation.best => old.clone(),
+                _ => Incumbent {
+                    point: generation.candidates[generation.best_index].clone(),
+                    mean: measured.mean,
+                    low: measured.low_95(),
+                    high: measured.high_95(),
+                    games: e.file.games,
+                },
+            };
+            return Ok(Some(Measured { incumbent, rows: String::new(), work: Work::default() }));
+        }
+        let mut points = vec![generation.challenger.clone()];
+        let mut labels = vec!["challenger"];
+        if let Some(old) = &c.incumbent {
+            if !same_point(&old.point, &points[0]) {
+                points.insert(0, old.point.clone());
+                labels.insert(0, "incumbent");
+            } else {
+                labels[0] = "incumbent";
+            }
+        }
+        let n = e.reevaluation_games;
+        let Some(measured) = self.evaluate(&points, stream(e.file.seed, STREAM_REEVALUATION, generation.index), n)?
+        else {
+            return Ok(None);
+        };
+        let mut rows = String::new();
+        let mut work = Work::default();
+        for ((label, point), v) in labels.iter().zip(&points).zip(&measured) {
+            rows.push_str(&self.evaluation_row(generation.index, label, point, n, v));
+            work.games += n;
+            work.pieces += v.pieces;
+            work.evaluations += 1;
+        }
+        // The challenger must beat the incumbent on the same fresh games.
+        let winner = if measured.len() == 2 && measured[1].summary.mean > measured[0].summary.mean { 1 } else { 0 };
+        let s = &measured[winner].summary;
+        let incumbent =
+            Incumbent { point: points[winner].clone(), mean: s.mean, low: s.low_95(), high: s.high_95(), games: n };
+        Ok(Some(Measured { incumbent, rows, work }))
+    }
+
+    /// Counts a finished generation into the checkpoint, appends its log lines, then
+    /// writes the checkpoint that covers them; returns the generation's line to print.
+    fn record_generation(
+        &self,
+        c: &mut Checkpoint,
+        optimizer: &dyn Optimizer,
+        generation: Generation,
+        measured: Measured,
+        clock: &Clock,
+    ) -> Result<String> {
+        let e = &self.experiment;
+        let Measured { incumbent, rows: reevaluation_rows, work: reevaluation } = measured;
+        c.generation += 1;
+        c.evaluations += generation.work.evaluations + reevaluation.evaluations;
+        c.games += generation.work.games + reevaluation.games;
+        c.pieces += generation.work.pieces + reevaluation.pieces;
+        c.best_measured = Some(c.best_measured.map_or(generation.best, |b| b.max(generation.best)));
+        c.seconds = clock.seconds();
+        let generation_row = csv_line(&[
+            generation.index.to_string(),
+            generation.candidates.len().to_string(),
+            number(generation.best),
+            number(generation.mean),
+            number(c.best_measured.expect("set above")),
+            number(incumbent.mean),
+            number(incumbent.low),
+            number(incumbent.high),
+            incumbent.games.to_string(),
+            c.evaluations.to_string(),
+            c.games.to_string(),
+            c.pieces.to_string(),
+            e.fitness.as_str().to_string(),
+            format!("{:.3}", c.seconds),
+        ]);
+        let line = format!(
+            "generation {:>4}: best {:>10.1}  mean {:>10.1}  incumbent {:.1} [{:.1}, {:.1}] ({} games)  {} pieces so far",
+            generation.index, generation.best, generation.mean, incumbent.mean, incumbent.low, incumbent.high,
+            incumbent.games, c.pieces
+        );
+        c.incumbent = Some(incumbent);
+        c.optimizer = optimizer.save()?;
+        // Logs first, then the checkpoint that covers them.
+        let dir = &self.run_dir;
+        c.evaluations_csv_bytes = append(&dir.join("evaluations.csv"), &(generation.rows + &reevaluation_rows))?;
+        c.generations_csv_bytes = append(&dir.join("generations.csv"), &generation_row)?;
+        write_checkpoint(dir, c)?;
+        Ok(line)
+    }
+
+    /// After Ctrl-C: the checkpoint rewritten with the time spent, the plots drawn, and
+    /// how to resume.
+    fn stop_interrupted(&self, c: &mut Checkpoint, clock: &Clock) -> Result<Outcome> {
+        let dir = &self.run_dir;
+        c.seconds = clock.seconds();
+        // The logs already match the last checkpoint; rewrite it with the time spent.
+        write_checkpoint(dir, c)?;
+        if c.generation > 0 {
+            self.draw_plots()?;
+        }
+        eprintln!(
+            "stopped {}; checkpoint written. Resume with: tetris-lab tune --resume {}",
+            generations_done(c.generation),
+            dir.display()
+        );
+        Ok(Outcome::Interrupted(dir.clone()))
     }
 
     fn draw_plots(&self) -> Result<()> {

@@ -16,9 +16,9 @@
 //! fitness is 0, the worst score there is, so every optimizer moves away from it.
 
 use super::objective::{Objective, Played};
+use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
-use crate::etetris::record::replay;
-use crate::etetris::solver::{write_record, BeamSearch, MoveSet, Options};
+use crate::etetris::solver::{BeamSearch, MoveSet, Options};
 use crate::etetris::weights::{Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, SCORE_DIVISOR};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
@@ -114,10 +114,10 @@ impl ETetrisObjective {
 
 impl Objective for ETetrisObjective {
     /// The seed is ignored: the sequence is the contest's, and the search deterministic.
-    fn play(&self, vector: &[f64], _seed: u64, held_out: bool, live: &AtomicU64) -> Played {
+    fn play(&self, vector: &[f64], _seed: u64, held_out: bool, live: &AtomicU64) -> Result<Played> {
         let start = Instant::now();
         let Some(weights) = weights(vector) else {
-            return Played { fitness: 0.0, pieces: 0, seconds: 0.0 };
+            return Ok(Played { fitness: 0.0, pieces: 0, seconds: 0.0 });
         };
         let beam = if held_out { self.settings.held_out_beam } else { self.settings.beam };
         let moves = self.settings.moves;
@@ -129,16 +129,13 @@ impl Objective for ETetrisObjective {
             });
         if held_out {
             // The reported figure is the game's own count of the record, as `solve` prints.
-            let record = write_record(Grid::default(), &self.spawns, &solution.placements, moves)
-                .expect("the solver's placements are reachable");
-            let replayed = replay(&record);
-            assert_eq!(replayed.score, solution.score as u64, "the record replays to another score");
+            check(&self.spawns, &solution, moves)?;
         }
-        Played {
+        Ok(Played {
             fitness: solution.score as f64,
             pieces: solution.placements.len() as u64,
             seconds: start.elapsed().as_secs_f64(),
-        }
+        })
     }
 }
 
@@ -163,30 +160,30 @@ mod tests {
         let objective = ETetrisObjective::new(settings, PIECES);
         let published = vector(&Weights::default());
         let live = AtomicU64::new(0);
-        let tuning = objective.play(&published, 1, false, &live);
+        let tuning = objective.play(&published, 1, false, &live).unwrap();
         let (score, pieces) = direct(Weights::default(), 40);
         assert!(score > 10_000, "a search that scores little checks little: {score}");
         assert_eq!((tuning.fitness, tuning.pieces), (score as f64, pieces as u64));
         assert_eq!(live.load(Ordering::Relaxed), pieces as u64);
         // Deterministic: another seed, another run, the same score.
-        let again = objective.play(&published, 99, false, &live);
+        let again = objective.play(&published, 99, false, &live).unwrap();
         assert_eq!((again.fitness, again.pieces), (tuning.fitness, tuning.pieces));
         // The held-out round searches `held_out_beam` boards (and replays its record).
-        let held_out = objective.play(&published, 1, true, &live);
+        let held_out = objective.play(&published, 1, true, &live).unwrap();
         let (wide, _) = direct(Weights::default(), 60);
         assert_ne!(score, wide, "beams 40 and 60 must differ for this check to mean something");
         assert_eq!(held_out.fitness, wide as f64);
         // Other weights, another search.
         let mut other = published.clone();
         other[3] = 2.0;
-        let changed = objective.play(&other, 1, false, &live);
+        let changed = objective.play(&other, 1, false, &live).unwrap();
         let expected = direct(weights(&other).unwrap(), 40).0;
         assert_ne!(expected, score);
         assert_eq!(changed.fitness, expected as f64);
         // An extra term (wells, index 4) steers the search too.
         let mut wells = published.clone();
         wells[4] = 2.0;
-        let steered = objective.play(&wells, 1, false, &live);
+        let steered = objective.play(&wells, 1, false, &live).unwrap();
         let expected = direct(weights(&wells).unwrap(), 40).0;
         assert_ne!(expected, score, "a weight on wells must change the search");
         assert_eq!(steered.fitness, expected as f64);
@@ -203,7 +200,7 @@ mod tests {
             let mut v = vector.clone();
             v[index] = bad;
             assert!(weights(&v).is_none(), "{v:?}");
-            let played = objective.play(&v, 1, false, &live);
+            let played = objective.play(&v, 1, false, &live).unwrap();
             assert_eq!((played.fitness, played.pieces), (0.0, 0), "{v:?}");
         }
         assert_eq!(live.load(Ordering::Relaxed), 0);

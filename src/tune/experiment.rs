@@ -42,49 +42,17 @@
 //! ```
 
 use super::etetris_objective;
+use super::objective::{ExperimentText, Fitness, Objective};
 use super::target::Target;
 use super::{cmaes, cross_entropy, genetic, nelder_mead, pso, random, Optimizer, Space};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::weights::SCORE_DIVISOR;
-use crate::eval::presets;
 use crate::limits::{check_count, check_weight, MAX_GAMES, MAX_GAMES_PER_GENERATION, MAX_POPULATION};
+use crate::presets;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// What one game contributes to a candidate's fitness (the mean over its games).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Fitness {
-    /// Rows cleared.
-    Rows,
-    /// Points scored (rule sets that score); for `etetris`, the contest score.
-    Score,
-    /// Pieces placed (turns survived).
-    Turns,
-    /// Level reached when the game ended (rule sets with levels: the guideline game).
-    Level,
-}
-
-impl Fitness {
-    pub fn of(self, record: &crate::sim::GameRecord) -> f64 {
-        match self {
-            Fitness::Rows => record.lines as f64,
-            Fitness::Score => record.score as f64,
-            Fitness::Turns => record.pieces as f64,
-            Fitness::Level => record.level.unwrap_or(0) as f64,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Fitness::Rows => "rows",
-            Fitness::Score => "score",
-            Fitness::Turns => "turns",
-            Fitness::Level => "level",
-        }
-    }
-}
 
 /// A tuned weight: a range (both ends) and/or a start value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -252,6 +220,11 @@ impl std::fmt::Debug for Experiment {
 }
 
 impl Experiment {
+    /// The name and text a remote worker parses into the same experiment.
+    pub fn as_text(&self) -> ExperimentText<'_> {
+        ExperimentText { name: &self.name, text: &self.text }
+    }
+
     /// Reads and validates an experiment file.
     pub fn load(path: &Path) -> Result<Experiment> {
         let text =
@@ -262,7 +235,7 @@ impl Experiment {
 
     /// Validates experiment text; `default_name` names it when the text does not.
     pub fn parse(text: &str, default_name: &str) -> Result<Experiment> {
-        let file: ExperimentFile = toml::from_str(text).map_err(|e| explain_toml_error(text, &e))?;
+        let file: ExperimentFile = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
         let name = file.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.len() > 100 {
             let start: String = name.chars().take(20).collect();
@@ -340,7 +313,7 @@ impl Experiment {
             bail!("field `held_out_games` must be at least 1: the final best is always scored on unseen seeds");
         }
         if let Some(runs) = file.runs {
-            super::study::check_runs(runs).context("field `runs`")?;
+            check_runs(runs).context("field `runs`")?;
         }
         let budget = &file.budget;
         if budget.generations.is_none() && budget.games.is_none() && budget.pieces.is_none() {
@@ -468,12 +441,13 @@ fn target_game(file: &ExperimentFile) -> Result<Target> {
     let size = file
         .board
         .as_deref()
-        .map(crate::cli::play::parse_size)
+        .map(crate::board::parse_size)
         .transpose()
         .map_err(|e| anyhow::anyhow!("field `board`: {e}"))?;
     // Building the rule set checks that it allows the board size.
-    crate::rules::build(preset.rule_set, size).context("field `board`")?;
-    if file.fitness == Some(Fitness::Level) && !preset.rule_set.starts_with("guideline") {
+    let rules = crate::rules::build(preset.rule_set, size).context("field `board`")?;
+    // Levels are the frame games' (the guideline game): no other game reports one.
+    if file.fitness == Some(Fitness::Level) && rules.frame_rules().is_none() {
         bail!(
             "field `fitness`: \"level\" needs a rule set with levels (the guideline game), \
              but preset {} plays {}",
@@ -547,33 +521,21 @@ fn check_score_divisor(names: &[&str], base_weights: &[f64], space: &Space) -> R
     Ok(())
 }
 
-/// One line: where in the file, what is wrong, and the closest known name for an unknown
-/// key or value.
-pub(crate) fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
-    // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
-    let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
-    let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
-    match error.span() {
-        Some(span) => {
-            // The text up to the error, cut at a character boundary.
-            let end = (0..=span.start.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
-            let before = &text[..end];
-            let line = before.matches('\n').count() + 1;
-            let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
-            anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}")
-        }
-        None => anyhow::anyhow!("{message}{suggestion}"),
+/// The most repetitions of one experiment a study takes.
+pub const MAX_RUNS: u64 = 1000;
+
+/// Checks a repetition count.
+pub fn check_runs(runs: u64) -> Result<()> {
+    if !(1..=MAX_RUNS).contains(&runs) {
+        bail!("runs must be in 1..={MAX_RUNS}, got {runs}");
     }
+    Ok(())
 }
 
-/// From serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown variant"), the
-/// expected name closest to `x`.
-fn suggest(message: &str) -> Option<String> {
-    let rest = message.split_once("unknown field `").or_else(|| message.split_once("unknown variant `"))?.1;
-    let (unknown, rest) = rest.split_once('`')?;
-    let expected = rest.split_once("expected")?.1;
-    let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    crate::names::closest(unknown, &known).map(str::to_string)
+/// The objective an experiment measures (a game of its preset, or the E-Tetris search:
+/// see [`Target::objective`]).
+pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
+    experiment.target.objective(experiment.fitness, experiment.file.max_pieces)
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@
 //! All MPI calls are made by each process's main thread (`MPI_THREAD_FUNNELED`); the
 //! coordinator's own share of the jobs runs on a second thread meanwhile.
 
-use super::experiment::Experiment;
-use super::objective::{build_objective, Executor, Objective, Played, Players, Round};
+use super::experiment::{build_objective, Experiment};
+use super::objective::{Executor, ExperimentText, Objective, Played, Players, Round};
 use anyhow::{anyhow, bail, Context, Result};
 use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -123,7 +123,7 @@ pub fn work(world: &SimpleCommunicator, pool: &rayon::ThreadPool) -> Result<()> 
                     let (bytes, _) = receive(&coordinator);
                     match decode::<ToWorker>(&bytes, 0)? {
                         ToWorker::Batch { first, count } => {
-                            let results = players.run_jobs(&round, first, count);
+                            let results = players.run_jobs(&round, first, count)?;
                             coordinator.send(&encode(&ToCoordinator::Results { first, results })[..]);
                         }
                         ToWorker::RoundDone => break,
@@ -224,9 +224,10 @@ impl Batches {
 }
 
 impl Executor for Coordinator<'_> {
-    fn begin(&self, experiment: &Experiment, run_dir: &Path) -> Result<()> {
+    fn begin(&self, experiment: &ExperimentText, run_dir: &Path) -> Result<()> {
         set_termination_message(run_dir);
-        let message = encode(&ToWorker::Campaign { name: experiment.name.clone(), text: experiment.text.clone() });
+        let message =
+            encode(&ToWorker::Campaign { name: experiment.name.to_string(), text: experiment.text.to_string() });
         for worker in &self.workers {
             self.world.process_at_rank(worker.rank).send(&message[..]);
         }
@@ -238,6 +239,7 @@ impl Executor for Coordinator<'_> {
         let jobs = round.jobs();
         let batches = Batches { next: AtomicU64::new(0), jobs, size: self.batch_size(jobs) };
         let results: Mutex<Vec<Option<Played>>> = Mutex::new(vec![None; jobs as usize]);
+        let local_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
         let store = |first: u64, played: &[Played]| {
             let mut results = results.lock().expect("no panics while holding the lock");
             for (slot, p) in results[first as usize..].iter_mut().zip(played) {
@@ -255,11 +257,17 @@ impl Executor for Coordinator<'_> {
             scope.spawn(|| {
                 while let Some((first, count)) = batches.take() {
                     match players.run_jobs(round, first, count) {
-                        Some(played) => {
+                        Ok(Some(played)) => {
                             local_jobs.fetch_add(count, Ordering::Relaxed);
                             store(first, &played)
                         }
-                        None => {
+                        Ok(None) => {
+                            stopped.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        Err(error) => {
+                            // The workers finish their batches; the round then fails.
+                            *local_error.lock().expect("no panics while holding the lock") = Some(error);
                             stopped.store(true, Ordering::Relaxed);
                             break;
                         }
@@ -295,6 +303,9 @@ impl Executor for Coordinator<'_> {
             }
             Ok(())
         })?;
+        if let Some(error) = local_error.into_inner().expect("no panics while holding the lock") {
+            return Err(error);
+        }
         self.jobs_by_rank.borrow_mut()[0] += local_jobs.into_inner();
         let results = results.into_inner().expect("no panics while holding the lock");
         if stopped.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) && results.iter().any(Option::is_none) {

@@ -8,15 +8,15 @@
 //!
 //! An [`Objective`] plays one job. [`GameObjective`] plays a game of a preset under its
 //! rule set; [`super::etetris_objective::ETetrisObjective`] runs the E-Tetris beam search;
-//! [`build_objective`] picks one for an experiment.
+//! [`super::experiment::build_objective`] picks one for an experiment.
 
-use super::experiment::Experiment;
 use crate::eval::Evaluator;
+use crate::guideline::FrameGame;
 use crate::policy::{self, PolicyKind};
 use crate::randomizer::game_seed;
 use crate::rules::RuleSet;
-use crate::sim::{self, GameLimits};
-use anyhow::Result;
+use crate::sim::{self, GameDriver, GameLimits};
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -58,7 +58,42 @@ pub struct Played {
 /// Measures one job. Must be deterministic in `(weights, seed, held_out)`.
 pub trait Objective: Send + Sync {
     /// `live` counts pieces as they are placed (for progress bars).
-    fn play(&self, weights: &[f64], seed: u64, held_out: bool, live: &AtomicU64) -> Played;
+    /// Fails where the measurement cannot be trusted (an E-Tetris record that replays to
+    /// another score); the campaign stops with the error.
+    fn play(&self, weights: &[f64], seed: u64, held_out: bool, live: &AtomicU64) -> Result<Played>;
+}
+
+/// What one game contributes to a candidate's fitness (the mean over its games).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fitness {
+    /// Rows cleared.
+    Rows,
+    /// Points scored (rule sets that score); for `etetris`, the contest score.
+    Score,
+    /// Pieces placed (turns survived).
+    Turns,
+    /// Level reached when the game ended (rule sets with levels: the guideline game).
+    Level,
+}
+
+impl Fitness {
+    pub fn of(self, record: &crate::sim::GameRecord) -> f64 {
+        match self {
+            Fitness::Rows => record.lines as f64,
+            Fitness::Score => record.score as f64,
+            Fitness::Turns => record.pieces as f64,
+            Fitness::Level => record.level.unwrap_or(0) as f64,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fitness::Rows => "rows",
+            Fitness::Score => "score",
+            Fitness::Turns => "turns",
+            Fitness::Level => "level",
+        }
+    }
 }
 
 /// A game of a preset: its rule set and policy, the weights put into its evaluator.
@@ -66,23 +101,38 @@ pub struct GameObjective {
     pub rules: Box<dyn RuleSet>,
     pub evaluator: Evaluator,
     pub policy: PolicyKind,
+    /// The frame game the preset plays instead of `rules` and `policy`, if it has one
+    /// (its evaluator is replaced by each job's weights).
+    pub frame: Option<FrameGame>,
     pub limits: GameLimits,
-    pub fitness: super::experiment::Fitness,
+    pub fitness: Fitness,
 }
 
 impl Objective for GameObjective {
-    fn play(&self, weights: &[f64], seed: u64, _held_out: bool, live: &AtomicU64) -> Played {
+    fn play(&self, weights: &[f64], seed: u64, _held_out: bool, live: &AtomicU64) -> Result<Played> {
         let start = Instant::now();
-        let policy = policy::build(self.policy, self.evaluator.with_weights(weights));
-        let record = sim::play_game(self.rules.as_ref(), policy.as_ref(), seed, self.limits, Some(live));
-        Played { fitness: self.fitness.of(&record), pieces: record.pieces, seconds: start.elapsed().as_secs_f64() }
+        let evaluator = self.evaluator.with_weights(weights);
+        let record = match &self.frame {
+            Some(frame) => {
+                let frame = FrameGame { spawn_frame: frame.spawn_frame, evaluator };
+                sim::play_game(GameDriver::Frame(&frame), seed, self.limits, Some(live))
+            }
+            None => {
+                let policy = policy::build(self.policy, evaluator);
+                let driver = GameDriver::Placement { rules: self.rules.as_ref(), policy: policy.as_ref() };
+                sim::play_game(driver, seed, self.limits, Some(live))
+            }
+        };
+        Ok(Played { fitness: self.fitness.of(&record), pieces: record.pieces, seconds: start.elapsed().as_secs_f64() })
     }
 }
 
-/// The objective an experiment measures (a game of its preset, or the E-Tetris search:
-/// see [`super::target::Target::objective`]).
-pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
-    experiment.target.objective(experiment.fitness, experiment.file.max_pieces)
+/// An experiment as its file says it: what a remote worker needs to build the same
+/// objective.
+#[derive(Clone, Copy, Debug)]
+pub struct ExperimentText<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
 }
 
 /// What a process brings to a round: the objective and the threads that play it.
@@ -97,9 +147,10 @@ pub struct Players<'a> {
 
 impl Players<'_> {
     /// Runs jobs `first..first + count` of `round` on the pool, in job order. `None` if
-    /// `stop` was raised before they all ran.
-    pub fn run_jobs(&self, round: &Round, first: u64, count: u64) -> Option<Vec<Played>> {
-        let results: Vec<Option<Played>> = self.pool.install(|| {
+    /// `stop` was raised before they all ran; the first failed job's error (in job order)
+    /// if one failed.
+    pub fn run_jobs(&self, round: &Round, first: u64, count: u64) -> Result<Option<Vec<Played>>> {
+        let results: Vec<Option<Result<Played>>> = self.pool.install(|| {
             (first..first + count)
                 .into_par_iter()
                 .map(|job| {
@@ -107,11 +158,23 @@ impl Players<'_> {
                         return None;
                     }
                     let (weights, seed) = round.job(job);
-                    Some(self.objective.play(weights, seed, round.held_out, self.live))
+                    Some(
+                        self.objective
+                            .play(weights, seed, round.held_out, self.live)
+                            .with_context(|| format!("job {job} (seed {seed})")),
+                    )
                 })
                 .collect()
         });
-        results.into_iter().collect()
+        let mut played = Vec::with_capacity(results.len());
+        let mut stopped = false;
+        for result in results {
+            match result {
+                Some(result) => played.push(result?),
+                None => stopped = true,
+            }
+        }
+        Ok((!stopped).then_some(played))
     }
 }
 
@@ -119,8 +182,8 @@ impl Players<'_> {
 /// way the results come back in job order, identical.
 pub trait Executor {
     /// A campaign of `experiment` writing to `run_dir` starts (remote workers build its
-    /// objective).
-    fn begin(&self, _experiment: &Experiment, _run_dir: &std::path::Path) -> Result<()> {
+    /// objective from the experiment's text).
+    fn begin(&self, _experiment: &ExperimentText, _run_dir: &std::path::Path) -> Result<()> {
         Ok(())
     }
     /// Runs every job of `round`; `None` if Ctrl-C stopped it before they all ran.
@@ -134,7 +197,7 @@ pub struct Local;
 
 impl Executor for Local {
     fn run(&self, round: &Round, players: &Players) -> Result<Option<Vec<Played>>> {
-        Ok(players.run_jobs(round, 0, round.jobs()))
+        players.run_jobs(round, 0, round.jobs())
     }
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "kind": "local" })

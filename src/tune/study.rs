@@ -17,10 +17,10 @@
 //! the one in progress resumes from its checkpoint, the rest start.
 
 use super::driver::{self, Outcome, RunOptions};
-use super::experiment::Experiment;
+use super::experiment::{check_runs, Experiment};
 use super::objective::Executor;
-use crate::cli::play::AtomicFile;
 use crate::randomizer::game_seed;
+use crate::report::atomic_file::AtomicFile;
 use crate::report::stats::{self, holm, mann_whitney, quantile, Summary};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
@@ -28,9 +28,6 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-
-/// The most repetitions of one experiment a study takes.
-pub const MAX_RUNS: u64 = 1000;
 
 /// The file that makes a folder a study.
 pub const STUDY_FILE: &str = "study.json";
@@ -42,14 +39,6 @@ const GRID_POINTS: usize = 41;
 
 /// Separates repetition seeds from every other use of the master seed.
 const STREAM_REPETITION: u64 = 0x5354_5544_5900_0001;
-
-/// Checks a repetition count.
-pub fn check_runs(runs: u64) -> Result<()> {
-    if !(1..=MAX_RUNS).contains(&runs) {
-        bail!("runs must be in 1..={MAX_RUNS}, got {runs}");
-    }
-    Ok(())
-}
 
 /// The master seed of repetition `run` (from 0) of an experiment whose seed is `master`:
 /// 63 bits, so that it is a TOML integer (the repetition's experiment text records it).
@@ -154,7 +143,7 @@ pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Resu
 /// single run.
 fn repetition(e: &StudyExperiment, run: u64) -> Result<Experiment> {
     let mut table: toml::Table = toml::from_str(&e.text)
-        .map_err(|error| super::experiment::explain_toml_error(&e.text, &error))
+        .map_err(|error| crate::names::explain_toml_error(&e.text, &error))
         .with_context(|| format!("experiment {}: not a TOML table", e.name))?;
     table.insert("seed".into(), toml::Value::Integer(repetition_seed(e.master_seed, run) as i64));
     table.insert("name".into(), toml::Value::String(e.name.clone()));
@@ -713,6 +702,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tune::experiment::MAX_RUNS;
 
     #[test]
     fn repetition_seeds_differ_and_are_stable() {

@@ -5,12 +5,11 @@
 //! command that uses it), so the driver has no per-target code.
 
 use super::etetris_objective::{self, ETetrisObjective};
-use super::experiment::Fitness;
-use super::objective::{GameObjective, Objective};
+use super::objective::{Fitness, GameObjective, Objective};
 use crate::etetris::game::{HEIGHT, PIECE_LIMIT, WIDTH};
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
-use crate::eval::presets::{self, Preset};
+use crate::presets::{self, Preset};
 use crate::sim::GameLimits;
 use anyhow::Result;
 
@@ -63,13 +62,19 @@ impl Target {
     /// What plays the jobs of a round.
     pub fn objective(&self, fitness: Fitness, max_pieces: Option<u64>) -> Result<Box<dyn Objective>> {
         Ok(match self {
-            Target::Game { preset, size } => Box::new(GameObjective {
-                rules: crate::rules::build(preset.rule_set, *size)?,
-                evaluator: preset.evaluator()?,
-                policy: preset.policy,
-                limits: GameLimits { max_pieces },
-                fitness,
-            }),
+            Target::Game { preset, size } => {
+                let rules = crate::rules::build(preset.rule_set, *size)?;
+                let evaluator = preset.evaluator()?;
+                let frame = presets::frame_game(rules.as_ref(), preset.policy, &evaluator)?;
+                Box::new(GameObjective {
+                    rules,
+                    evaluator,
+                    policy: preset.policy,
+                    frame,
+                    limits: GameLimits { max_pieces },
+                    fitness,
+                })
+            }
             Target::ETetris { settings, pieces } => Box::new(ETetrisObjective::new(settings.clone(), *pieces)),
         })
     }

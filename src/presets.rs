@@ -1,13 +1,16 @@
 //! Named presets: each published system as rule set + evaluator (features and weights) +
 //! move policy + tie-break, straight from `systems.md`.
 
-use super::{Evaluator, Sense};
+use crate::eval::{Evaluator, Sense};
+use crate::guideline::{FrameGame, SpawnFrame};
 use crate::policy::{self, Policy, PolicyKind};
 use crate::rules::{self, RuleSet};
+use crate::sim::GameDriver;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-/// A published system.
+/// A published system. Its published figures are in [`crate::reproduce::PLAN`], next to
+/// how each is measured (one place for each figure).
 pub struct Preset {
     pub name: &'static str,
     pub summary: &'static str,
@@ -17,8 +20,6 @@ pub struct Preset {
     pub policy: PolicyKind,
     /// See [`Evaluator::forbidden_from_row`].
     pub forbidden_from_row: Option<usize>,
-    /// The published figure, as `systems.md` states it.
-    pub published: &'static str,
 }
 
 const DELLACHERIE_WEIGHTS: &[(&str, f64)] = &[
@@ -48,7 +49,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFaheyPriority,
         forbidden_from_row: None,
-        published: "about 600,000-660,000 rows per game (56 games, +-27% at 95%)",
     },
     Preset {
         name: "dellacherie-simplified",
@@ -58,7 +58,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,
-        published: "5,200,000 rows +-20% on 10x20 (about 100 games)",
     },
     Preset {
         name: "el-tetris",
@@ -75,7 +74,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,
-        published: "none verified (often quoted as millions of rows)",
     },
     Preset {
         name: "bcts",
@@ -94,7 +92,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,
-        published: "35,000,000 rows +-20% on 10x20; 3,800 on 10x10",
     },
     Preset {
         name: "lee",
@@ -109,7 +106,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::TwoPieceNoClear,
         forbidden_from_row: None,
-        published: "\"cleared lines indefinitely\", no figure",
     },
     Preset {
         name: "erikko",
@@ -127,7 +123,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Minimize,
         policy: PolicyKind::HoldAware,
         forbidden_from_row: Some(20),
-        published: "none (weights tuned by random search on mean turns survived over 30 games)",
     },
     Preset {
         name: "pygame-lee",
@@ -137,7 +132,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::KeyPress,
         forbidden_from_row: None,
-        published: "reaches gravity of a row or more per frame (level 18+), tops out around level 25 within a few dozen lines",
     },
     Preset {
         name: "pygame-lee-gravity-first",
@@ -147,7 +141,6 @@ pub static REGISTRY: &[Preset] = &[
         sense: Sense::Maximize,
         policy: PolicyKind::KeyPress,
         forbidden_from_row: None,
-        published: "none (a variant of pygame-lee, see the README)",
     },
 ];
 
@@ -176,15 +169,48 @@ impl Preset {
         }
         let rules =
             rules::build(rule_set.unwrap_or(self.rule_set), size).with_context(|| format!("preset {}", self.name))?;
-        rules::guideline::check_pairing(rules.name(), self.policy).with_context(|| format!("preset {}", self.name))?;
-        Ok(Built { rules, policy: policy::build(self.policy, evaluator) })
+        let frame =
+            frame_game(rules.as_ref(), self.policy, &evaluator).with_context(|| format!("preset {}", self.name))?;
+        Ok(Built { rules, policy: policy::build(self.policy, evaluator), frame })
     }
 }
 
-/// A preset ready to play.
+/// The frame game a policy and a rule set make, if they make one: the key-press policy plays
+/// exactly the rule sets whose games go frame by frame, and every other policy plays the
+/// placement games. Any other pairing is refused before the first game.
+pub fn frame_game(rules: &dyn RuleSet, policy: PolicyKind, evaluator: &Evaluator) -> Result<Option<FrameGame>> {
+    match (rules.frame_rules(), policy == PolicyKind::KeyPress) {
+        (Some(spawn_frame), true) => Ok(Some(FrameGame { spawn_frame, evaluator: evaluator.clone() })),
+        (None, false) => Ok(None),
+        (Some(_), false) => anyhow::bail!(
+            "rule set {} is played key press by key press: use preset pygame-lee or pygame-lee-gravity-first",
+            rules.name()
+        ),
+        (None, true) => anyhow::bail!(
+            "the key-press policy plays only the guideline rule sets ({}, {}), not {}",
+            SpawnFrame::KeysAct.rule_set(),
+            SpawnFrame::GravityOnly.rule_set(),
+            rules.name()
+        ),
+    }
+}
+
+/// A preset ready to play: its rule set and policy (what commands that look at one board
+/// use) and, when its games go frame by frame, the frame game the game loop plays instead.
 pub struct Built {
     pub rules: Box<dyn RuleSet>,
     pub policy: Box<dyn Policy>,
+    pub frame: Option<FrameGame>,
+}
+
+impl Built {
+    /// What the game loop plays.
+    pub fn driver(&self) -> GameDriver<'_> {
+        match &self.frame {
+            Some(frame) => GameDriver::Frame(frame),
+            None => GameDriver::Placement { rules: self.rules.as_ref(), policy: self.policy.as_ref() },
+        }
+    }
 }
 
 /// The E-Tetris contest evaluator. Not a preset of the game loop (it is a beam search

@@ -1,0 +1,130 @@
+//! Files written whole or not at all: every command and campaign that writes a result
+//! goes through [`AtomicFile`], so an interrupted or failed run never leaves half a file.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+/// A file written under a temporary name in the target's folder and renamed into place by
+/// [`AtomicFile::commit`], so a failed run leaves any existing file untouched and no
+/// temporary behind (it is removed when the `AtomicFile` is dropped, commit failing
+/// included). Creating it checks the folder is writable before any work. The temporary
+/// name keeps the target's extension, for writers that choose the format by it.
+pub struct AtomicFile {
+    target: PathBuf,
+    file: tempfile::NamedTempFile,
+}
+
+impl AtomicFile {
+    pub fn create(target: &Path) -> Result<AtomicFile> {
+        let cannot = || format!("cannot write {}", target.display());
+        let name = target.file_name().with_context(|| format!("{} is not a file path", target.display()))?;
+        if target.is_dir() {
+            bail!("cannot write {}: it is a folder", target.display());
+        }
+        let folder = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+        // Cut so that a target name near the file system's limit still has a temporary.
+        let short: String = name.to_string_lossy().chars().take(100).collect();
+        let prefix = format!(".{short}.partial-");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(&extension);
+        // The umask's permissions, as `File::create` gives, not the temporary's own 0600.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let file = builder.tempfile_in(folder).with_context(cannot)?;
+        Ok(AtomicFile { target: target.to_path_buf(), file })
+    }
+    /// Checks that `target` can be written, before long work whose result goes there: the
+    /// temporary is made and removed at once, so an interrupted run leaves nothing behind.
+    pub fn check_writable(target: &Path) -> Result<()> {
+        AtomicFile::create(target).map(drop)
+    }
+    pub fn writer(&mut self) -> &mut std::fs::File {
+        self.file.as_file_mut()
+    }
+    /// Where the temporary file is, for writers that open a path themselves.
+    pub fn temporary_path(&self) -> &Path {
+        self.file.path()
+    }
+    /// Writes `target` whole with `write`, or leaves it as it was: an error from `write`
+    /// (with the context "cannot write <target>") drops the temporary unrenamed.
+    pub fn write_with(target: &Path, write: impl FnOnce(&mut std::fs::File) -> Result<()>) -> Result<()> {
+        let mut file = AtomicFile::create(target)?;
+        write(file.writer()).with_context(|| format!("cannot write {}", target.display()))?;
+        file.commit()
+    }
+    /// Renames the temporary file over the target; on failure the temporary is removed.
+    pub fn commit(self) -> Result<()> {
+        self.file.as_file().sync_all().ok();
+        let target = self.target;
+        self.file
+            .persist(&target)
+            .map_err(|e| e.error)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn an_atomic_file_replaces_the_target_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        std::fs::write(&target, "old").unwrap();
+        let mut file = AtomicFile::create(&target).unwrap();
+        write!(file.writer(), "new").unwrap();
+        assert!(file.temporary_path().to_string_lossy().ends_with(".csv"));
+        drop(file);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(names_in(dir.path()), ["out.csv"]);
+        let mut file = AtomicFile::create(&target).unwrap();
+        write!(file.writer(), "new").unwrap();
+        file.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names_in(dir.path()), ["out.csv"]);
+    }
+
+    #[test]
+    fn an_atomic_file_onto_a_folder_fails_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("folder")).unwrap();
+        let error = AtomicFile::create(&dir.path().join("folder")).err().unwrap().to_string();
+        assert!(error.contains("it is a folder"), "{error}");
+        assert!(AtomicFile::check_writable(&dir.path().join("missing/out.csv")).is_err());
+        AtomicFile::check_writable(&dir.path().join("out.csv")).unwrap();
+        assert_eq!(names_in(dir.path()), ["folder"]);
+    }
+
+    #[test]
+    fn a_writer_that_fails_halfway_leaves_the_target_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("games.csv");
+        std::fs::write(&target, "precious\n").unwrap();
+        let error = AtomicFile::write_with(&target, |file| {
+            write!(file, "game,seed\n0,1\n")?;
+            anyhow::bail!("disk full (simulated)")
+        })
+        .expect_err("the writer's error");
+        assert!(format!("{error:#}").contains("disk full (simulated)"), "{error:#}");
+        assert!(error.to_string().starts_with("cannot write"), "{error}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+        assert_eq!(names_in(dir.path()), ["games.csv"]);
+        AtomicFile::write_with(&target, |file| Ok(write!(file, "new")?)).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names_in(dir.path()), ["games.csv"]);
+    }
+}

@@ -623,6 +623,7 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         ("huge.toml", holes("1e300"), "holes"),
         ("text.toml", holes("\"7\""), "holes"),
         ("unknown.toml", format!("{WEIGHTS}hole = 1\n"), "hole"),
+        ("extra-nan.toml", format!("{WEIGHTS}wells = nan\n"), "wells"),
         ("missing.toml", WEIGHTS.replace("cells = -1.0\n", ""), "cells"),
         ("zero-divisor.toml", WEIGHTS.replace("38.0", "0"), "score_divisor"),
         ("negative-divisor.toml", WEIGHTS.replace("38.0", "-1"), "score_divisor"),

@@ -312,7 +312,7 @@ proptest! {
     #[test]
     fn etetris_weights_files_never_panic(text in mutated(ETETRIS_WEIGHTS)) {
         if let Ok(weights) = Weights::from_toml(&text) {
-            prop_assert!(weights.features.iter().all(|w| w.is_finite()) && weights.score_divisor > 0.0);
+            prop_assert!(weights.features.iter().chain(&weights.extra_features).all(|w| w.is_finite()) && weights.score_divisor > 0.0);
         }
     }
 

@@ -1,5 +1,5 @@
 //! Every command the README shows runs as written, from a folder laid out like the
-//! repository root (a copy of `data/` and `experiments/`, nothing beside it). Commands
+//! repository root (a copy of `data/`, `experiments/` and `weights/`, nothing beside it). Commands
 //! that take minutes run with a smaller budget, and the few that cannot run here (MPI,
 //! usage templates, hour-long campaigns) are listed with the reason. A README command that
 //! this file does not list fails the test, and so does a listed command the README no
@@ -78,6 +78,17 @@ const CASES: &[(&str, Action)] = &[
     ("solve --beam 1000 --weights best.toml", Skip("needs an E-Tetris campaign's best.toml (minutes); tests/tune.rs plays one")),
     ("tune experiments/etetris-nelder-mead.toml", Skip("9 minutes; tests/experiments.rs checks the file")),
     ("tune experiments/etetris-cmaes.toml", Skip("5 minutes; tests/experiments.rs checks the file")),
+    (
+        "solve --moves full --beam 3000 --weights weights/etetris-full.toml",
+        RunAs("solve --moves full --beam 30 --weights weights/etetris-full.toml --pieces 300"),
+    ),
+    ("replay weights/etetris-best-record.txt", Run),
+    ("solve --moves full --beam 300 --threads 1 --weights FILE", Skip("usage template")),
+    ("tune experiments/etetris-full-cmaes.toml --threads 1", Skip("8 CPU-minutes; tests/experiments.rs checks the file")),
+    (
+        "plot results/etetris-full-cmaes/<run> --out docs/etetris-full-tuning.png",
+        Skip("needs the full-move E-Tetris campaign above"),
+    ),
     (
         "plot results/etetris-nelder-mead/<run> results/etetris-cmaes/<run> --out etetris.png",
         Skip("needs the two E-Tetris campaigns above"),
@@ -265,7 +276,7 @@ fn every_readme_command_runs_from_a_fresh_repository_root() {
     let readme = std::fs::read_to_string(repository.join("README.md")).unwrap();
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().join("tetris-lab");
-    for folder in ["data", "experiments"] {
+    for folder in ["data", "experiments", "weights"] {
         copy_tree(&repository.join(folder), &root.join(folder));
     }
     let mut failures = Vec::new();

@@ -24,7 +24,8 @@ pub struct Args {
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Evaluator weights (TOML: cells, row_transitions, column_transitions, holes,
-    /// score_divisor) [default: the seed's].
+    /// score_divisor; optional wells, rows_with_holes, almost_full_rows, 0 if left out)
+    /// [default: the seed's].
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Move set: the seed's rotate-shift-drop, or every placement the game allows.

@@ -383,6 +383,49 @@ impl Grid {
         features
     }
 
+    /// Rows with exactly one empty cell (the `almost_full_rows` term).
+    #[inline]
+    pub fn almost_full_rows(&self) -> u32 {
+        (0..HEIGHT).filter(|&y| self.row(y).count_ones() == WIDTH as u32 - 1).count() as u32
+    }
+
+    /// The counts of the optional evaluator terms, in the order of
+    /// [`crate::etetris::weights::EXTRA_FEATURE_NAMES`], on a board after clearing:
+    /// `wells`, each open empty cell with both neighbours filled (walls count) weighing its
+    /// depth in its well (a well of depth d counts 1 + 2 + ... + d); `rows_with_holes`,
+    /// rows with a hole; `almost_full_rows`, rows with exactly one empty cell (ready to
+    /// clear together).
+    pub fn extra_features(&self) -> [f64; 3] {
+        let (mut wells, mut rows_with_holes, mut almost_full_rows) = (0u32, 0u32, 0u32);
+        let mut covered = 0u16; // columns with a filled cell in a row above
+        let mut depth = [0u32; WIDTH]; // the depth of the well cell just above, per column
+        let mut in_well = 0u16;
+        for y in 0..HEIGHT {
+            let row = self.row(y);
+            let empty = !row & FULL_ROW;
+            rows_with_holes += (empty & covered != 0) as u32;
+            almost_full_rows += (row.count_ones() == WIDTH as u32 - 1) as u32;
+            let left_filled = (row << 1) | 1;
+            let right_filled = (row >> 1) | 1 << (WIDTH - 1);
+            let well = empty & !covered & left_filled & right_filled;
+            let mut ended = in_well & !well;
+            while ended != 0 {
+                depth[ended.trailing_zeros() as usize] = 0;
+                ended &= ended - 1;
+            }
+            let mut cells = well;
+            while cells != 0 {
+                let x = cells.trailing_zeros() as usize;
+                depth[x] += 1;
+                wells += depth[x];
+                cells &= cells - 1;
+            }
+            in_well = well;
+            covered |= row;
+        }
+        [wells as f64, rows_with_holes as f64, almost_full_rows as f64]
+    }
+
     /// A fast 64-bit hash of the five words (FxHash-style rounds plus a final mix).
     #[inline]
     pub fn hash64(&self) -> u64 {
@@ -533,6 +576,16 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extra_features_count_wells_rows_with_holes_and_almost_full_rows() {
+        // Column 1 is a well of depth 2 (1 + 2), column 8 one of depth 1 in the middle row;
+        // column 9 of the bottom row is covered, so a hole and no well.
+        let grid = Grid::parse("#.#.......\n#.######.#\n#########.").unwrap();
+        assert_eq!(grid.extra_features(), [4.0, 1.0, 1.0]);
+        assert_eq!(grid.almost_full_rows(), 1);
+        assert_eq!(Grid::default().extra_features(), [0.0; 3]);
+    }
 
     #[test]
     fn sequence_starts_as_the_spec_lists() {

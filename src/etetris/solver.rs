@@ -469,6 +469,11 @@ fn score_placements(
     let surface = grid.surface();
     let base = grid.features();
     let score_weight = weights.map_or(0.0, Weights::score_weight);
+    let extra = weights.is_some_and(Weights::has_extra_features);
+    // When only almost_full_rows weighs something, it follows from the changed rows (the
+    // other terms need the whole board).
+    let only_almost_full = extra && weights.is_some_and(|w| w.extra_features[..2] == [0.0, 0.0]);
+    let base_almost_full = if only_almost_full { grid.almost_full_rows() as i32 } else { 0 };
     let table = orientations(spawn.shape);
     let mut push = |placement: Placement| {
         let orientation = &table[placement.state as usize];
@@ -481,10 +486,11 @@ fn score_placements(
             *new = if first + j < HEIGHT { row | orientation.row_mask(j, x) } else { row };
             has_full_row |= first + j < HEIGHT && *new == FULL_ROW;
         }
-        let (features, score) = if has_full_row {
+        let (features, score, built, almost_full) = if has_full_row {
             let mut after = grid;
             let lock = after.lock(orientation, x, y);
-            (after.features(), entry.score + if scores { lock.points() } else { 0 })
+            let almost_full = if only_almost_full { after.almost_full_rows() as i32 } else { 0 };
+            (after.features(), entry.score + if scores { lock.points() } else { 0 }, Some(after), almost_full)
         } else {
             let Some(_) = weights else {
                 out.push(Scored { value: 0.0, score: entry.score, parent, placement });
@@ -517,9 +523,36 @@ fn score_placements(
             f.row_transitions = row_transitions as u32;
             f.column_transitions = column_transitions as u32;
             f.holes = (f.holes as i32 + covered - 4) as u32;
-            (f, entry.score)
+            let mut almost_full = base_almost_full;
+            if only_almost_full {
+                let nine = |row: u16| (row.count_ones() == WIDTH as u32 - 1) as i32;
+                for r in first..(first + 4).min(HEIGHT) {
+                    almost_full += nine(changed[r - first]) - nine(rows[r]);
+                }
+            }
+            (f, entry.score, None, almost_full)
         };
-        let value = weights.map_or(0.0, |w| w.evaluate(&features) - score as f64 * score_weight);
+        let value = weights.map_or(0.0, |w| {
+            if extra {
+                // A term that weighs 0 adds 0 whatever its count, so only almost_full_rows
+                // is counted when it alone weighs something; otherwise every term is
+                // counted on the built board.
+                let counts = if only_almost_full {
+                    [0.0, 0.0, almost_full as f64]
+                } else {
+                    built
+                        .unwrap_or_else(|| {
+                            let mut after = grid;
+                            after.put(orientation, x, y);
+                            after
+                        })
+                        .extra_features()
+                };
+                w.evaluate_with_extra(&features, &counts) - score as f64 * score_weight
+            } else {
+                w.evaluate(&features) - score as f64 * score_weight
+            }
+        });
         out.push(Scored { value, score, parent, placement });
     };
     match moves {
@@ -612,12 +645,16 @@ mod tests {
     fn incremental_values_equal_values_of_the_built_boards() {
         let spawns = sequence(300);
         let solution = BeamSearch::new(options(20, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
-        let weights = Weights::default();
+        let seed = Weights::default();
+        let extra = Weights { extra_features: [0.7, 3.0, -1.25], ..seed };
+        let almost_full = Weights { extra_features: [0.0, 0.0, -0.5], ..seed };
         let mut grid = Grid::default();
         let mut score = 0;
         for (spawn, p) in spawns.iter().zip(&solution.placements).take(250) {
             let entry = Entry { grid, score, node: ROOT };
-            for moves in [MoveSet::Seed, MoveSet::Full] {
+            for (moves, weights) in
+                [seed, extra, almost_full].into_iter().flat_map(|w| [(MoveSet::Seed, w), (MoveSet::Full, w)])
+            {
                 let mut out = Vec::new();
                 score_placements(&entry, 0, *spawn, moves, true, Some(&weights), &mut out);
                 for s in &out {

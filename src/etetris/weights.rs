@@ -2,6 +2,11 @@
 //! from a TOML table. The beam keeps the boards with the smallest
 //! `value = sum(weight x feature) - score / score_divisor` (lower is better).
 //!
+//! The seed's four terms and the divisor are required keys; the extra terms
+//! ([`EXTRA_FEATURE_NAMES`]: `wells`, `rows_with_holes`, `almost_full_rows`) are optional
+//! and weigh 0 when left out, which leaves the search exactly the seed's (a zero extra
+//! weight is not even computed).
+//!
 //! ```toml
 //! cells = -1.0
 //! row_transitions = 3.2178882868487753
@@ -16,13 +21,17 @@ use std::path::Path;
 
 /// Feature names, in the order of [`Features::as_array`]; each is also a TOML key.
 pub const FEATURE_NAMES: [&str; 4] = ["cells", "row_transitions", "column_transitions", "holes"];
+/// The optional terms beyond the seed's four, in the order of [`Grid::extra_features`].
+pub const EXTRA_FEATURE_NAMES: [&str; 3] = ["wells", "rows_with_holes", "almost_full_rows"];
 /// The key of the score divisor.
 pub const SCORE_DIVISOR: &str = "score_divisor";
 
-/// Weights aligned with [`FEATURE_NAMES`], and the divisor of the cumulative score.
+/// Weights aligned with [`FEATURE_NAMES`] and [`EXTRA_FEATURE_NAMES`], and the divisor of
+/// the cumulative score.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Weights {
     pub features: [f64; 4],
+    pub extra_features: [f64; 3],
     pub score_divisor: f64,
 }
 
@@ -30,7 +39,11 @@ impl Default for Weights {
     /// The seed's hand-tuned weights (MaxDumbledore's `BoardEvaluator::params`, score
     /// weight 1/38).
     fn default() -> Self {
-        Weights { features: [-1.0, 3.2178882868487753, 9.348695305445199, 7.899265427351652], score_divisor: 38.0 }
+        Weights {
+            features: [-1.0, 3.2178882868487753, 9.348695305445199, 7.899265427351652],
+            extra_features: [0.0; 3],
+            score_divisor: 38.0,
+        }
     }
 }
 
@@ -41,6 +54,22 @@ impl Weights {
         // Summed left to right, as the seed does, so the keys match it bit for bit.
         let mut total = 0.0;
         for (weight, value) in self.features.iter().zip(features.as_array()) {
+            total += weight * value;
+        }
+        total
+    }
+
+    /// Whether any extra term weighs something (else the search never computes them).
+    #[inline]
+    pub fn has_extra_features(&self) -> bool {
+        self.extra_features.iter().any(|&w| w != 0.0)
+    }
+
+    /// [`Weights::evaluate`] plus the extra terms, summed on after the seed's four.
+    #[inline]
+    pub fn evaluate_with_extra(&self, features: &Features, extra: &[f64; 3]) -> f64 {
+        let mut total = self.evaluate(features);
+        for (weight, value) in self.extra_features.iter().zip(extra) {
             total += weight * value;
         }
         total
@@ -59,16 +88,22 @@ impl Weights {
         self.evaluate(features) - score as f64 * self.score_weight()
     }
 
-    /// [`Weights::value`] of a board.
+    /// The beam key of a board, extra terms included when they weigh something.
     pub fn value_of(&self, grid: &Grid, score: u32) -> f64 {
-        self.value(&grid.features(), score)
+        if self.has_extra_features() {
+            self.evaluate_with_extra(&grid.features(), &grid.extra_features()) - score as f64 * self.score_weight()
+        } else {
+            self.value(&grid.features(), score)
+        }
     }
 
-    /// Parses the TOML table; every key is required, unknown keys and non-finite numbers
+    /// Parses the TOML table; the seed's four terms and the divisor are required, the extra
+    /// terms default to 0; unknown keys and non-finite numbers
     /// are errors naming the key, and the divisor must be positive.
     pub fn from_toml(text: &str) -> Result<Weights> {
         let table: toml::Table = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
-        let known: Vec<&str> = FEATURE_NAMES.iter().copied().chain([SCORE_DIVISOR]).collect();
+        let known: Vec<&str> =
+            FEATURE_NAMES.iter().chain(&EXTRA_FEATURE_NAMES).copied().chain([SCORE_DIVISOR]).collect();
         for key in table.keys() {
             if !known.contains(&key.as_str()) {
                 let closest = known.iter().copied().max_by(|a, b| {
@@ -92,9 +127,15 @@ impl Weights {
             crate::limits::check_weight(&format!("key {key:?}"), number)?;
             Ok(number)
         };
-        let mut weights = Weights { features: [0.0; 4], score_divisor: number(SCORE_DIVISOR)? };
+        let mut weights =
+            Weights { features: [0.0; 4], extra_features: [0.0; 3], score_divisor: number(SCORE_DIVISOR)? };
         for (i, name) in FEATURE_NAMES.iter().enumerate() {
             weights.features[i] = number(name)?;
+        }
+        for (i, name) in EXTRA_FEATURE_NAMES.iter().enumerate() {
+            if table.contains_key(*name) {
+                weights.extra_features[i] = number(name)?;
+            }
         }
         if weights.score_divisor <= 0.0 {
             bail!("key {SCORE_DIVISOR:?}: must be positive, found {}", weights.score_divisor);
@@ -109,11 +150,17 @@ impl Weights {
         Weights::from_toml(&text).with_context(|| format!("weights file {}", path.display()))
     }
 
-    /// The TOML form (what [`Weights::from_toml`] reads back).
+    /// The TOML form (what [`Weights::from_toml`] reads back); extra terms only when they
+    /// weigh something, so the seed's files keep their five keys.
     pub fn to_toml(&self) -> String {
         let mut text = String::new();
         for (name, weight) in FEATURE_NAMES.iter().zip(self.features) {
             text += &format!("{name} = {weight:?}\n");
+        }
+        for (name, weight) in EXTRA_FEATURE_NAMES.iter().zip(self.extra_features) {
+            if weight != 0.0 {
+                text += &format!("{name} = {weight:?}\n");
+            }
         }
         text += &format!("{SCORE_DIVISOR} = {:?}\n", self.score_divisor);
         text
@@ -128,6 +175,24 @@ mod tests {
     fn round_trips_through_toml() {
         let weights = Weights::default();
         assert_eq!(Weights::from_toml(&weights.to_toml()).unwrap(), weights);
+        assert!(!weights.to_toml().contains("wells"), "the seed's files keep their five keys");
+        let extra = Weights { extra_features: [0.5, 0.0, -2.0], ..weights };
+        let text = extra.to_toml();
+        assert!(text.contains("wells = 0.5") && text.contains("almost_full_rows = -2.0"), "{text}");
+        assert!(!text.contains("rows_with_holes"), "{text}");
+        assert_eq!(Weights::from_toml(&text).unwrap(), extra);
+    }
+
+    #[test]
+    fn zero_extra_weights_give_the_seeds_values_bit_for_bit() {
+        let grid = Grid::parse("#.#.......\n#.######.#\n#########.").unwrap();
+        let seed = Weights::default();
+        assert!(!seed.has_extra_features());
+        assert_eq!(seed.value_of(&grid, 17).to_bits(), seed.value(&grid.features(), 17).to_bits());
+        let with_wells = Weights { extra_features: [1.5, 0.0, 0.0], ..seed };
+        // The grid's wells count 4.
+        let difference = with_wells.value_of(&grid, 17) - seed.value_of(&grid, 17);
+        assert!((difference - 6.0).abs() < 1e-9, "{difference}");
     }
 
     #[test]

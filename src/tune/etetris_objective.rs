@@ -10,8 +10,8 @@
 //! (`held_out_beam`, default 1,000: the width of the published 1.30 M), and there the
 //! score is checked by replaying the search's record, as `solve` does.
 //!
-//! The weight vector is [`FEATURE_NAMES`] then `score_divisor` (the order of
-//! [`Weights::to_toml`]). A vector `solve` would refuse (a weight that is not finite, or
+//! The weight vector is [`FEATURE_NAMES`], [`EXTRA_FEATURE_NAMES`] (0 unless an
+//! experiment tunes or fixes them), then `score_divisor`. A vector `solve` would refuse (a weight that is not finite, or
 //! a score divisor that is not positive: the beam key divides by it) is not searched: its
 //! fitness is 0, the worst score there is, so every optimizer moves away from it.
 
@@ -19,7 +19,7 @@ use super::objective::{Objective, Played};
 use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
 use crate::etetris::solver::{BeamSearch, MoveSet, Options};
-use crate::etetris::weights::{Weights, FEATURE_NAMES, SCORE_DIVISOR};
+use crate::etetris::weights::{Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, SCORE_DIVISOR};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,28 +65,31 @@ impl Settings {
 
 /// The weight names of a tuning vector, in its order.
 pub fn weight_names() -> Vec<&'static str> {
-    FEATURE_NAMES.iter().copied().chain([SCORE_DIVISOR]).collect()
+    FEATURE_NAMES.iter().chain(&EXTRA_FEATURE_NAMES).copied().chain([SCORE_DIVISOR]).collect()
 }
 
 /// A tuning vector as [`weight_names`] orders it.
 pub fn vector(weights: &Weights) -> Vec<f64> {
-    weights.features.iter().copied().chain([weights.score_divisor]).collect()
+    weights.features.iter().chain(&weights.extra_features).copied().chain([weights.score_divisor]).collect()
 }
 
 /// The weights of a tuning vector, or `None` where `solve` would refuse them (see the
 /// module doc).
 pub fn weights(vector: &[f64]) -> Option<Weights> {
-    assert_eq!(vector.len(), FEATURE_NAMES.len() + 1, "an E-Tetris vector has 4 weights and the score divisor");
-    let score_divisor = vector[FEATURE_NAMES.len()];
+    let (seed, extra) = (FEATURE_NAMES.len(), EXTRA_FEATURE_NAMES.len());
+    assert_eq!(vector.len(), seed + extra + 1, "an E-Tetris vector has 7 weights and the score divisor");
+    let score_divisor = vector[seed + extra];
     if !vector.iter().all(|w| w.is_finite()) || score_divisor <= 0.0 {
         return None;
     }
     let mut features = [0.0; 4];
-    features.copy_from_slice(&vector[..FEATURE_NAMES.len()]);
-    Some(Weights { features, score_divisor })
+    features.copy_from_slice(&vector[..seed]);
+    let mut extra_features = [0.0; 3];
+    extra_features.copy_from_slice(&vector[seed..seed + extra]);
+    Some(Weights { features, extra_features, score_divisor })
 }
 
-/// The linear coefficients of the beam key, `[w1, w2, w3, w4, -1/score_divisor]`: what
+/// The linear coefficients of the beam key, `[w1, ..., w7, -1/score_divisor]`: what
 /// the search's choices depend on (up to a positive factor), for comparing directions.
 pub fn coefficients(vector: &[f64]) -> Vec<f64> {
     let mut coefficients = vector.to_vec();
@@ -177,6 +180,13 @@ mod tests {
         let expected = direct(weights(&other).unwrap(), 40).0;
         assert_ne!(expected, score);
         assert_eq!(changed.fitness, expected as f64);
+        // An extra term (wells, index 4) steers the search too.
+        let mut wells = published.clone();
+        wells[4] = 2.0;
+        let steered = objective.play(&wells, 1, false, &live).unwrap();
+        let expected = direct(weights(&wells).unwrap(), 40).0;
+        assert_ne!(expected, score, "a weight on wells must change the search");
+        assert_eq!(steered.fitness, expected as f64);
     }
 
     #[test]
@@ -184,7 +194,9 @@ mod tests {
         let objective = ETetrisObjective::new(Settings::default(), PIECES);
         let live = AtomicU64::new(0);
         let mut vector = vector(&Weights::default());
-        for (index, bad) in [(4, 0.0), (4, -38.0), (4, f64::INFINITY), (1, f64::NAN), (0, f64::NEG_INFINITY)] {
+        for (index, bad) in
+            [(7, 0.0), (7, -38.0), (7, f64::INFINITY), (1, f64::NAN), (0, f64::NEG_INFINITY), (5, f64::NAN)]
+        {
             let mut v = vector.clone();
             v[index] = bad;
             assert!(weights(&v).is_none(), "{v:?}");
@@ -192,7 +204,7 @@ mod tests {
             assert_eq!((played.fitness, played.pieces), (0.0, 0), "{v:?}");
         }
         assert_eq!(live.load(Ordering::Relaxed), 0);
-        vector[4] = 1e-9;
+        vector[7] = 1e-9;
         assert!(weights(&vector).is_some());
     }
 
@@ -200,9 +212,22 @@ mod tests {
     fn vectors_and_weights_line_up() {
         let published = Weights::default();
         let v = vector(&published);
-        assert_eq!(weight_names(), ["cells", "row_transitions", "column_transitions", "holes", "score_divisor"]);
+        assert_eq!(
+            weight_names(),
+            [
+                "cells",
+                "row_transitions",
+                "column_transitions",
+                "holes",
+                "wells",
+                "rows_with_holes",
+                "almost_full_rows",
+                "score_divisor"
+            ]
+        );
         assert_eq!(weights(&v), Some(published));
-        assert_eq!(coefficients(&v)[4], -1.0 / 38.0);
+        assert_eq!(coefficients(&v)[7], -1.0 / 38.0);
+        assert_eq!(&coefficients(&v)[4..7], &[0.0; 3]);
         assert_eq!(&coefficients(&v)[..4], &published.features);
     }
 

@@ -1,0 +1,42 @@
+//! The shipped evaluator weights (`weights/`) and the project's best E-Tetris record: every
+//! weights file parses as `solve --weights` reads it, the best record replays under the
+//! game's rules to more than the contest's winning score, and the README states the score
+//! it replays to.
+
+use std::path::{Path, PathBuf};
+use tetris_lab::etetris::record::{replay, Record};
+use tetris_lab::etetris::weights::Weights;
+
+/// The contest's winning entry (spec: "Other contest entries").
+const CONTEST_WINNER: u64 = 1_413_876;
+
+fn repository_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+#[test]
+fn every_shipped_weights_file_parses() {
+    let mut parsed = Vec::new();
+    for entry in std::fs::read_dir(repository_file("weights")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let weights = Weights::load(&path).unwrap_or_else(|e| panic!("{e:#}"));
+            parsed.push((path.file_name().unwrap().to_string_lossy().into_owned(), weights));
+        }
+    }
+    let full = parsed.iter().find(|(name, _)| name == "etetris-full.toml").expect("weights/etetris-full.toml");
+    assert_ne!(full.1, Weights::default(), "the tuned weights are not the seed's");
+}
+
+#[test]
+fn the_best_record_replays_above_the_contest_winner_and_the_readme_says_its_score() {
+    let text = std::fs::read_to_string(repository_file("weights/etetris-best-record.txt")).unwrap();
+    let result = replay(&Record::parse(&text).unwrap());
+    assert_eq!(result.pieces, 10_000);
+    assert!(result.score > CONTEST_WINNER, "{} is not above the contest's winner", result.score);
+    // The README prints figures with thousands separators.
+    let digits = result.score.to_string();
+    let grouped = format!("{},{},{}", &digits[..1], &digits[1..4], &digits[4..]);
+    let readme = std::fs::read_to_string(repository_file("README.md")).unwrap();
+    assert!(readme.contains(&grouped), "README.md does not state the best record's score {grouped}");
+}

@@ -14,6 +14,7 @@ use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
 use crate::report::ledger::Ledger;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
+pub use crate::report::text::group;
 use crate::sim::{self, GameDriver, GameLimits, GameRecord};
 use anyhow::Result;
 use rayon::prelude::*;
@@ -334,10 +335,18 @@ pub fn kind(planned: &Planned) -> &'static str {
     match m.method {
         Method::PieceCap(_) => "capped",
         Method::Extrapolated { .. } => "estimate",
-        // Every published board is 20 rows or taller.
-        Method::FullGames if planned.board.is_some_and(|(_, h)| h < 20) => "reduced",
+        Method::FullGames if smaller_than_published(planned) => "reduced",
         Method::FullGames => "full",
     }
+}
+
+/// Whether the measurement's board is shorter than its rule set's own (published) board:
+/// the one test behind the "reduced" kind and the "reduced board" note.
+fn smaller_than_published(planned: &Planned) -> bool {
+    let Some((_, height)) = planned.board else { return false };
+    let rule_set = presets::REGISTRY.iter().find(|p| p.name == planned.measurement.preset).map(|p| p.rule_set);
+    let own_height = rule_set.and_then(|name| crate::rules::build(name, None).ok()).map(|r| r.new_board().height());
+    own_height.is_some_and(|own| height < own)
 }
 
 /// Plays one measurement and makes its table row; a preset that is not in this build or
@@ -487,8 +496,7 @@ fn play_games(driver: GameDriver, games: &Games, ledger: &Ledger) -> Result<Vec<
             missing
                 .par_iter()
                 .map(|&i| {
-                    let seed = driver.randomizer().game_seed(games.seed, i);
-                    let record = sim::play_game(driver, seed, games.limits, Some(pieces));
+                    let record = sim::play_game_of_batch(driver, games.seed, i, games.limits, Some(pieces));
                     ledger.append(&games.key, i, &record)?;
                     if expected.is_none() {
                         bar.inc(1);
@@ -606,9 +614,7 @@ pub fn first_line(s: &str) -> &str {
 /// "full games", "reduced board", "piece cap N", "estimate: ..." as the table says it.
 fn describe_method(planned: &Planned, preset: &Preset) -> String {
     let mut parts = Vec::new();
-    let own_height = crate::rules::build(preset.rule_set, None).map(|r| r.new_board().height()).ok();
-    let reduced = planned.board.is_some_and(|(_, h)| own_height.is_some_and(|own| h < own))
-        && !matches!(planned.measurement.method, Method::Extrapolated { .. });
+    let reduced = smaller_than_published(planned) && !matches!(planned.measurement.method, Method::Extrapolated { .. });
     match planned.measurement.method {
         Method::FullGames => parts.push("full games".to_string()),
         Method::PieceCap(cap) => parts.push(format!("piece cap {}", group(cap as f64, 0))),
@@ -715,27 +721,6 @@ pub fn duration(seconds: f64) -> String {
         format!("{:.0} min", seconds / 60.0)
     } else {
         format!("{:.1} h", seconds / 3600.0)
-    }
-}
-
-/// `1234567.8` -> `1,234,568` (with `decimals` after the point).
-pub fn group(value: f64, decimals: usize) -> String {
-    if !value.is_finite() {
-        return format!("{value}");
-    }
-    let text = format!("{:.*}", decimals, value.abs());
-    let (whole, fraction) = text.split_once('.').map(|(w, f)| (w, Some(f))).unwrap_or((&text, None));
-    let mut grouped = String::new();
-    for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    let sign = if value < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
-    match fraction {
-        Some(f) => format!("{sign}{grouped}.{f}"),
-        None => format!("{sign}{grouped}"),
     }
 }
 

@@ -334,12 +334,23 @@ pub fn play_batch(
     (0..games)
         .into_par_iter()
         .map(|i| {
-            let seed = driver.randomizer().game_seed(master_seed, i);
-            let record = play_game(driver, seed, limits, progress);
+            let record = play_game_of_batch(driver, master_seed, i, limits, progress);
             on_game(&record);
             record
         })
         .collect()
+}
+
+/// Game `index` of [`play_batch`]`(driver, master_seed, ..)`, alone: for measurements that
+/// play only the games a stopped run did not finish.
+pub fn play_game_of_batch(
+    driver: GameDriver,
+    master_seed: u64,
+    index: u64,
+    limits: GameLimits,
+    progress: Option<&AtomicU64>,
+) -> GameRecord {
+    play_game(driver, driver.randomizer().game_seed(master_seed, index), limits, progress)
 }
 
 /// A rayon pool of `threads` workers (all cores when `None`; more than the cores is capped

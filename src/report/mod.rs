@@ -6,3 +6,4 @@ pub mod ledger;
 pub mod progress;
 pub mod run_dir;
 pub mod stats;
+pub mod text;

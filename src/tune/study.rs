@@ -524,18 +524,7 @@ fn grouped(x: f64) -> String {
     if !x.is_finite() {
         return "-".into();
     }
-    let digits = format!("{:.0}", x.abs());
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if x < -0.5 {
-        out.insert(0, '-');
-    }
-    out
+    crate::report::text::group(x, 0)
 }
 
 fn markdown(study: &StudyFile, rows: &[RunRow]) -> String {

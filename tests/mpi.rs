@@ -3,12 +3,14 @@
 //! - the quickstart experiment, with a small budget, on 3 ranks gives the outputs of a
 //!   single-process run, and every rank plays;
 //! - a rank killed mid-campaign stops the campaign with a message naming the run folder,
-//!   and `--resume` on 2 ranks ends exactly where an uninterrupted run ends.
+//!   and `--resume` on 2 ranks ends exactly where an uninterrupted run ends;
+//! - a study of Nelder-Mead repetitions on 3 ranks runs them side by side and gives the
+//!   numbers of the single-process study; killed, it resumes from its study folder.
 #![cfg(feature = "mpi")]
 
 mod common;
 
-use common::{assert_same_run, only_run_of};
+use common::{assert_same_run, only_run_of, without_seconds};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -155,4 +157,135 @@ fn a_dead_rank_stops_the_campaign_and_resume_on_other_ranks_continues_it() {
 fn kill_hard(pid: u32) {
     let status = Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill runs");
     assert!(status.success());
+}
+
+/// A short Nelder-Mead campaign (one or two points per generation: small rounds), as
+/// `nelder-mead.toml` in `dir`.
+fn nelder_mead(dir: &Path) -> PathBuf {
+    let text = r#"
+name = "nelder-mead"
+preset = "dellacherie-simplified"
+board = "10x8"
+fitness = "rows"
+games = 4
+seed = 3
+reevaluation_games = 4
+held_out_games = 12
+[weights]
+landing_height = { min = -20, max = 20, start = 0 }
+row_transitions = { min = -20, max = 20, start = 0 }
+holes = { min = -20, max = 20, start = 0 }
+[optimizer]
+kind = "nelder-mead"
+step = 4.0
+[budget]
+generations = 40
+"#;
+    let path = dir.join("nelder-mead.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The one study folder under `results`.
+fn only_study(results: &Path) -> PathBuf {
+    let studies: Vec<PathBuf> =
+        std::fs::read_dir(results.join("studies")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(studies.len(), 1, "{studies:?}");
+    studies[0].clone()
+}
+
+fn assert_same_study(a: &Path, b: &Path) {
+    assert_eq!(without_seconds(&a.join("runs.csv")), without_seconds(&b.join("runs.csv")), "runs.csv differs");
+    for file in ["curves.csv", "summary.csv", "comparisons.csv", "summary.md"] {
+        let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!(read(a.join(file)), read(b.join(file)), "{file} differs");
+    }
+}
+
+/// The position in `stderr` of the line that starts with `prefix`.
+fn line_at(stderr: &str, prefix: &str) -> usize {
+    stderr.find(prefix).unwrap_or_else(|| panic!("no line {prefix:?} in:\n{stderr}"))
+}
+
+#[test]
+fn a_study_runs_its_repetitions_side_by_side_on_the_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let experiment = nelder_mead(dir.path());
+    let single = Command::new(BINARY)
+        .args(["tune", "--runs", "3", "nelder-mead.toml", "--results", "single"])
+        .current_dir(dir.path())
+        .output();
+    check(&single.unwrap(), "the single-process study");
+    let output = mpirun(3)
+        .args(["tune", "--runs", "3", experiment.to_str().unwrap(), "--results", "three", "--threads", "1"])
+        .current_dir(dir.path())
+        .output()
+        .expect("mpirun runs (is Open MPI installed?)");
+    check(&output, "the study on 3 ranks");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("study: 3 repetitions side by side"), "{stderr}");
+    // The third repetition started before the first one finished.
+    assert!(
+        line_at(&stderr, "study: nelder-mead run 3 of 3 (")
+            < line_at(&stderr, "study: nelder-mead run 1 of 3 finished"),
+        "{stderr}"
+    );
+    let shares = jobs_by_rank(&stderr);
+    assert!(shares.iter().all(|&jobs| jobs > 0), "every rank plays: {shares:?}");
+    assert_same_study(&only_study(&dir.path().join("single")), &only_study(&dir.path().join("three")));
+}
+
+#[test]
+fn a_study_killed_under_mpi_resumes_from_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let experiment = nelder_mead(dir.path());
+    let reference = Command::new(BINARY)
+        .args(["tune", "--runs", "4", "nelder-mead.toml", "--results", "reference"])
+        .current_dir(dir.path())
+        .output();
+    check(&reference.unwrap(), "the uninterrupted study");
+    let results = dir.path().join("killed");
+    let marker = results.to_str().unwrap().to_string();
+    let child = mpirun(3)
+        .args(["tune", "--runs", "4", experiment.to_str().unwrap(), "--results", &marker, "--threads", "1"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun runs (is Open MPI installed?)");
+    // Kill rank 2 once some repetition has checkpointed a few generations.
+    let started = Instant::now();
+    loop {
+        let checkpointed = std::fs::read_dir(results.join("studies"))
+            .ok()
+            .and_then(|mut studies| studies.next())
+            .and_then(|study| std::fs::read_dir(study.ok()?.path().join("nelder-mead")).ok())
+            .map(|runs| {
+                runs.flatten().any(|run| {
+                    std::fs::read_to_string(run.path().join("checkpoint.json"))
+                        .ok()
+                        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                        .and_then(|c| c["generation"].as_u64())
+                        .is_some_and(|g| g >= 5)
+                })
+            })
+            .unwrap_or(false);
+        if checkpointed {
+            kill_hard(find_rank(2, &marker).expect("rank 2 is running"));
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "the study never reached generation 5");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let output = wait_with_output(child);
+    assert!(!output.status.success(), "a dead rank fails the job");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let study = only_study(&results);
+    assert!(
+        stderr.contains("an MPI rank died") && stderr.contains(&format!("--resume {}\n", study.display())),
+        "rank 0 names the study folder to resume:\n{stderr}"
+    );
+    let resumed = mpirun(2).args(["tune", "--resume", study.to_str().unwrap()]).current_dir(dir.path()).output();
+    check(&resumed.unwrap(), "the resume on 2 ranks");
+    assert_same_study(&only_study(&dir.path().join("reference")), &study);
 }

@@ -69,17 +69,13 @@ pub fn run(args: TuneArgs) -> Result<()> {
         return crate::tune::mpi::work(&world, &pool)
             .with_context(|| format!("MPI rank {} of {}", world.rank(), world.size()));
     }
-    let outcome = {
+    let outcome = if world.size() > 1 {
         let coordinator = crate::tune::mpi::Coordinator::new(&world, pool.current_num_threads())?;
-        let outcome = if world.size() > 1 {
-            eprintln!("MPI: {} ranks (rank 0 runs the campaign and plays too)", world.size());
-            run_with(&args, &coordinator)
-        } else {
-            run_with(&args, &Local)
-        };
+        eprintln!("MPI: {} ranks (rank 0 runs the campaign and plays too)", world.size());
         // Workers leave before MPI is finalized, whatever happened.
-        coordinator.quit();
-        outcome
+        coordinator.run_with(&world, || run_with(&args, &coordinator)).and_then(|outcome| outcome)
+    } else {
+        run_with(&args, &Local)
     };
     drop(universe);
     report(outcome?)

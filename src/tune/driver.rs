@@ -13,7 +13,7 @@
 //!   `held_out.csv`, `best.toml`, the progress bar and Ctrl-C.
 
 use super::experiment::{build_objective, Experiment};
-use super::objective::{Executor, Objective, Played, Players, Round};
+use super::objective::{CampaignId, Executor, Objective, Played, Players, Round};
 use super::target::About;
 use super::{Maximize, Optimizer};
 use crate::randomizer::game_seed;
@@ -201,8 +201,18 @@ struct Campaign<'e> {
     about: About,
     objective: Box<dyn Objective>,
     executor: &'e dyn Executor,
+    /// The executor's number for this campaign, once it has begun.
+    id: Option<CampaignId>,
     pool: rayon::ThreadPool,
     pieces_live: Arc<AtomicU64>,
+}
+
+impl Drop for Campaign<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            self.executor.end(id);
+        }
+    }
 }
 
 /// How a campaign ended.
@@ -238,7 +248,7 @@ pub fn start_in(
         None => new_run_dir(parent)?,
     };
     campaign.write_manifest(None)?;
-    executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?;
+    campaign.id = Some(executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?);
     let optimizer = campaign
         .experiment
         .file
@@ -318,7 +328,7 @@ pub fn resume(
             experiment.space.names.len()
         );
     }
-    let campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf(), executor)?;
+    let mut campaign = Campaign::new(experiment, options.threads, run_dir.to_path_buf(), executor)?;
     // Cut the logs back to what the checkpoint covers: a run killed after flushing a
     // generation's rows but before its checkpoint replays that generation. Every file is
     // opened and checked (the manifest read too) before the first is cut.
@@ -345,7 +355,7 @@ pub fn resume(
         file.set_len(bytes).with_context(|| format!("cannot write {}", run_dir.join(name).display()))?;
     }
     campaign.write_manifest(Some(&campaign.run_dir.join("manifest.json")))?;
-    executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?;
+    campaign.id = Some(executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?);
     eprintln!("resuming {} {}", run_dir.display(), generations_done(checkpoint.generation));
     campaign.run(checkpoint, optimizer)
 }
@@ -440,6 +450,7 @@ impl<'e> Campaign<'e> {
             about,
             objective,
             executor,
+            id: None,
             pool: thread_pool(threads)?,
             pieces_live: Arc::new(AtomicU64::new(0)),
         })
@@ -507,7 +518,9 @@ impl<'e> Campaign<'e> {
     }
 
     fn evaluate_round(&self, round: &Round) -> Result<Option<Vec<Evaluation>>> {
+        let id = self.id.expect("rounds are played after the campaign has begun");
         let results = self.executor.run(
+            id,
             round,
             &Players { objective: self.objective.as_ref(), pool: &self.pool, stop: &STOP, live: &self.pieces_live },
         )?;

@@ -8,45 +8,53 @@
 //! only on the job (its seed comes from the master seed, not from who plays it), so the
 //! outputs are bit-identical to a single-process run with any number of ranks or threads.
 //!
+//! Several campaigns can be served at once: a study runs one repetition per rank side by
+//! side ([`Executor::side_by_side`]), each on its own thread of rank 0, and the workers
+//! take batches from whichever round is waiting, oldest first. Campaigns with small
+//! rounds (Nelder-Mead evaluates one or two points at a time) then keep every rank busy
+//! instead of waiting for each other's rounds.
+//!
 //! Only rank 0 touches the file system: workers receive the experiment text from it, so
 //! `--resume` works with any number of ranks and the run folder need not be shared.
 //!
 //! Faults: Open MPI ends the whole job when a rank dies. Rank 0 then receives SIGTERM,
-//! says which run folder holds the last checkpoint and how to resume, and exits; the
-//! checkpoint, written atomically after every generation, loses at most the generation in
-//! flight.
+//! says which run (or study) folder holds the last checkpoint and how to resume, and
+//! exits; the checkpoint, written atomically after every generation, loses at most the
+//! generation in flight.
 //!
-//! All MPI calls are made by each process's main thread (`MPI_THREAD_FUNNELED`); the
-//! coordinator's own share of the jobs runs on a second thread meanwhile.
+//! All MPI calls are made by each process's main thread (`MPI_THREAD_FUNNELED`): on rank 0
+//! the main thread runs [`Coordinator::serve`], the campaigns run on other threads and
+//! talk to it through the coordinator's shared state. Rank 0 sends a worker a message only
+//! while that worker waits for one, so no send blocks on a busy rank.
 
 use super::experiment::{build_objective, Experiment};
-use super::objective::{Executor, ExperimentText, Objective, Played, Players, Round};
+use super::objective::{CampaignId, Executor, ExperimentText, Objective, Played, Players, Round};
+use super::study;
 use anyhow::{anyhow, bail, Context, Result};
 use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{Destination, Source};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Messages from rank 0 to a worker.
 #[derive(Serialize, Deserialize)]
 enum ToWorker {
-    /// A campaign starts: its experiment file, from which the worker builds its objective.
-    Campaign {
-        name: String,
-        text: String,
-    },
-    /// A round starts; the worker asks for batches until it gets `RoundDone`.
-    Round(Round),
-    /// Play jobs `first..first + count` of the current round.
-    Batch {
-        first: u64,
-        count: u64,
-    },
-    RoundDone,
+    /// A campaign the worker will play rounds of: its experiment file, from which the
+    /// worker builds its objective.
+    Campaign { id: CampaignId, name: String, text: String },
+    /// The campaign is over: drop its objective.
+    Forget { id: CampaignId },
+    /// A round the worker will play batches of.
+    Round { id: u64, campaign: CampaignId, round: Round },
+    /// The round is over: drop it.
+    ForgetRound { id: u64 },
+    /// Play jobs `first..first + count` of round `round`, then send the results.
+    Batch { round: u64, first: u64, count: u64 },
     /// The command is over: leave.
     Quit,
 }
@@ -54,12 +62,10 @@ enum ToWorker {
 /// Messages from a worker to rank 0.
 #[derive(Serialize, Deserialize)]
 enum ToCoordinator {
-    /// Sent once at start-up.
+    /// Sent once at start-up; the worker then waits for work.
     Hello { threads: usize, host: String },
-    /// Ready for a batch of the current round (sent once per round, then with each result).
-    Ready,
     /// The results of a batch; `None` if the worker was stopped before it finished.
-    Results { first: u64, results: Option<Vec<Played>> },
+    Results { round: u64, first: u64, results: Option<Vec<Played>> },
 }
 
 fn encode<T: Serialize>(message: &T) -> Vec<u8> {
@@ -106,33 +112,36 @@ pub fn work(world: &SimpleCommunicator, pool: &rayon::ThreadPool) -> Result<()> 
     // Ctrl-C reaches every rank; workers leave stopping to rank 0 and finish their batch.
     let never = AtomicBool::new(false);
     let live = AtomicU64::new(0);
-    let mut objective: Option<Box<dyn Objective>> = None;
+    let mut objectives: BTreeMap<CampaignId, Box<dyn Objective>> = BTreeMap::new();
+    let mut rounds: BTreeMap<u64, (CampaignId, Round)> = BTreeMap::new();
     loop {
         let (bytes, _) = receive(&coordinator);
         match decode::<ToWorker>(&bytes, 0)? {
-            ToWorker::Campaign { name, text } => {
+            ToWorker::Campaign { id, name, text } => {
                 let experiment = Experiment::parse(&text, &name).context("the experiment rank 0 sent")?;
-                objective = Some(build_objective(&experiment)?);
+                objectives.insert(id, build_objective(&experiment)?);
             }
-            ToWorker::Round(round) => {
-                let objective =
-                    objective.as_deref().ok_or_else(|| anyhow!("rank 0 sent a round before its campaign"))?;
-                let players = Players { objective, pool, stop: &never, live: &live };
-                coordinator.send(&encode(&ToCoordinator::Ready)[..]);
-                loop {
-                    let (bytes, _) = receive(&coordinator);
-                    match decode::<ToWorker>(&bytes, 0)? {
-                        ToWorker::Batch { first, count } => {
-                            let results = players.run_jobs(&round, first, count)?;
-                            coordinator.send(&encode(&ToCoordinator::Results { first, results })[..]);
-                        }
-                        ToWorker::RoundDone => break,
-                        _ => bail!("rank 0 broke the protocol: expected a batch or the end of a round"),
-                    }
-                }
+            ToWorker::Forget { id } => {
+                objectives.remove(&id);
+            }
+            ToWorker::Round { id, campaign, round } => {
+                rounds.insert(id, (campaign, round));
+            }
+            ToWorker::ForgetRound { id } => {
+                rounds.remove(&id);
+            }
+            ToWorker::Batch { round, first, count } => {
+                let (campaign, played) = rounds
+                    .get(&round)
+                    .ok_or_else(|| anyhow!("rank 0 sent a batch of round {round} before the round"))?;
+                let objective = objectives
+                    .get(campaign)
+                    .ok_or_else(|| anyhow!("rank 0 sent a round of campaign {campaign} before the campaign"))?;
+                let players = Players { objective: objective.as_ref(), pool, stop: &never, live: &live };
+                let results = players.run_jobs(played, first, count)?;
+                coordinator.send(&encode(&ToCoordinator::Results { round, first, results })[..]);
             }
             ToWorker::Quit => return Ok(()),
-            _ => bail!("rank 0 broke the protocol: a batch outside a round"),
         }
     }
 }
@@ -145,19 +154,87 @@ struct Worker {
     host: String,
 }
 
-/// Rank 0's [`Executor`]: hands batches to the workers and plays its own share.
-pub struct Coordinator<'w> {
-    world: &'w SimpleCommunicator,
-    workers: Vec<Worker>,
-    local_threads: usize,
-    quit_sent: std::cell::Cell<bool>,
-    /// Jobs each rank has played, by rank (reported when the workers leave).
-    jobs_by_rank: std::cell::RefCell<Vec<u64>>,
+/// What rank 0's main thread keeps of each worker.
+#[derive(Default)]
+struct Seat {
+    /// Playing a batch (rank 0 sends nothing until its results come).
+    busy: bool,
+    campaigns: BTreeSet<CampaignId>,
+    rounds: BTreeSet<u64>,
 }
 
-impl<'w> Coordinator<'w> {
+/// A round being played.
+struct Active {
+    id: u64,
+    campaign: CampaignId,
+    round: Round,
+    jobs: u64,
+    /// Jobs per batch.
+    size: u64,
+    /// The first job not handed out yet.
+    next: u64,
+    /// Batches handed out (to a worker or to rank 0's own threads) and not back yet.
+    outstanding: u64,
+    results: Vec<Option<Played>>,
+    /// Pieces the workers played, not yet told to the campaign's progress bar.
+    pieces: u64,
+    /// Ctrl-C, or an error: no more batches are handed out.
+    stopped: bool,
+    error: Option<anyhow::Error>,
+}
+
+impl Active {
+    /// The next batch, if any is left.
+    fn take(&mut self) -> Option<(u64, u64)> {
+        if self.stopped || self.next >= self.jobs {
+            return None;
+        }
+        let first = self.next;
+        let count = self.size.min(self.jobs - first);
+        self.next += count;
+        self.outstanding += 1;
+        Some((first, count))
+    }
+
+    fn store(&mut self, first: u64, played: &[Played]) {
+        for (slot, p) in self.results[first as usize..].iter_mut().zip(played) {
+            *slot = Some(*p);
+        }
+    }
+}
+
+/// What rank 0's threads share: the campaigns and the rounds waiting to be played.
+#[derive(Default)]
+struct State {
+    next_campaign: CampaignId,
+    /// The campaigns running, with their experiment's name and text.
+    campaigns: BTreeMap<CampaignId, (String, String)>,
+    next_round: u64,
+    /// Rounds being played, oldest first.
+    rounds: Vec<Active>,
+    /// Run folders of the campaigns running, for the termination message.
+    run_dirs: BTreeMap<CampaignId, std::path::PathBuf>,
+    /// Jobs each rank has played, by rank.
+    jobs_by_rank: Vec<u64>,
+    /// The command is over: `serve` returns once no worker is busy.
+    finished: bool,
+}
+
+/// Rank 0's [`Executor`]. The campaigns (one, or a study's repetitions side by side) call
+/// it from their threads; [`Coordinator::serve`], on the main thread, hands batches to
+/// the workers and collects their results.
+pub struct Coordinator {
+    ranks: usize,
+    workers: Vec<Worker>,
+    local_threads: usize,
+    state: Mutex<State>,
+    /// Signalled when a batch comes back.
+    changed: Condvar,
+}
+
+impl Coordinator {
     /// Waits for every worker's hello.
-    pub fn new(world: &'w SimpleCommunicator, local_threads: usize) -> Result<Coordinator<'w>> {
+    pub fn new(world: &SimpleCommunicator, local_threads: usize) -> Result<Coordinator> {
         let mut workers = Vec::new();
         for rank in 1..world.size() {
             let (bytes, _) = receive(&world.process_at_rank(rank));
@@ -166,32 +243,159 @@ impl<'w> Coordinator<'w> {
                 _ => bail!("MPI rank {rank} did not start with a hello"),
             }
         }
+        let state = State { jobs_by_rank: vec![0; world.size() as usize], ..State::default() };
         Ok(Coordinator {
-            world,
+            ranks: world.size() as usize,
             workers,
             local_threads,
-            quit_sent: std::cell::Cell::new(false),
-            jobs_by_rank: std::cell::RefCell::new(vec![0; world.size() as usize]),
+            state: Mutex::new(state),
+            changed: Condvar::new(),
         })
     }
 
-    /// Tells every worker to leave (also done on drop) and says how the jobs were shared.
-    pub fn quit(&self) {
-        if !self.quit_sent.replace(true) {
-            for worker in &self.workers {
-                self.world.process_at_rank(worker.rank).send(&encode(&ToWorker::Quit)[..]);
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().expect("no panics while holding the lock")
+    }
+
+    /// Runs `command` (the campaigns) on a second thread while this one serves the
+    /// workers; then tells the workers to leave and says how the jobs were shared.
+    pub fn run_with<T: Send>(&self, world: &SimpleCommunicator, command: impl FnOnce() -> T + Send) -> Result<T> {
+        std::thread::scope(|scope| {
+            let campaigns = scope.spawn(|| {
+                let result = command();
+                self.lock().finished = true;
+                result
+            });
+            let served = self.serve(world);
+            if served.is_err() {
+                // The campaigns' rounds would wait forever for the workers: stop them.
+                let mut state = self.lock();
+                state.finished = true;
+                for active in &mut state.rounds {
+                    active.stopped = true;
+                    active.outstanding = 0;
+                    active.error.get_or_insert_with(|| anyhow!("the MPI coordinator failed"));
+                }
+                drop(state);
+                self.changed.notify_all();
             }
-            if !self.workers.is_empty() && self.jobs_by_rank.borrow().iter().any(|&jobs| jobs > 0) {
-                let shares: Vec<String> = self
-                    .jobs_by_rank
-                    .borrow()
-                    .iter()
-                    .enumerate()
-                    .map(|(rank, jobs)| format!("rank {rank}: {jobs}"))
-                    .collect();
-                eprintln!("MPI: jobs played by {}", shares.join(", "));
+            let result = campaigns.join().map_err(|_| anyhow!("a campaign thread panicked"))?;
+            served.map(|_| result)
+        })
+    }
+
+    /// The main thread's loop: receives results, hands out batches, and tells workers
+    /// what they need (campaigns, rounds) and what they can drop. Returns when the
+    /// campaigns are over and no worker is busy, after telling every worker to leave.
+    fn serve(&self, world: &SimpleCommunicator) -> Result<()> {
+        let mut seats: Vec<Seat> = self.workers.iter().map(|_| Seat::default()).collect();
+        let mut pause = Duration::from_micros(20);
+        loop {
+            let mut progress = false;
+            while let Some(probed) = world.any_process().immediate_matched_probe() {
+                let (bytes, status) = probed.matched_receive_vec::<u8>();
+                let from = status.source_rank();
+                let seat = seats
+                    .get_mut((from - 1) as usize)
+                    .ok_or_else(|| anyhow!("a message from MPI rank {from}, which is not a worker"))?;
+                match decode::<ToCoordinator>(&bytes, from)? {
+                    ToCoordinator::Results { round, first, results } => {
+                        if !seat.busy {
+                            bail!("MPI rank {from} sent results it was not asked for");
+                        }
+                        seat.busy = false;
+                        let mut state = self.lock();
+                        let active = state
+                            .rounds
+                            .iter_mut()
+                            .find(|a| a.id == round)
+                            .ok_or_else(|| anyhow!("MPI rank {from} returned results of a round that is over"))?;
+                        active.outstanding -= 1;
+                        match results {
+                            Some(played) => {
+                                if first + played.len() as u64 > active.jobs {
+                                    bail!("MPI rank {from} returned results for jobs this round does not have");
+                                }
+                                active.pieces += played.iter().map(|p| p.pieces).sum::<u64>();
+                                active.store(first, &played);
+                                state.jobs_by_rank[from as usize] += played.len() as u64;
+                            }
+                            None => active.stopped = true,
+                        }
+                        drop(state);
+                        self.changed.notify_all();
+                    }
+                    ToCoordinator::Hello { .. } => bail!("MPI rank {from} said hello twice"),
+                }
+                progress = true;
+            }
+            let (messages, over) = self.dispatch(&mut seats);
+            progress |= !messages.is_empty();
+            for (rank, message) in messages {
+                world.process_at_rank(rank).send(&encode(&message)[..]);
+            }
+            if over {
+                break;
+            }
+            if progress {
+                pause = Duration::from_micros(20);
+            } else {
+                // Open MPI's blocking receive polls at full speed, which would take a core
+                // from the games: poll with a sleep that backs off to 1 ms instead.
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(1));
             }
         }
+        for worker in &self.workers {
+            world.process_at_rank(worker.rank).send(&encode(&ToWorker::Quit)[..]);
+        }
+        let state = self.lock();
+        if !self.workers.is_empty() && state.jobs_by_rank.iter().any(|&jobs| jobs > 0) {
+            let shares: Vec<String> =
+                state.jobs_by_rank.iter().enumerate().map(|(rank, jobs)| format!("rank {rank}: {jobs}")).collect();
+            eprintln!("MPI: jobs played by {}", shares.join(", "));
+        }
+        Ok(())
+    }
+
+    /// The messages to send to idle workers now: what they should forget, what they need,
+    /// and a batch each while batches are left (oldest round first); and whether the
+    /// command is over (nothing left to serve).
+    fn dispatch(&self, seats: &mut [Seat]) -> (Vec<(i32, ToWorker)>, bool) {
+        let mut state = self.lock();
+        let mut messages = Vec::new();
+        for (worker, seat) in self.workers.iter().zip(seats.iter_mut()) {
+            if seat.busy {
+                continue;
+            }
+            let gone: Vec<u64> =
+                seat.rounds.iter().copied().filter(|id| !state.rounds.iter().any(|a| a.id == *id)).collect();
+            for id in gone {
+                seat.rounds.remove(&id);
+                messages.push((worker.rank, ToWorker::ForgetRound { id }));
+            }
+            let ended: Vec<CampaignId> =
+                seat.campaigns.iter().copied().filter(|id| !state.campaigns.contains_key(id)).collect();
+            for id in ended {
+                seat.campaigns.remove(&id);
+                messages.push((worker.rank, ToWorker::Forget { id }));
+            }
+            let Some(active) = state.rounds.iter_mut().find(|a| !a.stopped && a.next < a.jobs) else { continue };
+            let (first, count) = active.take().expect("a round with jobs left");
+            let (round_id, campaign) = (active.id, active.campaign);
+            if seat.rounds.insert(round_id) {
+                if seat.campaigns.insert(campaign) {
+                    let (name, text) = state.campaigns.get(&campaign).cloned().unwrap_or_default();
+                    messages.push((worker.rank, ToWorker::Campaign { id: campaign, name, text }));
+                }
+                let round = state.rounds.iter().find(|a| a.id == round_id).expect("found above").round.clone();
+                messages.push((worker.rank, ToWorker::Round { id: round_id, campaign, round }));
+            }
+            messages.push((worker.rank, ToWorker::Batch { round: round_id, first, count }));
+            seat.busy = true;
+        }
+        let over = state.finished && seats.iter().all(|seat| !seat.busy);
+        (messages, over)
     }
 
     /// Jobs per batch: about eight batches per thread in the whole job, so the last
@@ -200,125 +404,132 @@ impl<'w> Coordinator<'w> {
         let threads = self.local_threads + self.workers.iter().map(|w| w.threads).sum::<usize>();
         (jobs / (8 * threads as u64)).max(1)
     }
-}
 
-impl Drop for Coordinator<'_> {
-    fn drop(&mut self) {
-        self.quit();
+    fn set_termination_message(&self, state: &State) {
+        // A study's repetitions are resumed together, from the study folder.
+        let folders: BTreeSet<std::path::PathBuf> = state
+            .run_dirs
+            .values()
+            .map(|dir| match dir.parent().and_then(Path::parent).filter(|d| study::is_study(d)) {
+                Some(study) => study.to_path_buf(),
+                None => dir.clone(),
+            })
+            .collect();
+        let folders: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
+        set_termination_message(&folders.join(" and "));
     }
 }
 
-/// Hands out `first..first + count` batches of a round from one counter shared by every
-/// rank, rank 0's own thread included.
-struct Batches {
-    next: AtomicU64,
-    jobs: u64,
-    size: u64,
-}
-
-impl Batches {
-    fn take(&self) -> Option<(u64, u64)> {
-        let first = self.next.fetch_add(self.size, Ordering::Relaxed);
-        (first < self.jobs).then(|| (first, self.size.min(self.jobs - first)))
-    }
-}
-
-impl Executor for Coordinator<'_> {
-    fn begin(&self, experiment: &ExperimentText, run_dir: &Path) -> Result<()> {
-        set_termination_message(run_dir);
-        let message =
-            encode(&ToWorker::Campaign { name: experiment.name.to_string(), text: experiment.text.to_string() });
-        for worker in &self.workers {
-            self.world.process_at_rank(worker.rank).send(&message[..]);
-        }
-        Ok(())
+impl Executor for Coordinator {
+    fn begin(&self, experiment: &ExperimentText, run_dir: &Path) -> Result<CampaignId> {
+        let mut state = self.lock();
+        let id = state.next_campaign;
+        state.next_campaign += 1;
+        state.campaigns.insert(id, (experiment.name.to_string(), experiment.text.to_string()));
+        state.run_dirs.insert(id, run_dir.to_path_buf());
+        self.set_termination_message(&state);
+        Ok(id)
     }
 
-    fn run(&self, round: &Round, players: &Players) -> Result<Option<Vec<Played>>> {
-        let (stop, live) = (players.stop, players.live);
+    fn end(&self, campaign: CampaignId) {
+        let mut state = self.lock();
+        state.campaigns.remove(&campaign);
+        state.run_dirs.remove(&campaign);
+    }
+
+    fn side_by_side(&self) -> usize {
+        self.ranks
+    }
+
+    fn run(&self, campaign: CampaignId, round: &Round, players: &Players) -> Result<Option<Vec<Played>>> {
         let jobs = round.jobs();
-        let batches = Batches { next: AtomicU64::new(0), jobs, size: self.batch_size(jobs) };
-        let results: Mutex<Vec<Option<Played>>> = Mutex::new(vec![None; jobs as usize]);
-        let local_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-        let store = |first: u64, played: &[Played]| {
-            let mut results = results.lock().expect("no panics while holding the lock");
-            for (slot, p) in results[first as usize..].iter_mut().zip(played) {
-                *slot = Some(*p);
-            }
-        };
-        let stopped = AtomicBool::new(false);
-        let local_jobs = AtomicU64::new(0);
-        let message = encode(&ToWorker::Round(round.clone()));
-        for worker in &self.workers {
-            self.world.process_at_rank(worker.rank).send(&message[..]);
-        }
-        std::thread::scope(|scope| -> Result<()> {
-            // Rank 0's own share, on its pool, while this thread serves the workers.
-            scope.spawn(|| {
-                while let Some((first, count)) = batches.take() {
-                    match players.run_jobs(round, first, count) {
-                        Ok(Some(played)) => {
-                            local_jobs.fetch_add(count, Ordering::Relaxed);
-                            store(first, &played)
-                        }
-                        Ok(None) => {
-                            stopped.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                        Err(error) => {
-                            // The workers finish their batches; the round then fails.
-                            *local_error.lock().expect("no panics while holding the lock") = Some(error);
-                            stopped.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                }
+        let id = {
+            let mut state = self.lock();
+            let id = state.next_round;
+            state.next_round += 1;
+            state.rounds.push(Active {
+                id,
+                campaign,
+                round: round.clone(),
+                jobs,
+                size: self.batch_size(jobs),
+                next: 0,
+                outstanding: 0,
+                results: vec![None; jobs as usize],
+                pieces: 0,
+                stopped: false,
+                error: None,
             });
-            let mut active = self.workers.len();
-            while active > 0 {
-                let (bytes, from) = receive(&self.world.any_process());
-                match decode::<ToCoordinator>(&bytes, from)? {
-                    ToCoordinator::Ready => {}
-                    ToCoordinator::Results { first, results: Some(played) } => {
-                        if first + played.len() as u64 > jobs {
-                            bail!("MPI rank {from} returned results for jobs this round does not have");
-                        }
-                        live.fetch_add(played.iter().map(|p| p.pieces).sum(), Ordering::Relaxed);
-                        store(first, &played);
-                        self.jobs_by_rank.borrow_mut()[from as usize] += played.len() as u64;
-                    }
-                    ToCoordinator::Results { results: None, .. } => stopped.store(true, Ordering::Relaxed),
-                    ToCoordinator::Hello { .. } => bail!("MPI rank {from} said hello twice"),
+            id
+        };
+        let find = |state: &mut State| -> usize {
+            state.rounds.iter().position(|a| a.id == id).expect("a round stays until its campaign takes it back")
+        };
+        // Rank 0's own share, on this campaign's pool, while the main thread serves the
+        // workers.
+        loop {
+            let batch = {
+                let mut state = self.lock();
+                let index = find(&mut state);
+                let active = &mut state.rounds[index];
+                if players.stop.load(Ordering::Relaxed) {
+                    active.stopped = true;
                 }
-                let next =
-                    if stop.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) { None } else { batches.take() };
-                let reply = match next {
-                    Some((first, count)) => ToWorker::Batch { first, count },
-                    None => {
-                        active -= 1;
-                        ToWorker::RoundDone
-                    }
-                };
-                self.world.process_at_rank(from).send(&encode(&reply)[..]);
+                active.take()
+            };
+            let Some((first, count)) = batch else { break };
+            let played = players.run_jobs(round, first, count);
+            let mut state = self.lock();
+            let index = find(&mut state);
+            let active = &mut state.rounds[index];
+            active.outstanding -= 1;
+            match played {
+                Ok(Some(played)) => {
+                    active.store(first, &played);
+                    state.jobs_by_rank[0] += count;
+                }
+                Ok(None) => active.stopped = true,
+                Err(error) => {
+                    // The workers finish their batches; the round then fails.
+                    active.stopped = true;
+                    active.error.get_or_insert(error);
+                }
             }
-            Ok(())
-        })?;
-        if let Some(error) = local_error.into_inner().expect("no panics while holding the lock") {
+        }
+        // The workers' batches.
+        let mut state = self.lock();
+        let active = loop {
+            let index = find(&mut state);
+            let active = &mut state.rounds[index];
+            players.live.fetch_add(std::mem::take(&mut active.pieces), Ordering::Relaxed);
+            if players.stop.load(Ordering::Relaxed) {
+                active.stopped = true;
+            }
+            if active.outstanding == 0 && (active.stopped || active.next >= active.jobs) {
+                break state.rounds.remove(index);
+            }
+            state = self
+                .changed
+                .wait_timeout(state, Duration::from_millis(100))
+                .expect("no panics while holding the lock")
+                .0;
+        };
+        drop(state);
+        if let Some(error) = active.error {
             return Err(error);
         }
-        self.jobs_by_rank.borrow_mut()[0] += local_jobs.into_inner();
-        let results = results.into_inner().expect("no panics while holding the lock");
-        if stopped.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) && results.iter().any(Option::is_none) {
-            return Ok(None);
+        let results: Option<Vec<Played>> = active.results.into_iter().collect();
+        match results {
+            Some(results) => Ok(Some(results)),
+            None if active.stopped => Ok(None),
+            None => Err(anyhow!("internal error: a round ended with jobs nobody played")),
         }
-        let results: Option<Vec<Played>> = results.into_iter().collect();
-        results.map(Some).ok_or_else(|| anyhow!("internal error: a round ended with jobs nobody played"))
     }
 
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({
             "kind": "mpi",
-            "ranks": self.world.size(),
+            "ranks": self.ranks,
             "rank0": { "threads": self.local_threads, "host": host_name() },
             "workers": self.workers,
         })
@@ -331,12 +542,11 @@ impl Executor for Coordinator<'_> {
 /// it never sees a message half replaced (a replaced message is leaked, once per run).
 static TERMINATION_MESSAGE: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
 
-fn set_termination_message(run_dir: &Path) {
+fn set_termination_message(folders: &str) {
     let text = format!(
         "\ntetris-lab: terminated by mpirun (Ctrl-C, or an MPI rank died). The run keeps every \
          generation up to its last checkpoint; continue it (with any number of ranks): \
-         mpirun -n N tetris-lab tune --resume {}\n",
-        run_dir.display()
+         mpirun -n N tetris-lab tune --resume {folders}\n"
     );
     let bytes: &'static [u8] = Box::leak(text.into_bytes().into_boxed_slice());
     TERMINATION_MESSAGE.store(Box::into_raw(Box::new(bytes)), Ordering::SeqCst);
@@ -368,27 +578,54 @@ extern "C" fn on_terminate(_signal: libc::c_int) {
 mod tests {
     use super::*;
 
+    fn active(jobs: u64, size: u64) -> Active {
+        let round = Round { weights: vec![vec![0.0]], master: 1, games: jobs, held_out: false };
+        Active {
+            id: 0,
+            campaign: 0,
+            round,
+            jobs,
+            size,
+            next: 0,
+            outstanding: 0,
+            results: vec![None; jobs as usize],
+            pieces: 0,
+            stopped: false,
+            error: None,
+        }
+    }
+
     #[test]
     fn batches_cover_every_job_once() {
-        let batches = Batches { next: AtomicU64::new(0), jobs: 10, size: 4 };
+        let mut batches = active(10, 4);
         assert_eq!(batches.take(), Some((0, 4)));
         assert_eq!(batches.take(), Some((4, 4)));
         assert_eq!(batches.take(), Some((8, 2)));
         assert_eq!(batches.take(), None);
         assert_eq!(batches.take(), None);
+        assert_eq!(batches.outstanding, 3);
+    }
+
+    #[test]
+    fn a_stopped_round_hands_out_nothing() {
+        let mut batches = active(10, 4);
+        assert_eq!(batches.take(), Some((0, 4)));
+        batches.stopped = true;
+        assert_eq!(batches.take(), None);
+        assert_eq!(batches.outstanding, 1);
     }
 
     #[test]
     fn messages_round_trip_exactly() {
         let played = vec![Played { fitness: 0.1 + 0.2, pieces: 7, seconds: 1e-300 }];
-        let bytes = encode(&ToCoordinator::Results { first: 3, results: Some(played.clone()) });
+        let bytes = encode(&ToCoordinator::Results { round: 5, first: 3, results: Some(played.clone()) });
         match decode::<ToCoordinator>(&bytes, 1).unwrap() {
-            ToCoordinator::Results { first: 3, results: Some(back) } => assert_eq!(back, played),
+            ToCoordinator::Results { round: 5, first: 3, results: Some(back) } => assert_eq!(back, played),
             _ => panic!("wrong message"),
         }
         let round = Round { weights: vec![vec![-1.0 / 3.0, 2.5e-17]], master: u64::MAX, games: 4, held_out: true };
-        match decode::<ToWorker>(&encode(&ToWorker::Round(round.clone())), 0).unwrap() {
-            ToWorker::Round(back) => assert_eq!(back, round),
+        match decode::<ToWorker>(&encode(&ToWorker::Round { id: 2, campaign: 1, round: round.clone() }), 0).unwrap() {
+            ToWorker::Round { id: 2, campaign: 1, round: back } => assert_eq!(back, round),
             _ => panic!("wrong message"),
         }
     }

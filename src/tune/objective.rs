@@ -178,16 +178,29 @@ impl Players<'_> {
     }
 }
 
+/// Which campaign a round belongs to, as its executor numbered it in [`Executor::begin`]
+/// (an executor may serve several campaigns at once: a study's repetitions side by side).
+pub type CampaignId = u64;
+
 /// Where a round's jobs run: this machine ([`Local`]) or a cluster (`tune::mpi`). Either
-/// way the results come back in job order, identical.
-pub trait Executor {
+/// way the results come back in job order, identical. `Sync`: a study may run several
+/// campaigns at once on one executor, each on its own thread.
+pub trait Executor: Sync {
     /// A campaign of `experiment` writing to `run_dir` starts (remote workers build its
-    /// objective from the experiment's text).
-    fn begin(&self, _experiment: &ExperimentText, _run_dir: &std::path::Path) -> Result<()> {
-        Ok(())
+    /// objective from the experiment's text); its rounds are run under the id returned.
+    fn begin(&self, _experiment: &ExperimentText, _run_dir: &std::path::Path) -> Result<CampaignId> {
+        Ok(0)
     }
-    /// Runs every job of `round`; `None` if Ctrl-C stopped it before they all ran.
-    fn run(&self, round: &Round, players: &Players) -> Result<Option<Vec<Played>>>;
+    /// Runs every job of `round` of `campaign`; `None` if Ctrl-C stopped it before they
+    /// all ran.
+    fn run(&self, campaign: CampaignId, round: &Round, players: &Players) -> Result<Option<Vec<Played>>>;
+    /// The campaign is over: remote workers may drop its objective.
+    fn end(&self, _campaign: CampaignId) {}
+    /// How many campaigns it takes to keep every worker busy: a study runs that many
+    /// repetitions side by side (one on a single machine, whose pool one campaign fills).
+    fn side_by_side(&self) -> usize {
+        1
+    }
     /// How the work is spread, for the manifest.
     fn describe(&self) -> serde_json::Value;
 }
@@ -196,7 +209,7 @@ pub trait Executor {
 pub struct Local;
 
 impl Executor for Local {
-    fn run(&self, round: &Round, players: &Players) -> Result<Option<Vec<Played>>> {
+    fn run(&self, _campaign: CampaignId, round: &Round, players: &Players) -> Result<Option<Vec<Played>>> {
         players.run_jobs(round, 0, round.jobs())
     }
     fn describe(&self) -> serde_json::Value {

@@ -11,10 +11,13 @@
 //! Vargha-Delaney's effect size), `summary.md` (both tables) and `curves.png`/`curves.svg`
 //! (median and interquartile band of each experiment against pieces simulated).
 //!
-//! Repetitions run one after the other, each a campaign exactly as `tune` runs it (so each
-//! is deterministic at any thread or rank count, and so is the study). A stopped study
-//! resumes with `tune --resume <study folder>`: finished repetitions are read back,
-//! the one in progress resumes from its checkpoint, the rest start.
+//! Each repetition is a campaign exactly as `tune` runs it (so each is deterministic at
+//! any thread or rank count, and so is the study). On one machine they run one after the
+//! other (one campaign fills the thread pool); under MPI as many run side by side as
+//! there are ranks ([`Executor::side_by_side`]), so that campaigns with small rounds keep
+//! every rank busy. A stopped study resumes with `tune --resume <study folder>`: finished
+//! repetitions are read back, those in progress resume from their checkpoints, the rest
+//! start.
 
 use super::driver::{self, Outcome, RunOptions};
 use super::experiment::{check_runs, Experiment};
@@ -25,9 +28,11 @@ use crate::report::stats::{self, holm, mann_whitney, quantile, Summary};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The file that makes a folder a study.
 pub const STUDY_FILE: &str = "study.json";
@@ -172,43 +177,116 @@ struct RunRow {
 }
 
 fn run(dir: &Path, study: &StudyFile, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
-    let mut rows = Vec::new();
-    let total: u64 = study.experiments.iter().map(|e| e.runs).sum();
-    let mut done = 0;
-    for e in &study.experiments {
+    // Every repetition, in the study's order: (experiment, run).
+    let tasks: Vec<(usize, u64)> =
+        study.experiments.iter().enumerate().flat_map(|(i, e)| (0..e.runs).map(move |r| (i, r))).collect();
+    let total = tasks.len();
+    let mut rows: BTreeMap<(usize, u64), RunRow> = BTreeMap::new();
+    let mut pending = VecDeque::new();
+    for &(i, r) in &tasks {
+        let e = &study.experiments[i];
         let parent = dir.join(&e.name);
         std::fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
-        for r in 0..e.runs {
-            let name = run_name(r, e.runs);
-            let folder = parent.join(&name);
-            done += 1;
-            if driver::read_held_out(&folder)?.is_none() {
-                let experiment = repetition(e, r)?;
-                eprintln!("study: {} run {} of {} ({done} of {total})", e.name, r + 1, e.runs);
-                let outcome = if folder.join("checkpoint.json").is_file() {
-                    driver::resume(&folder, None, options, executor)?
-                } else {
-                    if folder.exists() {
-                        // Killed between creating the folder and its first checkpoint: no
-                        // work was done in it yet.
-                        std::fs::remove_dir_all(&folder)
-                            .with_context(|| format!("cannot clear {}", folder.display()))?;
-                    }
-                    driver::start_in(experiment, &parent, Some(&name), options, executor)?
-                };
-                let finished = matches!(outcome, Outcome::Finished(_)) && driver::read_held_out(&folder)?.is_some();
-                if !finished {
-                    write_outputs(dir, study, &rows)?;
-                    eprintln!("study stopped; resume with: tetris-lab tune --resume {}", dir.display());
-                    return Ok(Outcome::Interrupted(dir.to_path_buf()));
-                }
-            }
-            rows.push(read_row(e, r, &folder)?);
-            write_outputs(dir, study, &rows)?;
+        let folder = parent.join(run_name(r, e.runs));
+        if driver::read_held_out(&folder)?.is_some() {
+            rows.insert((i, r), read_row(e, r, &folder)?);
+        } else {
+            pending.push_back((i, r));
         }
+    }
+    // Side by side when the executor has more workers than one campaign keeps busy (MPI
+    // ranks): each repetition is deterministic, so the study's numbers are the same.
+    let side_by_side = executor.side_by_side().clamp(1, pending.len().max(1));
+    if side_by_side > 1 {
+        eprintln!("study: {side_by_side} repetitions side by side");
+    }
+    let done = rows.len();
+    let shared = Mutex::new(Shared { pending, rows, started: done, failed: None, stopped: false });
+    std::thread::scope(|scope| {
+        for _ in 0..side_by_side {
+            scope.spawn(|| loop {
+                let (i, r, number) = {
+                    let mut shared = shared.lock().expect("no panics while holding the lock");
+                    if shared.stopped || shared.failed.is_some() {
+                        return;
+                    }
+                    let Some((i, r)) = shared.pending.pop_front() else { return };
+                    shared.started += 1;
+                    (i, r, shared.started)
+                };
+                let e = &study.experiments[i];
+                eprintln!("study: {} run {} of {} ({number} of {total})", e.name, r + 1, e.runs);
+                let ended = repeat(dir, e, r, options, executor);
+                let mut shared = shared.lock().expect("no panics while holding the lock");
+                match ended {
+                    Ok(Some(row)) => {
+                        eprintln!("study: {} run {} of {} finished", e.name, r + 1, e.runs);
+                        shared.rows.insert((i, r), row);
+                        let rows: Vec<&RunRow> = shared.rows.values().collect();
+                        if let Err(error) = write_outputs(dir, study, &rows) {
+                            shared.failed.get_or_insert(error);
+                        }
+                    }
+                    Ok(None) => shared.stopped = true,
+                    Err(error) => {
+                        shared.failed.get_or_insert(error);
+                    }
+                }
+            });
+        }
+    });
+    let shared = shared.into_inner().expect("no panics while holding the lock");
+    if let Some(error) = shared.failed {
+        return Err(error);
+    }
+    let rows: Vec<&RunRow> = shared.rows.values().collect();
+    if shared.stopped || rows.len() < total {
+        write_outputs(dir, study, &rows)?;
+        eprintln!("study stopped; resume with: tetris-lab tune --resume {}", dir.display());
+        return Ok(Outcome::Interrupted(dir.to_path_buf()));
     }
     print_summary(dir, study, &rows)?;
     Ok(Outcome::Finished(dir.to_path_buf()))
+}
+
+/// What the repetitions running side by side share.
+struct Shared {
+    /// Repetitions not started yet, in the study's order.
+    pending: VecDeque<(usize, u64)>,
+    /// Finished repetitions, by (experiment, run).
+    rows: BTreeMap<(usize, u64), RunRow>,
+    /// Repetitions finished or started, for the "k of n" lines.
+    started: usize,
+    /// The first error: no repetition starts after it.
+    failed: Option<anyhow::Error>,
+    /// Ctrl-C stopped a repetition: no other starts.
+    stopped: bool,
+}
+
+/// Runs (or resumes) repetition `run` of `e` in its folder: its row, or `None` if Ctrl-C
+/// stopped it.
+fn repeat(
+    dir: &Path,
+    e: &StudyExperiment,
+    run: u64,
+    options: &RunOptions,
+    executor: &dyn Executor,
+) -> Result<Option<RunRow>> {
+    let parent = dir.join(&e.name);
+    let name = run_name(run, e.runs);
+    let folder = parent.join(&name);
+    let outcome = if folder.join("checkpoint.json").is_file() {
+        driver::resume(&folder, None, options, executor)?
+    } else {
+        if folder.exists() {
+            // Killed between creating the folder and its first checkpoint: no work was
+            // done in it yet.
+            std::fs::remove_dir_all(&folder).with_context(|| format!("cannot clear {}", folder.display()))?;
+        }
+        driver::start_in(repetition(e, run)?, &parent, Some(&name), options, executor)?
+    };
+    let finished = matches!(outcome, Outcome::Finished(_)) && driver::read_held_out(&folder)?.is_some();
+    Ok(if finished { Some(read_row(e, run, &folder)?) } else { None })
 }
 
 fn read_row(e: &StudyExperiment, run: u64, folder: &Path) -> Result<RunRow> {
@@ -310,7 +388,7 @@ struct Band {
     points: Vec<(f64, Spread, Spread)>,
 }
 
-fn bands(study: &StudyFile, rows: &[RunRow]) -> Result<Vec<Band>> {
+fn bands(study: &StudyFile, rows: &[&RunRow]) -> Result<Vec<Band>> {
     let mut curves: Vec<(String, Curve)> = Vec::new();
     for row in rows.iter().filter(|r| r.held_out.is_some()) {
         curves.push((row.experiment.clone(), read_curve(&row.folder)?));
@@ -357,12 +435,12 @@ fn write_csv(path: &Path, header: &[&str], rows: &[Vec<String>]) -> Result<()> {
 }
 
 /// The held-out means of an experiment's finished repetitions.
-fn scores(rows: &[RunRow], experiment: &str) -> Vec<f64> {
+fn scores(rows: &[&RunRow], experiment: &str) -> Vec<f64> {
     rows.iter().filter(|r| r.experiment == experiment).filter_map(|r| r.held_out.map(|s| s.mean)).collect()
 }
 
 /// The median over an experiment's runs of the published weights' held-out score.
-fn published_median(rows: &[RunRow], experiment: &str) -> f64 {
+fn published_median(rows: &[&RunRow], experiment: &str) -> f64 {
     let mut values: Vec<f64> =
         rows.iter().filter(|r| r.experiment == experiment).filter_map(|r| r.published.map(|s| s.mean)).collect();
     values.sort_by(f64::total_cmp);
@@ -370,7 +448,7 @@ fn published_median(rows: &[RunRow], experiment: &str) -> f64 {
 }
 
 /// Every pair of experiments: (a, b, test), p-values Holm-corrected in the second field.
-fn comparisons(study: &StudyFile, rows: &[RunRow]) -> Vec<(String, String, stats::Comparison, f64)> {
+fn comparisons(study: &StudyFile, rows: &[&RunRow]) -> Vec<(String, String, stats::Comparison, f64)> {
     let mut pairs = Vec::new();
     for (i, a) in study.experiments.iter().enumerate() {
         for b in &study.experiments[i + 1..] {
@@ -381,7 +459,7 @@ fn comparisons(study: &StudyFile, rows: &[RunRow]) -> Vec<(String, String, stats
     pairs.into_iter().zip(adjusted).map(|((a, b, c), p)| (a, b, c, p)).collect()
 }
 
-fn write_outputs(dir: &Path, study: &StudyFile, rows: &[RunRow]) -> Result<()> {
+fn write_outputs(dir: &Path, study: &StudyFile, rows: &[&RunRow]) -> Result<()> {
     let run_rows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -527,7 +605,7 @@ fn grouped(x: f64) -> String {
     crate::report::text::group(x, 0)
 }
 
-fn markdown(study: &StudyFile, rows: &[RunRow]) -> String {
+fn markdown(study: &StudyFile, rows: &[&RunRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -575,7 +653,7 @@ fn markdown(study: &StudyFile, rows: &[RunRow]) -> String {
     out
 }
 
-fn print_summary(dir: &Path, study: &StudyFile, rows: &[RunRow]) -> Result<()> {
+fn print_summary(dir: &Path, study: &StudyFile, rows: &[&RunRow]) -> Result<()> {
     println!("{}", markdown(study, rows));
     println!("study results in {}", dir.display());
     Ok(())

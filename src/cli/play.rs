@@ -87,7 +87,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_csv(out: &mut std::fs::File, records: &[GameRecord]) -> Result<()> {
+fn write_csv(out: &mut impl std::io::Write, records: &[GameRecord]) -> Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(["game", "seed", "lines", "pieces", "score", "end", "level"])?;
     for (i, r) in records.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! goes through [`AtomicFile`], so an interrupted or failed run never leaves half a file.
 
 use anyhow::{bail, Context, Result};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// A file written under a temporary name in the target's folder and renamed into place by
@@ -11,7 +12,9 @@ use std::path::{Path, PathBuf};
 /// name keeps the target's extension, for writers that choose the format by it.
 pub struct AtomicFile {
     target: PathBuf,
-    file: tempfile::NamedTempFile,
+    /// Buffered: serde and csv write a field at a time, and a checkpoint written one
+    /// system call per field costs thousands of calls.
+    file: BufWriter<tempfile::NamedTempFile>,
 }
 
 impl AtomicFile {
@@ -35,35 +38,40 @@ impl AtomicFile {
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
         let file = builder.tempfile_in(folder).with_context(cannot)?;
-        Ok(AtomicFile { target: target.to_path_buf(), file })
+        Ok(AtomicFile { target: target.to_path_buf(), file: BufWriter::new(file) })
     }
     /// Checks that `target` can be written, before long work whose result goes there: the
     /// temporary is made and removed at once, so an interrupted run leaves nothing behind.
     pub fn check_writable(target: &Path) -> Result<()> {
         AtomicFile::create(target).map(drop)
     }
-    pub fn writer(&mut self) -> &mut std::fs::File {
-        self.file.as_file_mut()
+    pub fn writer(&mut self) -> &mut BufWriter<tempfile::NamedTempFile> {
+        &mut self.file
     }
     /// Where the temporary file is, for writers that open a path themselves.
     pub fn temporary_path(&self) -> &Path {
-        self.file.path()
+        self.file.get_ref().path()
     }
     /// Writes `target` whole with `write`, or leaves it as it was: an error from `write`
     /// (with the context "cannot write <target>") drops the temporary unrenamed.
-    pub fn write_with(target: &Path, write: impl FnOnce(&mut std::fs::File) -> Result<()>) -> Result<()> {
+    pub fn write_with(
+        target: &Path,
+        write: impl FnOnce(&mut BufWriter<tempfile::NamedTempFile>) -> Result<()>,
+    ) -> Result<()> {
         let mut file = AtomicFile::create(target)?;
         write(file.writer()).with_context(|| format!("cannot write {}", target.display()))?;
         file.commit()
     }
     /// Renames the temporary file over the target; on failure the temporary is removed.
     pub fn commit(self) -> Result<()> {
-        self.file.as_file().sync_all().ok();
         let target = self.target;
-        self.file
-            .persist(&target)
-            .map_err(|e| e.error)
+        let file = self
+            .file
+            .into_inner()
+            .map_err(|e| e.into_error())
             .with_context(|| format!("cannot write {}", target.display()))?;
+        file.as_file().sync_all().ok();
+        file.persist(&target).map_err(|e| e.error).with_context(|| format!("cannot write {}", target.display()))?;
         Ok(())
     }
 }

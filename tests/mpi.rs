@@ -202,6 +202,15 @@ fn assert_same_study(a: &Path, b: &Path) {
     }
 }
 
+/// `nelder-mead.toml` studied `runs` times by one process, into `dir/results`.
+fn single_process_study(dir: &Path, runs: u64, results: &str) {
+    let output = Command::new(BINARY)
+        .args(["tune", "--runs", &runs.to_string(), "nelder-mead.toml", "--results", results])
+        .current_dir(dir)
+        .output();
+    check(&output.unwrap(), "the single-process study");
+}
+
 /// The position in `stderr` of the line that starts with `prefix`.
 fn line_at(stderr: &str, prefix: &str) -> usize {
     stderr.find(prefix).unwrap_or_else(|| panic!("no line {prefix:?} in:\n{stderr}"))
@@ -211,11 +220,7 @@ fn line_at(stderr: &str, prefix: &str) -> usize {
 fn a_study_runs_its_repetitions_side_by_side_on_the_ranks() {
     let dir = tempfile::tempdir().unwrap();
     let experiment = nelder_mead(dir.path());
-    let single = Command::new(BINARY)
-        .args(["tune", "--runs", "3", "nelder-mead.toml", "--results", "single"])
-        .current_dir(dir.path())
-        .output();
-    check(&single.unwrap(), "the single-process study");
+    single_process_study(dir.path(), 3, "single");
     let output = mpirun(3)
         .args(["tune", "--runs", "3", experiment.to_str().unwrap(), "--results", "three", "--threads", "1"])
         .current_dir(dir.path())
@@ -239,11 +244,7 @@ fn a_study_runs_its_repetitions_side_by_side_on_the_ranks() {
 fn a_study_killed_under_mpi_resumes_from_its_folder() {
     let dir = tempfile::tempdir().unwrap();
     let experiment = nelder_mead(dir.path());
-    let reference = Command::new(BINARY)
-        .args(["tune", "--runs", "4", "nelder-mead.toml", "--results", "reference"])
-        .current_dir(dir.path())
-        .output();
-    check(&reference.unwrap(), "the uninterrupted study");
+    single_process_study(dir.path(), 4, "reference");
     let results = dir.path().join("killed");
     let marker = results.to_str().unwrap().to_string();
     let child = mpirun(3)

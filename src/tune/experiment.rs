@@ -564,6 +564,26 @@ generations = 3
         format!("{:#}", Experiment::parse(text, "test").unwrap_err())
     }
 
+    /// Every optimizer's fresh state (the checkpoint written before the first generation)
+    /// reads back: a campaign killed in its first generation resumes.
+    #[test]
+    fn every_optimizer_resumes_from_its_first_checkpoint() {
+        for kind in ["random", "pso", "nelder-mead", "cross-entropy", "cmaes", "genetic"] {
+            let text = format!(
+                "preset = \"dellacherie-simplified\"\nboard = \"10x10\"\ngames = 2\nseed = 1\n[weights]\n\
+                 holes = {{ min = -10, max = 0 }}\nlanding_height = {{ min = -5, max = 5 }}\n\
+                 [optimizer]\nkind = \"{kind}\"\n[budget]\ngenerations = 3\n"
+            );
+            let e = Experiment::parse(&text, "test").unwrap_or_else(|error| panic!("{kind}: {error:#}"));
+            let saved = e.file.optimizer.build(&e.space, 7).unwrap().save().unwrap();
+            let json = serde_json::to_string(&saved).unwrap();
+            let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let mut restored = e.restore_optimizer(back).unwrap_or_else(|error| panic!("{kind}: {error:#}"));
+            let mut fresh = e.file.optimizer.build(&e.space, 7).unwrap();
+            assert_eq!(restored.ask().unwrap(), fresh.ask().unwrap(), "{kind}");
+        }
+    }
+
     #[test]
     fn a_good_file() {
         let e = Experiment::parse(GOOD, "test").unwrap();

@@ -184,6 +184,23 @@ struct Active {
 }
 
 impl Active {
+    fn new(id: u64, campaign: CampaignId, round: Round, size: u64) -> Active {
+        let jobs = round.jobs();
+        Active {
+            id,
+            campaign,
+            round,
+            jobs,
+            size,
+            next: 0,
+            outstanding: 0,
+            results: vec![None; jobs as usize],
+            pieces: 0,
+            stopped: false,
+            error: None,
+        }
+    }
+
     /// The next batch, if any is left.
     fn take(&mut self) -> Option<(u64, u64)> {
         if self.stopped || self.next >= self.jobs {
@@ -447,19 +464,7 @@ impl Executor for Coordinator {
             let mut state = self.lock();
             let id = state.next_round;
             state.next_round += 1;
-            state.rounds.push(Active {
-                id,
-                campaign,
-                round: round.clone(),
-                jobs,
-                size: self.batch_size(jobs),
-                next: 0,
-                outstanding: 0,
-                results: vec![None; jobs as usize],
-                pieces: 0,
-                stopped: false,
-                error: None,
-            });
+            state.rounds.push(Active::new(id, campaign, round.clone(), self.batch_size(jobs)));
             id
         };
         let find = |state: &mut State| -> usize {
@@ -579,20 +584,7 @@ mod tests {
     use super::*;
 
     fn active(jobs: u64, size: u64) -> Active {
-        let round = Round { weights: vec![vec![0.0]], master: 1, games: jobs, held_out: false };
-        Active {
-            id: 0,
-            campaign: 0,
-            round,
-            jobs,
-            size,
-            next: 0,
-            outstanding: 0,
-            results: vec![None; jobs as usize],
-            pieces: 0,
-            stopped: false,
-            error: None,
-        }
+        Active::new(0, 0, Round { weights: vec![vec![0.0]], master: 1, games: jobs, held_out: false }, size)
     }
 
     #[test]

@@ -87,6 +87,7 @@ type SimplexState = IterState<Vec<f64>, (), (), (), (), f64>;
 
 #[derive(Clone, Serialize, Deserialize)]
 pub struct NelderMead {
+    #[serde(deserialize_with = "simplex_from_checkpoint")]
     solver: Simplex,
     /// The initial simplex until it has been evaluated (argmin's `init` unwraps its cost
     /// calls, so its points are asked directly rather than discovered by a replay).
@@ -94,6 +95,22 @@ pub struct NelderMead {
     /// The best vertex after the last completed iteration.
     best: Option<Vec<f64>>,
     replay: Replay,
+}
+
+/// Reads the solver back from a checkpoint. Until the initial simplex is evaluated,
+/// argmin keeps its vertices' costs as NaN, which JSON writes as `null` and cannot read
+/// back as a number: those costs are read as 0. Nothing reads them: the first iteration
+/// (`init`) evaluates every vertex afresh.
+fn simplex_from_checkpoint<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Simplex, D::Error> {
+    let mut value = serde_json::Value::deserialize(deserializer)?;
+    if let Some(vertices) = value.get_mut("params").and_then(|p| p.as_array_mut()) {
+        for vertex in vertices {
+            if let Some(cost) = vertex.get_mut(1).filter(|cost| cost.is_null()) {
+                *cost = serde_json::Value::from(0.0);
+            }
+        }
+    }
+    serde_json::from_value(value).map_err(serde::de::Error::custom)
 }
 
 impl NelderMead {
@@ -178,6 +195,16 @@ mod tests {
         let (best, x) = minimize(&mut simplex, rosenbrock, 600);
         assert!(best < 1e-6, "rosenbrock: best {best} at {x:?}");
         assert!((simplex.recommendation().unwrap()[0] - 1.0).abs() < 1e-2);
+    }
+
+    #[test]
+    fn a_checkpoint_before_the_first_evaluation_resumes_to_the_same_search() {
+        let mut fresh = NelderMead::new(&Options::default(), &space(3, (-5.0, 5.0), 3.0), 0).unwrap();
+        let saved = fresh.save().unwrap();
+        let mut restored: NelderMead = serde_json::from_value(saved).expect("a fresh simplex reads back");
+        let (a, _) = minimize(&mut fresh, sphere, 60);
+        let (b, _) = minimize(&mut restored, sphere, 60);
+        assert_eq!(a.to_bits(), b.to_bits());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::features::incremental::{
 
 /// Stand-in integer weights for the scorers that sum reals.
 const NO_INTEGER_WEIGHTS: [i64; FEATURE_COUNT] = [0; FEATURE_COUNT];
+use crate::board::Board;
 use crate::features::FeatureContext;
 use crate::piece::DropShape;
 use crate::placement::Placement;
@@ -78,7 +79,9 @@ impl OnePiece {
     }
 
     /// [`OnePiece::choose_listed`] scoring the features of `SET`, summed in integers with
-    /// `integer` when `INTEGER` (see [`ParentSummary::score_at_integer`]).
+    /// `integer` when `INTEGER` (see [`ParentSummary::score_at_integer`]). The candidates
+    /// come orientation by orientation: each run of one shape is scored with its box size a
+    /// constant, as [`OnePiece::walk_drops`] does.
     #[inline(always)]
     fn score_listed<const SET: u32, const INTEGER: bool>(
         &self,
@@ -94,22 +97,64 @@ impl OnePiece {
         let mut best: Option<(f64, i32, Placement)> = None;
         let mut summary = ParentSummary::for_set::<SET>(board);
         summary.decline_clearing();
-        for p in candidates.iter() {
+        let mut start = 0;
+        while start < candidates.len() {
+            let shape = candidates[start].shape;
+            let mut end = start + 1;
+            while end < candidates.len() && candidates[end].shape == shape {
+                end += 1;
+            }
+            let run = &candidates[start..end];
+            let s = &summary;
+            match (shape.width as usize, shape.height as usize) {
+                (4, 1) => self.score_run::<SET, INTEGER>(rules, board, s, run, 4, 1, weights, integer, &mut best),
+                (1, 4) => self.score_run::<SET, INTEGER>(rules, board, s, run, 1, 4, weights, integer, &mut best),
+                (2, 2) => self.score_run::<SET, INTEGER>(rules, board, s, run, 2, 2, weights, integer, &mut best),
+                (3, 2) => self.score_run::<SET, INTEGER>(rules, board, s, run, 3, 2, weights, integer, &mut best),
+                (2, 3) => self.score_run::<SET, INTEGER>(rules, board, s, run, 2, 3, weights, integer, &mut best),
+                (w, h) => self.score_run::<SET, INTEGER>(rules, board, s, run, w, h, weights, integer, &mut best),
+            }
+            start = end;
+        }
+        self.decision(best)
+    }
+
+    /// A run of listed candidates of one shape (its box `piece_width` x `piece_height`)
+    /// for [`OnePiece::score_listed`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn score_run<const SET: u32, const INTEGER: bool>(
+        &self,
+        rules: &dyn RuleSet,
+        board: &Board,
+        summary: &ParentSummary,
+        run: &[Placement],
+        piece_width: usize,
+        piece_height: usize,
+        weights: &[f64; FEATURE_COUNT],
+        integer: &[i64; FEATURE_COUNT],
+        best: &mut Option<(f64, i32, Placement)>,
+    ) {
+        let heights = board.heights();
+        let cells = &ShapeCells::new(&run[0].shape);
+        for p in run {
+            let (left, bottom) = (p.left as usize, p.bottom as usize);
             // What `ParentSummary::covers` asks: resting on the column tops (the scorer
             // itself declines a placement that completes a row).
-            let resting = p.bottom as usize >= p.shape.drop_row(board.heights(), p.left as usize);
-            let fast = resting
-                .then(|| {
-                    let (width, height) = (p.shape.width as usize, p.shape.height as usize);
-                    let cells = ShapeCells::new(&p.shape);
-                    let (left, bottom) = (p.left as usize, p.bottom as usize);
-                    if INTEGER {
-                        summary.score_at_integer::<SET>(board, &cells, width, height, left, bottom, integer)
-                    } else {
-                        summary.score_at::<SET>(board, &cells, width, height, left, bottom, weights)
-                    }
-                })
-                .flatten();
+            let mut resting = true;
+            let mut gaps = [0u32; 4];
+            for j in 0..piece_width {
+                let gap = (bottom + p.shape.bottom[j & 3] as usize) as i32 - heights[left + j] as i32;
+                resting &= gap >= 0;
+                gaps[j & 3] = gap as u32;
+            }
+            let fast = if !resting {
+                None
+            } else if INTEGER {
+                summary.score_integer_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
+            } else {
+                summary.score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
+            };
             let rating = match fast {
                 Some(value) => self.evaluator.utility_of_value(value),
                 None => {
@@ -118,11 +163,10 @@ impl OnePiece {
                     self.evaluator.utility_of_value(full_score::<SET>(&after, &info, weights))
                 }
             };
-            if self.replaces(rating, p, &best) {
-                best = Some((rating, fahey_priority(p), *p));
+            if self.replaces(rating, p, best) {
+                *best = Some((rating, fahey_priority(p), *p));
             }
         }
-        self.decision(best)
     }
 
     /// Every candidate the rules list, scored by the fast path's general sum where it covers
@@ -239,10 +283,17 @@ impl OnePiece {
         // Built here, where the box size is a constant, so that its loops unroll.
         let cells = &ShapeCells::new(shape);
         for left in 0..=(board.width() - piece_width) {
-            // `DropShape::drop_row` with the box width a constant.
+            // `DropShape::drop_row` with the box width a constant, and the gaps the drop
+            // leaves under the piece (`incremental::gaps_at`) from the same differences.
+            let mut need = [0i32; 4];
             let mut bottom = 0;
             for j in 0..piece_width {
-                bottom = bottom.max(heights[left + j] as i32 - shape.bottom[j & 3] as i32);
+                need[j & 3] = heights[left + j] as i32 - shape.bottom[j & 3] as i32;
+                bottom = bottom.max(need[j & 3]);
+            }
+            let mut gaps = [0u32; 4];
+            for j in 0..piece_width {
+                gaps[j & 3] = (bottom - need[j & 3]) as u32;
             }
             let bottom = bottom as usize;
             if bottom + piece_height > board.height() {
@@ -253,11 +304,11 @@ impl OnePiece {
                 summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
             } else if INTEGER {
                 summary
-                    .score_at_integer::<SET>(board, cells, piece_width, piece_height, left, bottom, integer)
+                    .score_integer_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
                     .map(|value| self.evaluator.utility_of_value(value))
             } else {
                 summary
-                    .score_at::<SET>(board, cells, piece_width, piece_height, left, bottom, weights)
+                    .score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
                     .map(|value| self.evaluator.utility_of_value(value))
             };
             let rating = match fast {

@@ -72,6 +72,12 @@ pub struct ParentSummary {
     width: usize,
     height: usize,
     full: u16,
+    /// The row's walls for [`ParentSummary::transitions_in`]: bit 0 and bit `width + 1`.
+    walls: u32,
+    /// Bits 0..=width: the changes between a walled row's neighbouring cells.
+    transition_mask: u32,
+    /// Bit of the last column (its right wall counts as filled for wells).
+    last_column: u16,
     row_transitions: u32,
     column_transitions: u32,
     /// Filled cells of the top row.
@@ -94,6 +100,32 @@ pub struct ParentSummary {
     score_clearing: bool,
 }
 
+impl Default for ParentSummary {
+    /// The summary of no board (every count 0): storage for [`ParentSummary::refill`].
+    fn default() -> ParentSummary {
+        ParentSummary {
+            width: 0,
+            height: 0,
+            full: 0,
+            walls: 0,
+            transition_mask: 0,
+            last_column: 0,
+            row_transitions: 0,
+            column_transitions: 0,
+            top_row_cells: 0,
+            holes: 0,
+            wells: 0,
+            hole_depth: 0,
+            hole_rows: 0,
+            row_transitions_of: [0; ROW_CAPACITY],
+            columns: [0; SLOTS],
+            wells_in_row: [0; ROW_CAPACITY],
+            well_cells_of: [0; SLOTS],
+            score_clearing: true,
+        }
+    }
+}
+
 #[inline]
 fn row_transitions_of(row: u16, width: usize) -> u32 {
     let walled = (row as u32) << 1 | 1 | 1 << (width + 1);
@@ -108,12 +140,6 @@ fn floor_below(column: u64, y: u32) -> u32 {
     64 - below.leading_zeros()
 }
 
-/// Well cells of a row: empty, both neighbours filled (walls filled).
-#[inline(always)]
-fn row_well_cells(row: u16, full: u16, width: usize) -> u16 {
-    !row & ((row << 1) | 1) & ((row >> 1) | 1 << (width - 1)) & full
-}
-
 /// What the placement loop needs of one orientation, computed once for all its columns.
 #[derive(Clone, Copy, Debug)]
 pub struct ShapeCells {
@@ -122,8 +148,6 @@ pub struct ShapeCells {
     rows: [u16; 4],
     /// The cells of each box column as a column bitmask from the box bottom.
     columns: [u64; 4],
-    /// Sum of `bottom` over the box columns.
-    bottom_sum: usize,
     /// Cells of each box column.
     cells: [u32; 4],
     /// Lowest cell of each box column, from the box bottom.
@@ -148,7 +172,6 @@ impl ShapeCells {
     pub fn new(shape: &DropShape) -> ShapeCells {
         let width = shape.width as usize;
         let mut columns = [0u64; 4];
-        let mut bottom_sum = 0;
         let mut cells = [0u32; 4];
         let mut bottoms = [0u32; 4];
         for j in 0..width {
@@ -156,7 +179,6 @@ impl ShapeCells {
             cells[j] = top - bottom + 1;
             bottoms[j] = bottom;
             columns[j] = ((1u64 << cells[j]) - 1) << bottom;
-            bottom_sum += bottom as usize;
         }
         let cells_bottom_sum = (0..width).map(|j| cells[j] * bottoms[j]).sum();
         let cell_count = cells.iter().sum();
@@ -165,7 +187,6 @@ impl ShapeCells {
             height: shape.height as usize,
             rows: shape.rows,
             columns,
-            bottom_sum,
             cells,
             bottoms,
             cells_bottom_sum,
@@ -196,30 +217,41 @@ impl ParentSummary {
     /// general sum's walk).
     #[inline(always)]
     pub fn for_set<const SET: u32>(board: &Board) -> ParentSummary {
+        let mut s = ParentSummary::default();
+        s.refill::<SET>(board);
+        s
+    }
+
+    /// [`ParentSummary::for_set`] in place: a summary kept in the search's scratch space is
+    /// rebuilt without being copied (it is about 700 bytes).
+    #[inline(always)]
+    pub fn refill<const SET: u32>(&mut self, board: &Board) {
         let needs = |index: usize| SET == 0 || SET >> index & 1 == 1;
         let width = board.width();
         let height = board.height();
         let top = board.stack_top().min(height);
         let rows = board.rows();
         let all = (1u64 << height) - 1;
-        let mut s = ParentSummary {
-            width,
-            height,
-            full: board.full_row(),
-            // Every empty row above the stack: 2 (its two walls).
-            row_transitions: 2 * (height - top) as u32,
-            column_transitions: 0,
-            top_row_cells: rows[height - 1].count_ones(),
-            holes: 0,
-            wells: 0,
-            hole_depth: 0,
-            hole_rows: 0,
-            row_transitions_of: [2; ROW_CAPACITY],
-            columns: [all; SLOTS],
-            wells_in_row: [0; ROW_CAPACITY],
-            well_cells_of: [0; SLOTS],
-            score_clearing: true,
-        };
+        let s = self;
+        s.width = width;
+        s.height = height;
+        s.full = board.full_row();
+        s.walls = 1 | 1 << (width + 1);
+        s.transition_mask = (1u32 << (width + 1)) - 1;
+        s.last_column = 1 << (width - 1);
+        // Every empty row above the stack: 2 (its two walls).
+        s.row_transitions = 2 * (height - top) as u32;
+        s.column_transitions = 0;
+        s.top_row_cells = rows[height - 1].count_ones();
+        s.holes = 0;
+        s.wells = 0;
+        s.hole_depth = 0;
+        s.hole_rows = 0;
+        s.row_transitions_of = [2; ROW_CAPACITY];
+        s.columns = [all; SLOTS];
+        s.wells_in_row = [0; ROW_CAPACITY];
+        s.well_cells_of = [0; SLOTS];
+        s.score_clearing = true;
         s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
         for (y, &row) in rows.iter().enumerate().take(top) {
@@ -266,7 +298,19 @@ impl ParentSummary {
                 }
             }
         }
-        s
+    }
+
+    /// Row transitions of `row` ([`row_transitions_of`] with this board's walls).
+    #[inline(always)]
+    fn transitions_in(&self, row: u16) -> u32 {
+        let walled = (row as u32) << 1 | self.walls;
+        ((walled ^ (walled >> 1)) & self.transition_mask).count_ones()
+    }
+
+    /// Well cells of `row`: empty, both neighbours filled (walls filled).
+    #[inline(always)]
+    fn well_cells_in(&self, row: u16) -> u16 {
+        !row & ((row << 1) | 1) & ((row >> 1) | self.last_column) & self.full
     }
 
     /// Declines placements that clear rows from now on ([`ParentSummary::score_at`] gives
@@ -444,7 +488,7 @@ impl ParentSummary {
             cleared |= new == self.full;
             new_rows[i & 3] = new;
             if needs(ROW_TRANSITIONS) {
-                row_transitions += row_transitions_of(new, self.width);
+                row_transitions += self.transitions_in(new);
                 row_transitions -= self.row_transitions_of[y] as u32;
             }
         }
@@ -492,7 +536,7 @@ impl ParentSummary {
             for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
                 let y = bottom + i;
                 wells -= self.wells_in_row[y];
-                let mut cells = row_well_cells(new, self.full, self.width);
+                let mut cells = self.well_cells_in(new);
                 while cells != 0 {
                     let x = cells.trailing_zeros() as usize;
                     cells &= cells - 1;

@@ -95,8 +95,10 @@ impl OnePiece {
         let candidates = &mut scratch.depth[0];
         rules.candidates(board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
-        let mut summary = ParentSummary::for_set::<SET>(board);
+        let summary = &mut scratch.summary;
+        summary.refill::<SET>(board);
         summary.decline_clearing();
+        let summary = &*summary;
         let mut start = 0;
         while start < candidates.len() {
             let shape = candidates[start].shape;
@@ -105,7 +107,7 @@ impl OnePiece {
                 end += 1;
             }
             let run = &candidates[start..end];
-            let s = &summary;
+            let s = summary;
             match (shape.width as usize, shape.height as usize) {
                 (4, 1) => self.score_run::<SET, INTEGER>(rules, board, s, run, 4, 1, weights, integer, &mut best),
                 (1, 4) => self.score_run::<SET, INTEGER>(rules, board, s, run, 1, 4, weights, integer, &mut best),
@@ -203,24 +205,25 @@ impl OnePiece {
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
+        summary: &mut ParentSummary,
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
         match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
             (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, true>(rules, table, view, &weights, integer)
+                self.walk_drops::<DELLACHERIE_SET, true>(rules, table, view, summary, &weights, integer)
             }
             (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, false>(rules, table, view, &weights, no)
+                self.walk_drops::<DELLACHERIE_SET, false>(rules, table, view, summary, &weights, no)
             }
             (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
-                self.walk_drops::<BCTS_SET, false>(rules, table, view, &weights, no)
+                self.walk_drops::<BCTS_SET, false>(rules, table, view, summary, &weights, no)
             }
             (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
-                self.walk_drops::<ELTETRIS_SET, false>(rules, table, view, &weights, no)
+                self.walk_drops::<ELTETRIS_SET, false>(rules, table, view, summary, &weights, no)
             }
-            (Some(&(weights, _)), _) => self.walk_drops::<ALL_SET, false>(rules, table, view, &weights, no),
+            (Some(&(weights, _)), _) => self.walk_drops::<ALL_SET, false>(rules, table, view, summary, &weights, no),
             // Terms out of index order: the general sum, in the evaluator's order.
-            (None, _) => self.walk_drops::<0, false>(rules, table, view, &[0.0; FEATURE_COUNT], no),
+            (None, _) => self.walk_drops::<0, false>(rules, table, view, summary, &[0.0; FEATURE_COUNT], no),
         }
     }
 
@@ -233,28 +236,30 @@ impl OnePiece {
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
+        summary: &mut ParentSummary,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let board = view.board;
-        let summary = ParentSummary::for_set::<SET>(board);
+        summary.refill::<SET>(board);
+        let summary = &*summary;
         let mut best: Option<(f64, i32, Placement)> = None;
         for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
                 (4, 1) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 4, 1, weights, integer, &mut best),
+                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 4, 1, weights, integer, &mut best),
                 (1, 4) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 1, 4, weights, integer, &mut best),
+                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 1, 4, weights, integer, &mut best),
                 (2, 2) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 2, 2, weights, integer, &mut best),
+                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 2, weights, integer, &mut best),
                 (3, 2) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 3, 2, weights, integer, &mut best),
+                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 3, 2, weights, integer, &mut best),
                 (2, 3) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 2, 3, weights, integer, &mut best),
+                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 3, weights, integer, &mut best),
                 (w, h) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, w, h, weights, integer, &mut best),
+                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, w, h, weights, integer, &mut best),
             }
         }
         self.decision(best)
@@ -358,7 +363,9 @@ impl Policy for OnePiece {
     }
     fn choose(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
         match rules.straight_drops() {
-            Some(table) if self.evaluator.has_fast_path() => self.choose_straight_drops(rules, table, view),
+            Some(table) if self.evaluator.has_fast_path() => {
+                self.choose_straight_drops(rules, table, view, &mut scratch.summary)
+            }
             _ => self.choose_listed(rules, view, scratch),
         }
     }
@@ -466,7 +473,7 @@ mod tests {
                         };
                         let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
                         let specialised = policy.choose_listed(&rules, &view, &mut scratch);
-                        let walked = policy.choose_straight_drops(&rules, table, &view);
+                        let walked = policy.choose_straight_drops(&rules, table, &view, &mut ParentSummary::default());
                         assert_eq!(
                             listed.map(|d| (d.placement, d.value.to_bits())),
                             specialised.map(|d| (d.placement, d.value.to_bits())),

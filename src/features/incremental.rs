@@ -199,7 +199,13 @@ impl ShapeCells {
 /// (the holes it makes there), for `shape`'s box at (`left`, `bottom`), at or above the
 /// drop row; 0 past the box's width.
 #[inline(always)]
-pub fn gaps_at(heights: &[u8; MAX_WIDTH], shape: &ShapeCells, piece_width: usize, left: usize, bottom: usize) -> [u32; 4] {
+pub fn gaps_at(
+    heights: &[u8; MAX_WIDTH],
+    shape: &ShapeCells,
+    piece_width: usize,
+    left: usize,
+    bottom: usize,
+) -> [u32; 4] {
     let mut gaps = [0u32; 4];
     for j in 0..piece_width {
         gaps[j & 3] = bottom as u32 + shape.bottoms[j & 3] - heights[left + j] as u32;
@@ -522,7 +528,8 @@ impl ParentSummary {
             if needs(HOLE_DEPTH) {
                 covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
             }
-            if needs(ROWS_WITH_HOLES) {
+            // Most piece columns rest on their column's top: no new hole row.
+            if needs(ROWS_WITH_HOLES) && gap != 0 {
                 hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
             }
         }

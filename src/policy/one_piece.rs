@@ -153,7 +153,16 @@ impl OnePiece {
             let fast = if !resting {
                 None
             } else if INTEGER {
-                summary.score_integer_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
+                summary.score_integer_with_gaps::<SET>(
+                    board,
+                    cells,
+                    piece_width,
+                    piece_height,
+                    left,
+                    bottom,
+                    &gaps,
+                    integer,
+                )
             } else {
                 summary.score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
             };
@@ -248,18 +257,24 @@ impl OnePiece {
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
-                (4, 1) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 4, 1, weights, integer, &mut best),
-                (1, 4) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 1, 4, weights, integer, &mut best),
-                (2, 2) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 2, weights, integer, &mut best),
-                (3, 2) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 3, 2, weights, integer, &mut best),
-                (2, 3) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 3, weights, integer, &mut best),
-                (w, h) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, w, h, weights, integer, &mut best),
+                (4, 1) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 4, 1, weights, integer, &mut best)
+                }
+                (1, 4) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 1, 4, weights, integer, &mut best)
+                }
+                (2, 2) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 2, weights, integer, &mut best)
+                }
+                (3, 2) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 3, 2, weights, integer, &mut best)
+                }
+                (2, 3) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 3, weights, integer, &mut best)
+                }
+                (w, h) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, w, h, weights, integer, &mut best)
+                }
             }
         }
         self.decision(best)
@@ -309,7 +324,16 @@ impl OnePiece {
                 summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
             } else if INTEGER {
                 summary
-                    .score_integer_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
+                    .score_integer_with_gaps::<SET>(
+                        board,
+                        cells,
+                        piece_width,
+                        piece_height,
+                        left,
+                        bottom,
+                        &gaps,
+                        integer,
+                    )
                     .map(|value| self.evaluator.utility_of_value(value))
             } else {
                 summary

@@ -528,8 +528,7 @@ impl ParentSummary {
             if needs(HOLE_DEPTH) {
                 covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
             }
-            // Most piece columns rest on their column's top: no new hole row.
-            if needs(ROWS_WITH_HOLES) && gap != 0 {
+            if needs(ROWS_WITH_HOLES) {
                 hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
             }
         }

@@ -72,6 +72,12 @@ pub struct ParentSummary {
     width: usize,
     height: usize,
     full: u16,
+    /// The row's walls for [`ParentSummary::transitions_in`]: bit 0 and bit `width + 1`.
+    walls: u32,
+    /// Bits 0..=width: the changes between a walled row's neighbouring cells.
+    transition_mask: u32,
+    /// Bit of the last column (its right wall counts as filled for wells).
+    last_column: u16,
     row_transitions: u32,
     column_transitions: u32,
     /// Filled cells of the top row.
@@ -89,11 +95,35 @@ pub struct ParentSummary {
     wells_in_row: [u32; ROW_CAPACITY],
     /// Well cells of every column as a column bitmask, by slot (walls: 0).
     well_cells_of: [u64; SLOTS],
-    /// Sum of the column heights left of column `x`, for x in 0..=width.
-    heights_before: [u32; MAX_WIDTH + 1],
     /// Whether placements that clear rows are scored here (from the column bitmasks), or
     /// declined for the full features (see [`ParentSummary::decline_clearing`]).
     score_clearing: bool,
+}
+
+impl Default for ParentSummary {
+    /// The summary of no board (every count 0): storage for [`ParentSummary::refill`].
+    fn default() -> ParentSummary {
+        ParentSummary {
+            width: 0,
+            height: 0,
+            full: 0,
+            walls: 0,
+            transition_mask: 0,
+            last_column: 0,
+            row_transitions: 0,
+            column_transitions: 0,
+            top_row_cells: 0,
+            holes: 0,
+            wells: 0,
+            hole_depth: 0,
+            hole_rows: 0,
+            row_transitions_of: [0; ROW_CAPACITY],
+            columns: [0; SLOTS],
+            wells_in_row: [0; ROW_CAPACITY],
+            well_cells_of: [0; SLOTS],
+            score_clearing: true,
+        }
+    }
 }
 
 #[inline]
@@ -110,12 +140,6 @@ fn floor_below(column: u64, y: u32) -> u32 {
     64 - below.leading_zeros()
 }
 
-/// Well cells of a row: empty, both neighbours filled (walls filled).
-#[inline(always)]
-fn row_well_cells(row: u16, full: u16, width: usize) -> u16 {
-    !row & ((row << 1) | 1) & ((row >> 1) | 1 << (width - 1)) & full
-}
-
 /// What the placement loop needs of one orientation, computed once for all its columns.
 #[derive(Clone, Copy, Debug)]
 pub struct ShapeCells {
@@ -124,8 +148,6 @@ pub struct ShapeCells {
     rows: [u16; 4],
     /// The cells of each box column as a column bitmask from the box bottom.
     columns: [u64; 4],
-    /// Sum of `bottom` over the box columns.
-    bottom_sum: usize,
     /// Cells of each box column.
     cells: [u32; 4],
     /// Lowest cell of each box column, from the box bottom.
@@ -150,7 +172,6 @@ impl ShapeCells {
     pub fn new(shape: &DropShape) -> ShapeCells {
         let width = shape.width as usize;
         let mut columns = [0u64; 4];
-        let mut bottom_sum = 0;
         let mut cells = [0u32; 4];
         let mut bottoms = [0u32; 4];
         for j in 0..width {
@@ -158,7 +179,6 @@ impl ShapeCells {
             cells[j] = top - bottom + 1;
             bottoms[j] = bottom;
             columns[j] = ((1u64 << cells[j]) - 1) << bottom;
-            bottom_sum += bottom as usize;
         }
         let cells_bottom_sum = (0..width).map(|j| cells[j] * bottoms[j]).sum();
         let cell_count = cells.iter().sum();
@@ -167,13 +187,30 @@ impl ShapeCells {
             height: shape.height as usize,
             rows: shape.rows,
             columns,
-            bottom_sum,
             cells,
             bottoms,
             cells_bottom_sum,
             cell_count,
         }
     }
+}
+
+/// The empty cells between each box column's old top and the piece's lowest cell in it
+/// (the holes it makes there), for `shape`'s box at (`left`, `bottom`), at or above the
+/// drop row; 0 past the box's width.
+#[inline(always)]
+pub fn gaps_at(
+    heights: &[u8; MAX_WIDTH],
+    shape: &ShapeCells,
+    piece_width: usize,
+    left: usize,
+    bottom: usize,
+) -> [u32; 4] {
+    let mut gaps = [0u32; 4];
+    for j in 0..piece_width {
+        gaps[j & 3] = bottom as u32 + shape.bottoms[j & 3] - heights[left + j] as u32;
+    }
+    gaps
 }
 
 impl ParentSummary {
@@ -184,33 +221,43 @@ impl ParentSummary {
     /// The summary the features of `SET` need (the rest left at zero): what the scorers of
     /// [`ParentSummary::score_at`] read for that set. `SET` 0 stands for every feature (the
     /// general sum's walk).
-    #[inline]
+    #[inline(always)]
     pub fn for_set<const SET: u32>(board: &Board) -> ParentSummary {
+        let mut s = ParentSummary::default();
+        s.refill::<SET>(board);
+        s
+    }
+
+    /// [`ParentSummary::for_set`] in place: a summary kept in the search's scratch space is
+    /// rebuilt without being copied (it is about 700 bytes).
+    #[inline(always)]
+    pub fn refill<const SET: u32>(&mut self, board: &Board) {
         let needs = |index: usize| SET == 0 || SET >> index & 1 == 1;
         let width = board.width();
         let height = board.height();
         let top = board.stack_top().min(height);
         let rows = board.rows();
         let all = (1u64 << height) - 1;
-        let mut s = ParentSummary {
-            width,
-            height,
-            full: board.full_row(),
-            // Every empty row above the stack: 2 (its two walls).
-            row_transitions: 2 * (height - top) as u32,
-            column_transitions: 0,
-            top_row_cells: rows[height - 1].count_ones(),
-            holes: 0,
-            wells: 0,
-            hole_depth: 0,
-            hole_rows: 0,
-            row_transitions_of: [2; ROW_CAPACITY],
-            columns: [all; SLOTS],
-            wells_in_row: [0; ROW_CAPACITY],
-            well_cells_of: [0; SLOTS],
-            heights_before: [0; MAX_WIDTH + 1],
-            score_clearing: true,
-        };
+        let s = self;
+        s.width = width;
+        s.height = height;
+        s.full = board.full_row();
+        s.walls = 1 | 1 << (width + 1);
+        s.transition_mask = (1u32 << (width + 1)) - 1;
+        s.last_column = 1 << (width - 1);
+        // Every empty row above the stack: 2 (its two walls).
+        s.row_transitions = 2 * (height - top) as u32;
+        s.column_transitions = 0;
+        s.top_row_cells = rows[height - 1].count_ones();
+        s.holes = 0;
+        s.wells = 0;
+        s.hole_depth = 0;
+        s.hole_rows = 0;
+        s.row_transitions_of = [2; ROW_CAPACITY];
+        s.columns = [all; SLOTS];
+        s.wells_in_row = [0; ROW_CAPACITY];
+        s.well_cells_of = [0; SLOTS];
+        s.score_clearing = true;
         s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
         for (y, &row) in rows.iter().enumerate().take(top) {
@@ -232,7 +279,6 @@ impl ParentSummary {
         }
         for x in 0..width {
             let height_x = board.column_height(x) as u32;
-            s.heights_before[x + 1] = s.heights_before[x] + height_x;
             let column = s.columns[PAD + x];
             s.holes += height_x - column.count_ones();
             if needs(HOLE_DEPTH) || needs(ROWS_WITH_HOLES) {
@@ -258,7 +304,19 @@ impl ParentSummary {
                 }
             }
         }
-        s
+    }
+
+    /// Row transitions of `row` ([`row_transitions_of`] with this board's walls).
+    #[inline(always)]
+    fn transitions_in(&self, row: u16) -> u32 {
+        let walled = (row as u32) << 1 | self.walls;
+        ((walled ^ (walled >> 1)) & self.transition_mask).count_ones()
+    }
+
+    /// Well cells of `row`: empty, both neighbours filled (walls filled).
+    #[inline(always)]
+    fn well_cells_in(&self, row: u16) -> u16 {
+        !row & ((row << 1) | 1) & ((row >> 1) | self.last_column) & self.full
     }
 
     /// Declines placements that clear rows from now on ([`ParentSummary::score_at`] gives
@@ -304,7 +362,8 @@ impl ParentSummary {
         left: usize,
         bottom: usize,
     ) -> Option<[f64; FEATURE_COUNT]> {
-        let (counts, _) = self.counts_at::<ALL_SET>(board, shape, shape.width, shape.height, left, bottom)?;
+        let gaps = gaps_at(board.heights(), shape, shape.width, left, bottom);
+        let (counts, _) = self.counts_at::<ALL_SET>(board, shape, shape.width, shape.height, left, bottom, &gaps)?;
         Some(std::array::from_fn(|index| real(&counts, index)))
     }
 
@@ -326,7 +385,26 @@ impl ParentSummary {
         bottom: usize,
         weights: &[f64; FEATURE_COUNT],
     ) -> Option<f64> {
-        let (counts, cleared) = self.counts_at::<SET>(board, shape, piece_width, piece_height, left, bottom)?;
+        let gaps = gaps_at(board.heights(), shape, piece_width, left, bottom);
+        self.score_with_gaps::<SET>(board, shape, piece_width, piece_height, left, bottom, &gaps, weights)
+    }
+
+    /// [`ParentSummary::score_at`] with the drop's [`gaps_at`] given (a caller that found
+    /// the drop row has them at hand).
+    #[allow(clippy::too_many_arguments)] // as score_at
+    #[inline(always)]
+    pub fn score_with_gaps<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+        gaps: &[u32; 4],
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<f64> {
+        let (counts, cleared) = self.counts_at::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps)?;
         let mut total = 0.0;
         for (index, &weight) in weights.iter().enumerate() {
             // Constant per instantiation: the loop unrolls to the set's terms only. The
@@ -355,7 +433,25 @@ impl ParentSummary {
         bottom: usize,
         weights: &[i64; FEATURE_COUNT],
     ) -> Option<f64> {
-        let (counts, cleared) = self.counts_at::<SET>(board, shape, piece_width, piece_height, left, bottom)?;
+        let gaps = gaps_at(board.heights(), shape, piece_width, left, bottom);
+        self.score_integer_with_gaps::<SET>(board, shape, piece_width, piece_height, left, bottom, &gaps, weights)
+    }
+
+    /// [`ParentSummary::score_at_integer`] with the drop's [`gaps_at`] given.
+    #[allow(clippy::too_many_arguments)] // as score_at
+    #[inline(always)]
+    pub fn score_integer_with_gaps<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+        gaps: &[u32; 4],
+        weights: &[i64; FEATURE_COUNT],
+    ) -> Option<f64> {
+        let (counts, cleared) = self.counts_at::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps)?;
         let mut twice = 0i64;
         for (index, (&weight, &count)) in weights.iter().zip(&counts).enumerate() {
             if SET >> index & 1 == 1 && (cleared || CLEARED_ROW_FEATURES >> index & 1 == 0) {
@@ -369,7 +465,8 @@ impl ParentSummary {
 
     /// The features of `SET` after the drop as [`Counts`] (0 for the others), and whether it
     /// clears rows; `None` when it reaches above the board's top row. Only what `SET`
-    /// needs is computed, as `SET` is a constant.
+    /// needs is computed, as `SET` is a constant. `gaps`: the drop's [`gaps_at`].
+    #[allow(clippy::too_many_arguments)] // as score_at
     #[inline(always)]
     fn counts_at<const SET: u32>(
         &self,
@@ -379,6 +476,7 @@ impl ParentSummary {
         piece_height: usize,
         left: usize,
         bottom: usize,
+        gaps: &[u32; 4],
     ) -> Option<(Counts, bool)> {
         let needs = |index: usize| SET >> index & 1 == 1;
         let rows = board.rows();
@@ -396,7 +494,7 @@ impl ParentSummary {
             cleared |= new == self.full;
             new_rows[i & 3] = new;
             if needs(ROW_TRANSITIONS) {
-                row_transitions += row_transitions_of(new, self.width);
+                row_transitions += self.transitions_in(new);
                 row_transitions -= self.row_transitions_of[y] as u32;
             }
         }
@@ -404,15 +502,7 @@ impl ParentSummary {
             if !self.score_clearing {
                 return None;
             }
-            return self.counts_clearing::<SET>(
-                shape,
-                piece_width,
-                piece_height,
-                left,
-                bottom,
-                &new_rows,
-                row_transitions,
-            );
+            return self.counts_clearing::<SET>(board, shape, piece_width, piece_height, left, bottom, row_transitions);
         }
         // The top row gains the piece's cells in it, if the piece reaches it.
         let t = top_y.wrapping_sub(bottom);
@@ -420,29 +510,26 @@ impl ParentSummary {
             top_row_cells += shape.rows[t & 3].count_ones();
         }
 
-        // The empty cells between a column's old top and the piece's lowest cell in it
-        // become holes.
-        let holes = self.holes + (piece_width * bottom + shape.bottom_sum) as u32
-            - (self.heights_before[left + piece_width] - self.heights_before[left]);
-        // BCTS: each old hole of a piece column and each new one gains the piece's cells
-        // in that column above it, and the new holes' rows join the rows with holes.
+        // The gaps under the piece become holes. BCTS: each old hole of a piece column and
+        // each new one gains the piece's cells in that column above it, and the new holes'
+        // rows join the rows with holes. Column transitions, column by column: a piece
+        // column resting on its column's top moves the change into the empty cells above
+        // from the old top to above the piece (no change); one leaving a gap adds the two
+        // changes around its piece cells (the floor and the sky count as filled and empty:
+        // the same rule).
         let heights = board.heights();
+        let mut holes = self.holes;
         let mut covered_cells = 0;
         let mut hole_rows = self.hole_rows;
-        // Column transitions, column by column: a piece column resting on its column's top
-        // moves the change into the empty cells above from the old top to above the
-        // piece (no change); one leaving a gap adds the two changes around its piece
-        // cells (the floor and the sky count as filled and empty: the same rule).
         for j in 0..piece_width {
-            column_transitions += 2 * (bottom as u32 + shape.bottoms[j] > heights[left + j] as u32) as u32;
-        }
-        for j in 0..piece_width {
+            let gap = gaps[j & 3];
+            holes += gap;
+            column_transitions += 2 * (gap != 0) as u32;
             if needs(HOLE_DEPTH) {
-                covered_cells += shape.cells[j] * self.columns[left + PAD + j].count_ones();
+                covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
             }
             if needs(ROWS_WITH_HOLES) {
-                let piece_bottom = bottom as u32 + shape.bottoms[j];
-                hole_rows |= ((1u64 << piece_bottom) - 1) & !((1u64 << heights[left + j]) - 1);
+                hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
             }
         }
         let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
@@ -455,7 +542,7 @@ impl ParentSummary {
             for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
                 let y = bottom + i;
                 wells -= self.wells_in_row[y];
-                let mut cells = row_well_cells(new, self.full, self.width);
+                let mut cells = self.well_cells_in(new);
                 while cells != 0 {
                     let x = cells.trailing_zeros() as usize;
                     cells &= cells - 1;
@@ -468,6 +555,9 @@ impl ParentSummary {
             for j in 0..piece_width {
                 let column = self.columns[left + PAD + j];
                 let mut cells = self.well_cells_of[left + PAD + j] >> piece_top << piece_top;
+                if cells == 0 {
+                    continue;
+                }
                 let new_floor = 64 - (shape.columns[j] << bottom).leading_zeros();
                 while cells != 0 {
                     let y = cells.trailing_zeros();
@@ -506,12 +596,12 @@ impl ParentSummary {
     #[allow(clippy::too_many_arguments)] // the scorer's own arguments
     fn counts_clearing<const SET: u32>(
         &self,
+        board: &Board,
         shape: &ShapeCells,
         piece_width: usize,
         piece_height: usize,
         left: usize,
         bottom: usize,
-        new_rows: &[u16; 4],
         row_transitions: u32,
     ) -> Option<(Counts, bool)> {
         if bottom + piece_height > self.height {
@@ -519,8 +609,8 @@ impl ParentSummary {
         }
         let mut cleared = 0u64;
         let mut eroded = 0;
-        for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
-            if new == self.full {
+        for i in 0..piece_height {
+            if board.row(bottom + i) | shape.rows[i] << left == self.full {
                 cleared |= 1 << (bottom + i);
                 eroded += shape.rows[i].count_ones();
             }

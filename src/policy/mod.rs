@@ -3,6 +3,7 @@
 
 use crate::board::Board;
 use crate::eval::Evaluator;
+use crate::features::incremental::ParentSummary;
 use crate::piece::Piece;
 use crate::placement::Placement;
 use crate::rules::RuleSet;
@@ -43,6 +44,8 @@ pub struct Scratch {
     /// replay a simulator whose search draws pieces report them; see
     /// [`RuleSet::draws_per_tried_move`]).
     pub tried_moves: u32,
+    /// The one-piece search's parent summary, rebuilt in place every decision.
+    pub summary: ParentSummary,
 }
 
 /// A placement policy.

@@ -9,6 +9,7 @@ use crate::features::incremental::{
 
 /// Stand-in integer weights for the scorers that sum reals.
 const NO_INTEGER_WEIGHTS: [i64; FEATURE_COUNT] = [0; FEATURE_COUNT];
+use crate::board::Board;
 use crate::features::FeatureContext;
 use crate::piece::DropShape;
 use crate::placement::Placement;
@@ -78,7 +79,9 @@ impl OnePiece {
     }
 
     /// [`OnePiece::choose_listed`] scoring the features of `SET`, summed in integers with
-    /// `integer` when `INTEGER` (see [`ParentSummary::score_at_integer`]).
+    /// `integer` when `INTEGER` (see [`ParentSummary::score_at_integer`]). The candidates
+    /// come orientation by orientation: each run of one shape is scored with its box size a
+    /// constant, as [`OnePiece::walk_drops`] does.
     #[inline(always)]
     fn score_listed<const SET: u32, const INTEGER: bool>(
         &self,
@@ -92,24 +95,77 @@ impl OnePiece {
         let candidates = &mut scratch.depth[0];
         rules.candidates(board, view.current, candidates);
         let mut best: Option<(f64, i32, Placement)> = None;
-        let mut summary = ParentSummary::for_set::<SET>(board);
+        let summary = &mut scratch.summary;
+        summary.refill::<SET>(board);
         summary.decline_clearing();
-        for p in candidates.iter() {
+        let summary = &*summary;
+        let mut start = 0;
+        while start < candidates.len() {
+            let shape = candidates[start].shape;
+            let mut end = start + 1;
+            while end < candidates.len() && candidates[end].shape == shape {
+                end += 1;
+            }
+            let run = &candidates[start..end];
+            let s = summary;
+            match (shape.width as usize, shape.height as usize) {
+                (4, 1) => self.score_run::<SET, INTEGER>(rules, board, s, run, 4, 1, weights, integer, &mut best),
+                (1, 4) => self.score_run::<SET, INTEGER>(rules, board, s, run, 1, 4, weights, integer, &mut best),
+                (2, 2) => self.score_run::<SET, INTEGER>(rules, board, s, run, 2, 2, weights, integer, &mut best),
+                (3, 2) => self.score_run::<SET, INTEGER>(rules, board, s, run, 3, 2, weights, integer, &mut best),
+                (2, 3) => self.score_run::<SET, INTEGER>(rules, board, s, run, 2, 3, weights, integer, &mut best),
+                (w, h) => self.score_run::<SET, INTEGER>(rules, board, s, run, w, h, weights, integer, &mut best),
+            }
+            start = end;
+        }
+        self.decision(best)
+    }
+
+    /// A run of listed candidates of one shape (its box `piece_width` x `piece_height`)
+    /// for [`OnePiece::score_listed`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn score_run<const SET: u32, const INTEGER: bool>(
+        &self,
+        rules: &dyn RuleSet,
+        board: &Board,
+        summary: &ParentSummary,
+        run: &[Placement],
+        piece_width: usize,
+        piece_height: usize,
+        weights: &[f64; FEATURE_COUNT],
+        integer: &[i64; FEATURE_COUNT],
+        best: &mut Option<(f64, i32, Placement)>,
+    ) {
+        let heights = board.heights();
+        let cells = &ShapeCells::new(&run[0].shape);
+        for p in run {
+            let (left, bottom) = (p.left as usize, p.bottom as usize);
             // What `ParentSummary::covers` asks: resting on the column tops (the scorer
             // itself declines a placement that completes a row).
-            let resting = p.bottom as usize >= p.shape.drop_row(board.heights(), p.left as usize);
-            let fast = resting
-                .then(|| {
-                    let (width, height) = (p.shape.width as usize, p.shape.height as usize);
-                    let cells = ShapeCells::new(&p.shape);
-                    let (left, bottom) = (p.left as usize, p.bottom as usize);
-                    if INTEGER {
-                        summary.score_at_integer::<SET>(board, &cells, width, height, left, bottom, integer)
-                    } else {
-                        summary.score_at::<SET>(board, &cells, width, height, left, bottom, weights)
-                    }
-                })
-                .flatten();
+            let mut resting = true;
+            let mut gaps = [0u32; 4];
+            for j in 0..piece_width {
+                let gap = (bottom + p.shape.bottom[j & 3] as usize) as i32 - heights[left + j] as i32;
+                resting &= gap >= 0;
+                gaps[j & 3] = gap as u32;
+            }
+            let fast = if !resting {
+                None
+            } else if INTEGER {
+                summary.score_integer_with_gaps::<SET>(
+                    board,
+                    cells,
+                    piece_width,
+                    piece_height,
+                    left,
+                    bottom,
+                    &gaps,
+                    integer,
+                )
+            } else {
+                summary.score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
+            };
             let rating = match fast {
                 Some(value) => self.evaluator.utility_of_value(value),
                 None => {
@@ -118,11 +174,10 @@ impl OnePiece {
                     self.evaluator.utility_of_value(full_score::<SET>(&after, &info, weights))
                 }
             };
-            if self.replaces(rating, p, &best) {
-                best = Some((rating, fahey_priority(p), *p));
+            if self.replaces(rating, p, best) {
+                *best = Some((rating, fahey_priority(p), *p));
             }
         }
-        self.decision(best)
     }
 
     /// Every candidate the rules list, scored by the fast path's general sum where it covers
@@ -159,24 +214,25 @@ impl OnePiece {
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
+        summary: &mut ParentSummary,
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
         match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
             (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, true>(rules, table, view, &weights, integer)
+                self.walk_drops::<DELLACHERIE_SET, true>(rules, table, view, summary, &weights, integer)
             }
             (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, false>(rules, table, view, &weights, no)
+                self.walk_drops::<DELLACHERIE_SET, false>(rules, table, view, summary, &weights, no)
             }
             (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
-                self.walk_drops::<BCTS_SET, false>(rules, table, view, &weights, no)
+                self.walk_drops::<BCTS_SET, false>(rules, table, view, summary, &weights, no)
             }
             (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
-                self.walk_drops::<ELTETRIS_SET, false>(rules, table, view, &weights, no)
+                self.walk_drops::<ELTETRIS_SET, false>(rules, table, view, summary, &weights, no)
             }
-            (Some(&(weights, _)), _) => self.walk_drops::<ALL_SET, false>(rules, table, view, &weights, no),
+            (Some(&(weights, _)), _) => self.walk_drops::<ALL_SET, false>(rules, table, view, summary, &weights, no),
             // Terms out of index order: the general sum, in the evaluator's order.
-            (None, _) => self.walk_drops::<0, false>(rules, table, view, &[0.0; FEATURE_COUNT], no),
+            (None, _) => self.walk_drops::<0, false>(rules, table, view, summary, &[0.0; FEATURE_COUNT], no),
         }
     }
 
@@ -189,28 +245,36 @@ impl OnePiece {
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
+        summary: &mut ParentSummary,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let board = view.board;
-        let summary = ParentSummary::for_set::<SET>(board);
+        summary.refill::<SET>(board);
+        let summary = &*summary;
         let mut best: Option<(f64, i32, Placement)> = None;
         for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
-                (4, 1) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 4, 1, weights, integer, &mut best),
-                (1, 4) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 1, 4, weights, integer, &mut best),
-                (2, 2) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 2, 2, weights, integer, &mut best),
-                (3, 2) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 3, 2, weights, integer, &mut best),
-                (2, 3) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, 2, 3, weights, integer, &mut best),
-                (w, h) => self
-                    .walk_columns::<SET, INTEGER>(rules, view, &summary, k, shape, w, h, weights, integer, &mut best),
+                (4, 1) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 4, 1, weights, integer, &mut best)
+                }
+                (1, 4) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 1, 4, weights, integer, &mut best)
+                }
+                (2, 2) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 2, weights, integer, &mut best)
+                }
+                (3, 2) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 3, 2, weights, integer, &mut best)
+                }
+                (2, 3) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 3, weights, integer, &mut best)
+                }
+                (w, h) => {
+                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, w, h, weights, integer, &mut best)
+                }
             }
         }
         self.decision(best)
@@ -239,10 +303,17 @@ impl OnePiece {
         // Built here, where the box size is a constant, so that its loops unroll.
         let cells = &ShapeCells::new(shape);
         for left in 0..=(board.width() - piece_width) {
-            // `DropShape::drop_row` with the box width a constant.
+            // `DropShape::drop_row` with the box width a constant, and the gaps the drop
+            // leaves under the piece (`incremental::gaps_at`) from the same differences.
+            let mut need = [0i32; 4];
             let mut bottom = 0;
             for j in 0..piece_width {
-                bottom = bottom.max(heights[left + j] as i32 - shape.bottom[j & 3] as i32);
+                need[j & 3] = heights[left + j] as i32 - shape.bottom[j & 3] as i32;
+                bottom = bottom.max(need[j & 3]);
+            }
+            let mut gaps = [0u32; 4];
+            for j in 0..piece_width {
+                gaps[j & 3] = (bottom - need[j & 3]) as u32;
             }
             let bottom = bottom as usize;
             if bottom + piece_height > board.height() {
@@ -253,11 +324,20 @@ impl OnePiece {
                 summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
             } else if INTEGER {
                 summary
-                    .score_at_integer::<SET>(board, cells, piece_width, piece_height, left, bottom, integer)
+                    .score_integer_with_gaps::<SET>(
+                        board,
+                        cells,
+                        piece_width,
+                        piece_height,
+                        left,
+                        bottom,
+                        &gaps,
+                        integer,
+                    )
                     .map(|value| self.evaluator.utility_of_value(value))
             } else {
                 summary
-                    .score_at::<SET>(board, cells, piece_width, piece_height, left, bottom, weights)
+                    .score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
                     .map(|value| self.evaluator.utility_of_value(value))
             };
             let rating = match fast {
@@ -307,7 +387,9 @@ impl Policy for OnePiece {
     }
     fn choose(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
         match rules.straight_drops() {
-            Some(table) if self.evaluator.has_fast_path() => self.choose_straight_drops(rules, table, view),
+            Some(table) if self.evaluator.has_fast_path() => {
+                self.choose_straight_drops(rules, table, view, &mut scratch.summary)
+            }
             _ => self.choose_listed(rules, view, scratch),
         }
     }
@@ -415,7 +497,7 @@ mod tests {
                         };
                         let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
                         let specialised = policy.choose_listed(&rules, &view, &mut scratch);
-                        let walked = policy.choose_straight_drops(&rules, table, &view);
+                        let walked = policy.choose_straight_drops(&rules, table, &view, &mut ParentSummary::default());
                         assert_eq!(
                             listed.map(|d| (d.placement, d.value.to_bits())),
                             specialised.map(|d| (d.placement, d.value.to_bits())),

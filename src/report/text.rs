@@ -1,4 +1,4 @@
-//! Numbers as the tables print them.
+//! Numbers as the tables print them, and the font pictures are drawn with.
 
 /// `1234567.8` -> `1,234,568` (with `decimals` after the point).
 pub fn group(value: f64, decimals: usize) -> String {
@@ -19,4 +19,32 @@ pub fn group(value: f64, decimals: usize) -> String {
         Some(f) => format!("{sign}{grouped}.{f}"),
         None => format!("{sign}{grouped}"),
     }
+}
+
+/// Integers without a decimal point; reals to 12 significant digits, which keeps every
+/// digit the weights carry and drops the noise of floating-point sums
+/// (`-780.5400000000001` prints as `-780.54`).
+pub fn format_number(v: f64) -> String {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else if v.is_finite() {
+        let rounded: f64 = format!("{v:.11e}").parse().expect("a formatted float reads back");
+        format!("{rounded}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Registers DejaVu Sans and Sans Mono (bundled by the `dejavu` crate) as plotters' "sans-serif", once:
+/// every picture the program draws (plots, game pictures) uses it, whatever fonts the
+/// machine has. Sans Mono is "monospace", for game pictures' columns.
+pub fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use plotters::style::FontStyle;
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
+        let _ = plotters::style::register_font("monospace", FontStyle::Normal, dejavu::sans_mono::regular());
+        let _ = plotters::style::register_font("monospace", FontStyle::Bold, dejavu::sans_mono::bold());
+    });
 }

@@ -1,4 +1,4 @@
-//! Numbers as the tables print them, and the font pictures are drawn with.
+//! Numbers as the tables and pictures print them.
 
 /// `1234567.8` -> `1,234,568` (with `decimals` after the point).
 pub fn group(value: f64, decimals: usize) -> String {
@@ -33,18 +33,4 @@ pub fn format_number(v: f64) -> String {
     } else {
         format!("{v}")
     }
-}
-
-/// Registers DejaVu Sans and Sans Mono (bundled by the `dejavu` crate) as plotters' "sans-serif", once:
-/// every picture the program draws (plots, game pictures) uses it, whatever fonts the
-/// machine has. Sans Mono is "monospace", for game pictures' columns.
-pub fn register_font() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        use plotters::style::FontStyle;
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
-        let _ = plotters::style::register_font("monospace", FontStyle::Normal, dejavu::sans_mono::regular());
-        let _ = plotters::style::register_font("monospace", FontStyle::Bold, dejavu::sans_mono::bold());
-    });
 }

@@ -221,7 +221,13 @@ pub fn label_runs(series: &mut [Series]) {
     }
 }
 
-pub(crate) use crate::report::text::register_font;
+pub(crate) fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold());
+    });
+}
 
 /// Category colors (Tableau 10), distinct for up to ten runs (or experiments of a study).
 pub(crate) const COLORS: [RGBColor; 10] = [

@@ -127,7 +127,7 @@ impl Scene<'_> {
             let value = (feature.compute)(&context);
             panel.push(format!("{:<width$} {:>5} x {}", feature.name, format_number(value), format_number(*weight)));
         }
-        panel.push(format!("{:<width$} {}", "sum", format_number(self.evaluator.value(&context))));
+        panel.push(format!("{:<width$} {:>5}", "sum", format_number(self.evaluator.value(&context))));
         let after = shot.after;
         Picture::after_lock(
             self.title.clone(),

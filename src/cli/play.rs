@@ -48,7 +48,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// The game of the batch --trace writes (from 0).
-    #[arg(long, requires = "trace")]
+    #[arg(long)]
     pub game: Option<u64>,
 }
 
@@ -64,6 +64,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
         AtomicFile::check_writable(path)?;
     }
     let traced = args.game.unwrap_or(0);
+    if let (Some(game), None) = (args.game, &args.trace) {
+        bail!("--game {game}: it picks the game --trace writes, and no --trace FILE is given");
+    }
     if let Some(path) = &args.trace {
         if traced >= args.games {
             bail!("--game {traced} is not a game of the batch: --games {} numbers them 0 to {}", args.games, args.games - 1);

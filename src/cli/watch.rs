@@ -78,7 +78,7 @@ pub fn run(args: WatchArgs) -> Result<()> {
     args.pictures.check()?;
     let draws_pictures = args.pictures.gif.is_some() || args.pictures.png.is_some() || args.pictures.all_frames;
     if let Some(path) = &args.replay {
-        let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = std::fs::read(path).with_context(|| format!("cannot read frames file or game trace {}", path.display()))?;
         if Trace::is_trace(&String::from_utf8_lossy(&text)) {
             if args.frames.is_some() {
                 bail!("--frames: {} is a game trace; frames files are written from the guideline game", path.display());

@@ -39,5 +39,5 @@ pub mod report;
 pub mod reproduce;
 pub mod rules;
 pub mod sim;
-pub mod view;
 pub mod tune;
+pub mod view;

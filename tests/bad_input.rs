@@ -792,8 +792,16 @@ fn watch_and_play_refuse_bad_traces_games_and_pictures() {
     let bad: Vec<(&str, String, &str)> = vec![
         ("no-game.trace", "# tetris-lab trace v1\n".into(), "no game line"),
         ("game-line.trace", with_line(1, "preset bcts board 10x10 seed 1 game 0"), "line 2: expected the game line"),
-        ("unknown-preset.trace", with_line(1, "preset bctss rules simplified board 10x10 seed 1 game 0"), "did you mean \"bcts\""),
-        ("unknown-rules.trace", with_line(1, "preset bcts rules simplifed board 10x10 seed 1 game 0"), "did you mean \"simplified\""),
+        (
+            "unknown-preset.trace",
+            with_line(1, "preset bctss rules simplified board 10x10 seed 1 game 0"),
+            "did you mean \"bcts\"",
+        ),
+        (
+            "unknown-rules.trace",
+            with_line(1, "preset bcts rules simplifed board 10x10 seed 1 game 0"),
+            "did you mean \"simplified\"",
+        ),
         ("board.trace", with_line(1, "preset bcts rules simplified board 0x10 seed 1 game 0"), "line 2: board"),
         ("seed.trace", with_line(1, "preset bcts rules simplified board 10x10 seed -1 game 0"), "line 2: seed"),
         ("weights-nan.trace", with_line(2, "weights holes=nan"), "line 3: weight \"holes\""),
@@ -818,7 +826,9 @@ fn watch_and_play_refuse_bad_traces_games_and_pictures() {
     ]);
     let replay = |file: &str, extra: &[&str]| with(&["watch", "--delay-ms", "0", "--replay", file], extra);
     let mut cases: Vec<Case> = bad.iter().map(|(name, _, needle)| refused(&replay(name, &[]), needle)).collect();
-    let watch = |extra: &[&str]| with(&["watch", "--preset", "bcts", "--board", "10x10", "--max-pieces", "5", "--delay-ms", "0"], extra);
+    let watch = |extra: &[&str]| {
+        with(&["watch", "--preset", "bcts", "--board", "10x10", "--max-pieces", "5", "--delay-ms", "0"], extra)
+    };
     cases.extend([
         refused(&replay("binary.trace", &[]), "binary.trace"),
         refused(&replay("good.trace", &["--frames", "out.frames"]), "--frames"),

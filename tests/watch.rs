@@ -105,8 +105,12 @@ fn a_trace_round_trips_and_a_changed_move_is_named() {
     let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&trace).unwrap();
-    assert!(text.starts_with("# tetris-lab trace v1\npreset el-tetris rules eltetris board 10x20 seed 4 game 1\n"), "{text}");
-    let row: Vec<String> = std::fs::read_to_string(&csv).unwrap().lines().nth(2).unwrap().split(',').map(String::from).collect();
+    assert!(
+        text.starts_with("# tetris-lab trace v1\npreset el-tetris rules eltetris board 10x20 seed 4 game 1\n"),
+        "{text}"
+    );
+    let row: Vec<String> =
+        std::fs::read_to_string(&csv).unwrap().lines().nth(2).unwrap().split(',').map(String::from).collect();
     let end = format!("end {} lines {} pieces {} score {}\n", row[5], row[2], row[3], row[4]);
     assert!(text.ends_with(&end), "the trace ends as play's game 1 did ({end}):\n{}", &text[text.len() - 200..]);
 

@@ -69,7 +69,11 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     if let Some(path) = &args.trace {
         if traced >= args.games {
-            bail!("--game {traced} is not a game of the batch: --games {} numbers them 0 to {}", args.games, args.games - 1);
+            bail!(
+                "--game {traced} is not a game of the batch: --games {} numbers them 0 to {}",
+                args.games,
+                args.games - 1
+            );
         }
         AtomicFile::check_writable(path)?;
     }

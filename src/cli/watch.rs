@@ -78,7 +78,8 @@ pub fn run(args: WatchArgs) -> Result<()> {
     args.pictures.check()?;
     let draws_pictures = args.pictures.gif.is_some() || args.pictures.png.is_some() || args.pictures.all_frames;
     if let Some(path) = &args.replay {
-        let text = std::fs::read(path).with_context(|| format!("cannot read frames file or game trace {}", path.display()))?;
+        let text =
+            std::fs::read(path).with_context(|| format!("cannot read frames file or game trace {}", path.display()))?;
         if Trace::is_trace(&String::from_utf8_lossy(&text)) {
             if args.frames.is_some() {
                 bail!("--frames: {} is a game trace; frames files are written from the guideline game", path.display());
@@ -107,9 +108,13 @@ pub fn run(args: WatchArgs) -> Result<()> {
             };
             let player = AiPlayer::new(frame.evaluator.clone(), seed);
             let game_text = args.game.map(|i| format!(" · game {i} of seed {master_seed}")).unwrap_or_default();
-            let title =
-                format!("tetris-lab watch · {} · seed {seed}{game_text} · start level {level}", preset.name);
-            frame_view(&args, Game::with_spawn_frame(seed, level, frame.spawn_frame), Source::Ai(Box::new(player)), title)
+            let title = format!("tetris-lab watch · {} · seed {seed}{game_text} · start level {level}", preset.name);
+            frame_view(
+                &args,
+                Game::with_spawn_frame(seed, level, frame.spawn_frame),
+                Source::Ai(Box::new(player)),
+                title,
+            )
         }
         _ => {
             if args.level.is_some_and(|l| l != 1) {
@@ -205,7 +210,10 @@ fn frame_view(args: &WatchArgs, mut game: Game, mut source: Source, title: Strin
     // (whole, with its closing line) instead of left as a temporary.
     static STOP: AtomicBool = AtomicBool::new(false);
     let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
-    while !game.is_over() && args.max_pieces.is_none_or(|cap| (game.pieces() as u64) < cap) && !STOP.load(Ordering::SeqCst) {
+    while !game.is_over()
+        && args.max_pieces.is_none_or(|cap| (game.pieces() as u64) < cap)
+        && !STOP.load(Ordering::SeqCst)
+    {
         let keys = match &mut source {
             Source::Ai(player) => {
                 let keys = player.keys_for_next_frame(&game);

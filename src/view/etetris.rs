@@ -67,7 +67,8 @@ mod tests {
         assert_eq!(observed, replay(&record));
         // The first piece (Z) lies on the floor, all four cells highlighted.
         let first = &pictures[0];
-        let placed = (0..2).flat_map(|y| (0..WIDTH).map(move |x| (x, y))).filter(|&(x, y)| first.cell(x, y) == Cell::Placed);
+        let placed =
+            (0..2).flat_map(|y| (0..WIDTH).map(move |x| (x, y))).filter(|&(x, y)| first.cell(x, y) == Cell::Placed);
         assert_eq!(placed.count(), 4);
         assert!(first.panel[2].starts_with("steps  N,"), "{:?}", first.panel);
     }

@@ -264,6 +264,35 @@ mod tests {
     }
 
     #[test]
+    fn the_gif_frames_put_together_are_the_pictures() {
+        // Three pictures: a piece lands, then nothing changes, then a cell fills.
+        let board = |cells: &'static [(usize, usize)]| {
+            Picture::after_lock("t".into(), (4, 3), move |x, y| cells.contains(&(x, y)), &[], 0, vec!["p".into()])
+        };
+        let pictures = [board(&[(0, 0)]), board(&[(0, 0)]), board(&[(0, 0), (3, 2)])];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.gif");
+        write_gif(&path, &pictures, 100).unwrap();
+        let mut options = gif::DecodeOptions::new();
+        options.set_color_output(gif::ColorOutput::Indexed);
+        let mut decoder = options.read_info(std::fs::File::open(&path).unwrap()).unwrap();
+        let size = size_of(&pictures);
+        let mut screen = vec![0u8; (size.0 * size.1) as usize];
+        let mut frames = 0;
+        while let Some(frame) = decoder.read_next_frame().unwrap() {
+            for y in 0..frame.height as usize {
+                for x in 0..frame.width as usize {
+                    let at = (frame.top as usize + y) * size.0 as usize + frame.left as usize + x;
+                    screen[at] = frame.buffer[y * frame.width as usize + x];
+                }
+            }
+            assert_eq!(screen, indexed(&rgb(&pictures[frames], size), &palette()), "frame {frames}");
+            frames += 1;
+        }
+        assert_eq!(frames, 3);
+    }
+
+    #[test]
     fn gif_and_png_files_are_written() {
         let dir = tempfile::tempdir().unwrap();
         let gif_path = dir.path().join("a.gif");

@@ -63,6 +63,8 @@ pub fn check_delay(flag: &str, delay_ms: u64) -> Result<()> {
 /// --all-frames); keeps the GIF's pictures and the last one for the PNG.
 pub struct Screen<'a> {
     args: &'a PictureArgs,
+    /// Whether the last picture is printed at the end (not when only images are asked).
+    text: bool,
     animate: bool,
     delay: Duration,
     last: Option<Picture>,
@@ -71,9 +73,11 @@ pub struct Screen<'a> {
 }
 
 impl<'a> Screen<'a> {
-    pub fn new(args: &'a PictureArgs, delay_ms: u64) -> Screen<'a> {
-        let animate = delay_ms > 0 && std::io::stdout().is_terminal();
-        Screen { args, animate, delay: Duration::from_millis(delay_ms), last: None, gif: Vec::new(), error: None }
+    /// `text`: whether pictures go to stdout at all (`replay --gif` without `--watch` only
+    /// writes images).
+    pub fn new(args: &'a PictureArgs, delay_ms: u64, text: bool) -> Screen<'a> {
+        let animate = text && delay_ms > 0 && std::io::stdout().is_terminal();
+        Screen { args, text, animate, delay: Duration::from_millis(delay_ms), last: None, gif: Vec::new(), error: None }
     }
 
     /// Whether move `index` is drawn at all (else the caller need not make its picture).
@@ -108,7 +112,7 @@ impl<'a> Screen<'a> {
             return Err(e.into());
         }
         let last = last.or(self.last.take());
-        if let (false, false, Some(picture)) = (self.animate, self.args.all_frames, &last) {
+        if let (true, false, false, Some(picture)) = (self.text, self.animate, self.args.all_frames, &last) {
             println!("{}", text::render(picture, false));
         }
         if let Some(path) = &self.args.gif {

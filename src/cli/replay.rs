@@ -39,8 +39,8 @@ pub fn run(args: Args) -> Result<()> {
     let draws = args.watch || args.pictures.gif.is_some() || args.pictures.png.is_some() || args.pictures.all_frames;
     let result = if draws {
         let title = format!("tetris-lab replay · {}", args.file.display());
-        let delay = if args.watch { args.delay_ms } else { 0 };
-        let mut screen = Screen::new(&args.pictures, delay);
+        let text = args.watch || args.pictures.all_frames;
+        let mut screen = Screen::new(&args.pictures, args.delay_ms, text);
         let cap = args.max_pieces.unwrap_or(u64::MAX);
         let mut last = None;
         let result = replay_game_observed(&record, Game::default(), &mut |step| {

@@ -134,7 +134,7 @@ pub fn run(args: WatchArgs) -> Result<()> {
             );
             let limits = GameLimits { max_pieces: args.max_pieces };
             let delay = args.delay_ms.unwrap_or(MOVE_DELAY_MS);
-            let mut screen = Screen::new(&args.pictures, delay);
+            let mut screen = Screen::new(&args.pictures, delay, true);
             let scene = Scene::of(&built, title);
             let mut last: Option<MoveShot> = None;
             let record = watch_game(&built, master_seed, index, limits, &mut |shot| {
@@ -167,7 +167,7 @@ fn replay_trace(args: &WatchArgs, path: &Path) -> Result<()> {
         game.game
     );
     let scene = Scene::of(&built, title);
-    let mut screen = Screen::new(&args.pictures, args.delay_ms.unwrap_or(MOVE_DELAY_MS));
+    let mut screen = Screen::new(&args.pictures, args.delay_ms.unwrap_or(MOVE_DELAY_MS), true);
     let mut last: Option<MoveShot> = None;
     let cap = args.max_pieces.unwrap_or(u64::MAX);
     let record = trace

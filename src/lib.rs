@@ -15,9 +15,10 @@
 //! - [`presets`]: the named published systems, built into games;
 //! - [`report`], [`etetris`]: statistics, CSV output, the game ledger, the extrapolation over board heights; the E-Tetris contest
 //!   game, its records and beam solvers;
-//! - [`reproduce`], [`tune`], [`benchmark`]: the measurement plan, the published figures and
-//!   their measuring code; optimizers (ask/tell), experiment files, the campaign driver,
-//!   plots; the simulator's speed figures (`cargo bench --bench simulator`);
+//! - [`reproduce`], [`tune`], [`benchmark`], [`view`]: the measurement plan, the published
+//!   figures and their measuring code; optimizers (ask/tell), experiment files, the campaign
+//!   driver, plots; the simulator's speed figures (`cargo bench --bench simulator`); watching
+//!   games (pictures of each move as text, GIF and PNG; game traces);
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
 pub mod benchmark;
@@ -39,3 +40,4 @@ pub mod reproduce;
 pub mod rules;
 pub mod sim;
 pub mod tune;
+pub mod view;

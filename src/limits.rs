@@ -19,6 +19,8 @@ pub const MAX_BEAM: usize = 100_000;
 pub const MAX_SEQUENCE: usize = 1_000_000;
 /// Pause between frames of `watch`, in milliseconds.
 pub const MAX_DELAY_MS: u64 = 10_000;
+/// Frames of a GIF of a game (`--gif-frames`): a few hundred keep a README picture small.
+pub const MAX_GIF_FRAMES: u64 = 1_000;
 /// Largest magnitude of a weight, in weights files and experiment files: far beyond any
 /// published weight, and small enough that a weighted sum of features stays finite.
 pub const MAX_WEIGHT: f64 = 1e12;

@@ -167,6 +167,17 @@ impl Preset {
         if let Some(path) = weights_file {
             evaluator = evaluator.load_weights_file(path)?;
         }
+        self.build_with_evaluator(rule_set, size, evaluator)
+    }
+
+    /// As [`Preset::build_with_rules`], with the preset's features weighted as `evaluator`
+    /// says (weights read from elsewhere than a file, e.g. a game trace).
+    pub fn build_with_evaluator(
+        &self,
+        rule_set: Option<&str>,
+        size: Option<(usize, usize)>,
+        evaluator: Evaluator,
+    ) -> Result<Built> {
         let rules =
             rules::build(rule_set.unwrap_or(self.rule_set), size).with_context(|| format!("preset {}", self.name))?;
         let frame =

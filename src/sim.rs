@@ -113,6 +113,30 @@ pub struct MoveRecord {
     pub placement: Placement,
     /// The policy's value for the move (the evaluator's own sense).
     pub value: f64,
+    /// The piece in the hold slot while this piece is placed (after the move's hold, if
+    /// any); `None` for an empty slot or rules without hold.
+    pub held: Option<Piece>,
+    /// The upcoming pieces the player could see when choosing the move.
+    pub preview: Preview,
+}
+
+/// The visible upcoming pieces of one move, next first (a copy: the queue moves on).
+#[derive(Clone, Copy, Debug)]
+pub struct Preview {
+    pieces: [Piece; QUEUE],
+    len: u8,
+}
+
+impl Preview {
+    /// At most the first [`QUEUE`] pieces of `pieces`.
+    pub fn of(pieces: &[Piece]) -> Preview {
+        let mut preview = Preview { pieces: [Piece::I; QUEUE], len: pieces.len().min(QUEUE) as u8 };
+        preview.pieces[..preview.len as usize].copy_from_slice(&pieces[..preview.len as usize]);
+        preview
+    }
+    pub fn pieces(&self) -> &[Piece] {
+        &self.pieces[..self.len as usize]
+    }
 }
 
 /// Plays one game. `progress` (if given) is incremented by the pieces placed, every 4,096
@@ -146,6 +170,19 @@ pub fn play_game_observed(
     observer: &mut dyn FnMut(&Board, &Outcome),
 ) -> GameRecord {
     play(driver, seed, limits, progress, |_| {}, observer)
+}
+
+/// Plays one game calling both callbacks: `on_move` before each lock (the move and what
+/// the player saw) and `observer` after it (the board and what the lock did). `watch`
+/// draws the game from these, so what it shows is the game `play` plays.
+pub fn play_game_watched(
+    driver: GameDriver,
+    seed: u64,
+    limits: GameLimits,
+    on_move: &mut dyn FnMut(&MoveRecord),
+    observer: &mut dyn FnMut(&Board, &Outcome),
+) -> GameRecord {
+    play(driver, seed, limits, None, on_move, observer)
 }
 
 /// The loop itself, generic in the move callback (before the lock) and the placement
@@ -209,6 +246,8 @@ fn play_frames<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
                 hold: false,
                 placement,
                 value: frame.evaluator.value_of_utility(plan.value),
+                held: game.held(),
+                preview: Preview::of(game.preview()),
             });
             // What the lock did, as a placement game's lock reports it.
             // Replayed on the board before it (the game may remove the rows frames later).
@@ -272,6 +311,7 @@ fn play_placements<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
             can_hold: hold_rule != HoldRule::None,
         };
         let decision = policy.choose(rules, &view, &mut scratch);
+        let preview = Preview::of(view.preview);
         let tried_moves = std::mem::take(&mut scratch.tried_moves);
         for _ in 0..tried_moves * draws_per_tried_move {
             randomizer.next_piece();
@@ -296,6 +336,8 @@ fn play_placements<F: FnMut(&MoveRecord), O: FnMut(&Board, &Outcome) + ?Sized>(
             hold: decision.hold,
             placement: decision.placement,
             value: decision.value,
+            held: hold,
+            preview,
         });
         let outcome = rules.lock(&mut board, &decision.placement);
         pieces += 1;
@@ -350,7 +392,12 @@ pub fn play_game_of_batch(
     limits: GameLimits,
     progress: Option<&AtomicU64>,
 ) -> GameRecord {
-    play_game(driver, driver.randomizer().game_seed(master_seed, index), limits, progress)
+    play_game(driver, batch_game_seed(driver, master_seed, index), limits, progress)
+}
+
+/// The seed of game `index` of [`play_batch`]`(driver, master_seed, ..)`.
+pub fn batch_game_seed(driver: GameDriver, master_seed: u64, index: u64) -> u64 {
+    driver.randomizer().game_seed(master_seed, index)
 }
 
 /// A rayon pool of `threads` workers (all cores when `None`; more than the cores is capped

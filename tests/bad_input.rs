@@ -755,7 +755,7 @@ fn watch_refuses_bad_frames_files_and_keeps_the_output() {
         refused(&replay("binary.frames"), "binary.frames"),
         refused(&replay("folder"), "folder"),
         refused(&replay("no-such.frames"), "no-such.frames"),
-        refused(&["watch", "--preset", "dellacherie", "--delay-ms", "0"], "dellacherie"),
+        refused(&["watch", "--preset", "dellacheri", "--delay-ms", "0"], "did you mean \"dellacherie\""),
         refused(&["watch", "--level", "0", "--delay-ms", "0"], "--level"),
         refused(&["watch", "--level", "31", "--delay-ms", "0"], "--level"),
         refused(&["watch", "--delay-ms", "18446744073709551615"], "--delay-ms"),
@@ -763,6 +763,99 @@ fn watch_refuses_bad_frames_files_and_keeps_the_output() {
         refused(&["watch", "--delay-ms", "0", "--max-pieces", "2", "--frames", "folder"], "folder"),
         refused(&["watch", "--delay-ms", "0", "--max-pieces", "2", "--frames", "no-such/x.frames"], "x.frames"),
         usage(&["watch", "--seed", "1", "--replay", "keep.frames"], "--seed"),
+    ]);
+    battery(&files, cases);
+}
+
+/// A short game trace made by the program (bcts on 10x10, 12 moves).
+fn recorded_trace(dir: &Path) -> String {
+    let path = dir.join("game.trace");
+    let args = ["play", "--preset", "bcts", "--board", "10x10", "--games", "1", "--max-pieces", "12", "--trace"];
+    let o = common::run(&with(&args, &[path.to_str().unwrap()]).iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    std::fs::read_to_string(&path).unwrap()
+}
+
+#[test]
+fn watch_and_play_refuse_bad_traces_games_and_pictures() {
+    let made = tempfile::tempdir().unwrap();
+    let trace = recorded_trace(made.path());
+    let (_, short_frames) = recorded_frames(made.path());
+    let lines: Vec<&str> = trace.lines().collect();
+    let first_move = lines.iter().position(|l| l.starts_with("1 ")).unwrap();
+    let with_line = |index: usize, line: &str| {
+        let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        edited[index] = line.to_string();
+        edited.join("\n") + "\n"
+    };
+    let cut = lines[..lines.len() - 1].join("\n") + "\n";
+    let bad: Vec<(&str, String, &str)> = vec![
+        ("no-game.trace", "# tetris-lab trace v1\n".into(), "no game line"),
+        ("game-line.trace", with_line(1, "preset bcts board 10x10 seed 1 game 0"), "line 2: expected the game line"),
+        (
+            "unknown-preset.trace",
+            with_line(1, "preset bctss rules simplified board 10x10 seed 1 game 0"),
+            "did you mean \"bcts\"",
+        ),
+        (
+            "unknown-rules.trace",
+            with_line(1, "preset bcts rules simplifed board 10x10 seed 1 game 0"),
+            "did you mean \"simplified\"",
+        ),
+        ("board.trace", with_line(1, "preset bcts rules simplified board 0x10 seed 1 game 0"), "line 2: board"),
+        ("seed.trace", with_line(1, "preset bcts rules simplified board 10x10 seed -1 game 0"), "line 2: seed"),
+        ("weights-nan.trace", with_line(2, "weights holes=nan"), "line 3: weight \"holes\""),
+        ("weights-pair.trace", with_line(2, "weights holes"), "line 3: weight \"holes\" is not feature=weight"),
+        ("weights-other.trace", with_line(2, "weights mike_holes=1"), "mike_holes"),
+        ("weights-missing.trace", with_line(2, "weights holes=1"), "no weight for feature"),
+        ("piece.trace", with_line(first_move, "1 Q no 0 0 0 0"), "piece \"Q\""),
+        ("gap.trace", with_line(first_move, "5 T no 0 0 0 0"), "move 5 where move 1"),
+        ("columns.trace", with_line(first_move, "1 T no 0"), "4 columns"),
+        ("differs.trace", with_line(first_move, "1 T no 0 -5 0 0"), "line 5: the replayed game differs"),
+        ("cut.trace", cut, "no end line"),
+        ("end.trace", trace.replace("end piece_cap", "end game_over"), "goes on after the recorded end"),
+    ];
+    let mut files: Vec<(&str, &[u8])> = bad.iter().map(|(n, t, _)| (*n, t.as_bytes())).collect();
+    let lee_weights = "aggregate_height = -0.5\ncomplete_lines = 0.7\nholes = -0.3\nbumpiness = -0.1\n";
+    files.extend([
+        ("good.trace", trace.as_bytes()),
+        ("short.frames", short_frames.as_slice()),
+        ("lee.toml", lee_weights.as_bytes()),
+        ("binary.trace", BINARY),
+        ("folder/", b""),
+    ]);
+    let replay = |file: &str, extra: &[&str]| with(&["watch", "--delay-ms", "0", "--replay", file], extra);
+    let mut cases: Vec<Case> = bad.iter().map(|(name, _, needle)| refused(&replay(name, &[]), needle)).collect();
+    let watch = |extra: &[&str]| {
+        with(&["watch", "--preset", "bcts", "--board", "10x10", "--max-pieces", "5", "--delay-ms", "0"], extra)
+    };
+    cases.extend([
+        refused(&replay("binary.trace", &[]), "binary.trace"),
+        refused(&replay("good.trace", &["--frames", "out.frames"]), "--frames"),
+        refused(&replay("short.frames", &["--gif", "out.gif"]), "--gif"),
+        usage(&replay("good.trace", &["--seed", "2"]), "--seed"),
+        usage(&replay("good.trace", &["--weights", "lee.toml"]), "--weights"),
+        refused(&["watch", "--preset", "bctss"], "did you mean \"bcts\""),
+        refused(&watch(&["--weights", "lee.toml"]), "lee.toml"),
+        refused(&watch(&["--level", "5"]), "--level"),
+        refused(&watch(&["--frames", "out.frames"]), "--frames"),
+        refused(&watch(&["--gif-frames", "0"]), "--gif-frames"),
+        refused(&watch(&["--gif-frames", "1001"]), "--gif-frames"),
+        refused(&watch(&["--gif-from", "0"]), "--gif-from"),
+        refused(&watch(&["--gif-delay-ms", "10001"]), "--gif-delay-ms"),
+        refused(&watch(&["--gif", "folder"]), "folder"),
+        refused(&watch(&["--png", "no-such/x.png"]), "x.png"),
+        refused(&watch(&["--gif", "out.gif", "--gif-from", "100"]), "--gif-from"),
+        refused(&["watch", "--preset", "bcts", "--rules", "guideline", "--delay-ms", "0"], "key press"),
+        refused(
+            &["play", "--preset", "bcts", "--games", "2", "--max-pieces", "5", "--trace", "t.trace", "--game", "2"],
+            "--game 2",
+        ),
+        refused(&["play", "--preset", "bcts", "--games", "1", "--max-pieces", "5", "--trace", "folder"], "folder"),
+        refused(&["play", "--preset", "bcts", "--games", "2", "--game", "1"], "--game 1: it picks the game --trace"),
+        refused(&["replay", "good.trace", "--watch"], "good.trace"),
+        refused(&["replay", "x.txt", "--watch", "--delay-ms", "10001"], "--delay-ms"),
+        refused(&["replay", "x.txt", "--watch", "--max-pieces", "0"], "--max-pieces"),
     ]);
     battery(&files, cases);
 }

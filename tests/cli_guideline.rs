@@ -73,8 +73,8 @@ fn watch_refuses_bad_levels_presets_and_frames() {
     assert_clean_error(&o, "starting level 0 is outside 1..=30");
     let o = run(&["watch", "--level", "31", "--delay-ms", "0", "--max-pieces", "1"]);
     assert_clean_error(&o, "outside 1..=30");
-    let o = run(&["watch", "--preset", "lee", "--delay-ms", "0"]);
-    assert_clean_error(&o, "watch cannot show preset \"lee\"");
+    let o = run(&["watch", "--preset", "pygame-le", "--delay-ms", "0"]);
+    assert_clean_error(&o, "unknown preset \"pygame-le\" (did you mean \"pygame-lee\"?)");
 
     let dir = tempfile::tempdir().unwrap();
     let bad = write(dir.path(), "bad.frames", "seed 1 level 1\n1 -\n2 left\n3 jump\n");

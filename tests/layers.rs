@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["sim"],
     &["presets"],
     &["report", "etetris"],
-    &["reproduce", "tune", "benchmark"],
+    &["reproduce", "tune", "benchmark", "view"],
     &["cli"],
 ];
 

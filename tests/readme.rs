@@ -32,6 +32,29 @@ const CASES: &[(&str, Action)] = &[
     ("list", Run),
     ("features --preset bcts data/boards.txt", Run),
     ("best --preset dellacherie-simplified --piece I data/boards.txt", Run),
+    // Watching games.
+    ("watch --preset P [--weights FILE] [--rules NAME] [--board WxH] [--seed S] [--game I]", Skip("usage template")),
+    ("watch --replay FILE", Skip("usage template")),
+    ("replay RECORD --watch", Skip("usage template")),
+    ("watch --preset bcts --seed 1", RunAs("watch --preset bcts --seed 1 --max-pieces 30 --delay-ms 0")),
+    (
+        "watch --preset dellacherie-simplified --board 10x10 --weights results/quickstart/<run-id>/best.toml --game 3",
+        RunAs("watch --preset dellacherie-simplified --board 10x10 --weights results/quickstart/<run-id>/best.toml --game 3 --max-pieces 300 --delay-ms 0"),
+    ),
+    ("play --preset bcts --board 10x10 --games 10 --seed 3 --trace game.trace --game 2", Run),
+    ("watch --replay game.trace --delay-ms 0", Run),
+    (
+        "replay weights/etetris-best-record.txt --watch",
+        RunAs("replay weights/etetris-best-record.txt --watch --delay-ms 0 --max-pieces 30"),
+    ),
+    (
+        "watch --preset bcts --seed 1 --max-pieces 80 --delay-ms 0 --gif docs/watch-bcts.gif",
+        RunAs("watch --preset bcts --seed 1 --max-pieces 80 --delay-ms 0 --gif watch-bcts.gif"),
+    ),
+    (
+        "replay weights/etetris-best-record.txt --max-pieces 80 --gif docs/watch-etetris.gif",
+        RunAs("replay weights/etetris-best-record.txt --max-pieces 80 --gif watch-etetris.gif"),
+    ),
     // E-Tetris.
     ("sequence etetris -n 3", Run),
     ("replay data/etetris/published_1378178.txt", Run),

@@ -43,19 +43,7 @@ pub fn run(args: FeaturesArgs) -> Result<()> {
     Ok(())
 }
 
-/// Integers without a decimal point; reals to 12 significant digits, which keeps every
-/// digit the weights carry and drops the noise of floating-point sums
-/// (`-780.5400000000001` prints as `-780.54`).
-pub fn format_number(v: f64) -> String {
-    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else if v.is_finite() {
-        let rounded: f64 = format!("{v:.11e}").parse().expect("a formatted float reads back");
-        format!("{rounded}")
-    } else {
-        format!("{v}")
-    }
-}
+pub use crate::report::text::format_number;
 
 #[cfg(test)]
 mod tests {

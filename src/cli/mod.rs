@@ -9,6 +9,7 @@ pub mod best;
 pub mod boards;
 pub mod features;
 pub mod list;
+pub mod pictures;
 pub mod play;
 pub mod plot;
 pub mod replay;
@@ -37,9 +38,9 @@ pub enum Command {
     List,
     /// Measure every preset against its published figure and write the table.
     Reproduce(reproduce::ReproduceArgs),
-    /// Watch the guideline game's key-press AI play (or replay a frames file).
+    /// Watch a game of any preset move by move (or replay a game trace or a frames file).
     Watch(watch::WatchArgs),
-    /// Replay an E-Tetris record and print its pieces and score.
+    /// Replay an E-Tetris record and print its pieces and score (--watch draws it).
     Replay(replay::Args),
     /// Print a game's fixed piece sequence.
     Sequence(sequence::Args),

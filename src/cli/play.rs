@@ -6,7 +6,8 @@ use crate::report::atomic_file::AtomicFile;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
 use crate::sim::{self, thread_pool, GameLimits, GameRecord};
-use anyhow::{bail, Result};
+use crate::view::trace::write_trace;
+use anyhow::{bail, ensure, Result};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -42,6 +43,13 @@ pub struct PlayArgs {
     /// Write one row per game to this CSV file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    /// Write the moves of one game (--game, default 0) to this trace file (format: README;
+    /// `watch --replay` replays it).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// The game of the batch --trace writes (from 0).
+    #[arg(long)]
+    pub game: Option<u64>,
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
@@ -53,6 +61,20 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let built = preset.build_with_rules(args.rules.as_deref(), args.board, args.weights.as_deref())?;
     let pool = thread_pool(args.threads)?;
     if let Some(path) = &args.csv {
+        AtomicFile::check_writable(path)?;
+    }
+    let traced = args.game.unwrap_or(0);
+    if let (Some(game), None) = (args.game, &args.trace) {
+        bail!("--game {game}: it picks the game --trace writes, and no --trace FILE is given");
+    }
+    if let Some(path) = &args.trace {
+        if traced >= args.games {
+            bail!(
+                "--game {traced} is not a game of the batch: --games {} numbers them 0 to {}",
+                args.games,
+                args.games - 1
+            );
+        }
         AtomicFile::check_writable(path)?;
     }
 
@@ -82,6 +104,17 @@ pub fn run(args: PlayArgs) -> Result<()> {
     if let Some(path) = &args.csv {
         AtomicFile::write_with(path, |file| write_csv(file, &records))?;
         eprintln!("per-game CSV written to {}", args.csv.as_ref().expect("a CSV path").display());
+    }
+    if let Some(path) = &args.trace {
+        // The traced game is played again alone, by the same loop with the same seed: it
+        // must be the batch's game, which the check below makes sure of.
+        AtomicFile::write_with(path, |file| {
+            let mut out = std::io::BufWriter::new(file);
+            let record = write_trace(&mut out, preset.name, &built, args.seed, traced, limits)?;
+            ensure!(record == records[traced as usize], "the traced game differs from the batch's game {traced}");
+            Ok(())
+        })?;
+        eprintln!("game {traced}'s moves written to {}", path.display());
     }
     print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko");
     Ok(())

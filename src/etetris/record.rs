@@ -2,7 +2,7 @@
 //! and replaying under the game's rules (each step checked alone, invalid steps skipped,
 //! the piece locks where it is when its ops run out).
 
-use super::game::{Game, Grid};
+use super::game::{Falling, Game, Grid};
 use anyhow::{bail, ensure, Context, Result};
 use std::fmt;
 
@@ -218,7 +218,24 @@ pub fn replay(record: &Record) -> Replay {
 }
 
 /// Replays a record from any game state (tests use hand-made boards and sequences).
-pub fn replay_game(record: &Record, mut game: Game) -> Replay {
+pub fn replay_game(record: &Record, game: Game) -> Replay {
+    replay_game_observed(record, game, &mut |_| {})
+}
+
+/// One piece of a replay as it locked (what `replay --watch` draws).
+pub struct LockStep<'a> {
+    /// The record's tokens for this piece (between its `N` and the next).
+    pub ops: &'a [Op],
+    /// The board before the lock.
+    pub before: &'a Grid,
+    /// Where the piece locked.
+    pub falling: Falling,
+    /// The game after the lock (its grid, pieces, score and end).
+    pub game: &'a Game,
+}
+
+/// Replays a record like [`replay_game`], calling `on_lock` after every piece locks.
+pub fn replay_game_observed(record: &Record, mut game: Game, on_lock: &mut dyn FnMut(&LockStep)) -> Replay {
     for ops in record.ops.split(|&op| op == Op::New).skip(1) {
         game.spawn();
         if game.is_over {
@@ -235,7 +252,12 @@ pub fn replay_game(record: &Record, mut game: Game) -> Replay {
                 };
             }
         }
+        let before = game.grid;
+        let falling = game.falling;
         game.lock();
+        if let Some(falling) = falling {
+            on_lock(&LockStep { ops, before: &before, falling, game: &game });
+        }
         if game.is_over {
             break;
         }

@@ -1,4 +1,4 @@
-//! Numbers as the tables print them.
+//! Numbers as the tables and pictures print them.
 
 /// `1234567.8` -> `1,234,568` (with `decimals` after the point).
 pub fn group(value: f64, decimals: usize) -> String {
@@ -18,5 +18,19 @@ pub fn group(value: f64, decimals: usize) -> String {
     match fraction {
         Some(f) => format!("{sign}{grouped}.{f}"),
         None => format!("{sign}{grouped}"),
+    }
+}
+
+/// Integers without a decimal point; reals to 12 significant digits, which keeps every
+/// digit the weights carry and drops the noise of floating-point sums
+/// (`-780.5400000000001` prints as `-780.54`).
+pub fn format_number(v: f64) -> String {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else if v.is_finite() {
+        let rounded: f64 = format!("{v:.11e}").parse().expect("a formatted float reads back");
+        format!("{rounded}")
+    } else {
+        format!("{v}")
     }
 }

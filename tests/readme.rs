@@ -120,6 +120,7 @@ const CASES: &[(&str, Action)] = &[
     ("mpirun -n 8 --bind-to none target/release/tetris-lab tune experiments/cross-entropy-szita-lorincz.toml", Skip("needs Open MPI and hours; tests/mpi.rs runs mpirun")),
     ("mpirun -n 8 --bind-to none target/release/tetris-lab tune --resume results/cross-entropy-szita-lorincz/<run-id>", Skip("needs Open MPI; tests/mpi.rs resumes under mpirun")),
     ("mpirun --bind-to none tetris-lab tune experiments/cross-entropy-szita-lorincz.toml --threads \"$SLURM_CPUS_PER_TASK\"", Skip("a Slurm job script")),
+    ("mpirun --allow-run-as-root -n 2 target/release/tetris-lab tune --runs 4 experiments/compare/nelder-mead.toml --threads 1", Skip("needs Open MPI; tests/mpi.rs runs a study under mpirun")),
     ("mpirun -n N tetris-lab tune --runs R EXP...", Skip("a pattern in prose; tests/mpi.rs runs a study under mpirun")),
     ("mpirun -n N tetris-lab tune --runs R ...", Skip("a pattern in prose; tests/mpi.rs runs a study under mpirun")),
     (

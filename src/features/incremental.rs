@@ -755,16 +755,9 @@ mod tests {
     /// exactly the full-board values.
     #[test]
     fn agrees_with_the_full_board_features() {
-        let boards = [
-            Board::new(10, 20),
-            Board::parse("X.........\nX...X.....\nXX.XXX.X..\nXXXXXX.XX.\nXXXXXXXXX.", Some(10), 20).unwrap(),
-            Board::parse(".X........\nXXX..X....\nX.X..XX...\nXXXX.XXX.X", Some(10), 20).unwrap(),
-            Board::parse("X.XX.XXXX.\nX.XX.XXXX.\nXXXX.XXXX.", Some(10), 20).unwrap(),
-            Board::parse("#.#.\n#..#\n.#..\n##.#", None, 6).unwrap(),
-            Board::parse("...#\n#...\n#.##\n#.#.\n##.#", None, 6).unwrap(),
-        ];
+        let boards = &crate::features::sample_boards()[..6];
         let (mut checked, mut cleared) = (0, 0);
-        for board in &boards {
+        for board in boards {
             let rules = Simplified::new(board.width(), board.height(), false);
             let summary = ParentSummary::new(board);
             let mut out = Vec::new();

@@ -133,3 +133,18 @@ mod tests {
         assert!(e.contains("did you mean"), "{e}");
     }
 }
+
+/// Small boards for the engines' agreement tests (top row first): empty, ragged 10x20
+/// stacks with holes and overhangs, and 4-wide boards in a 6-row well.
+#[cfg(test)]
+pub(crate) fn sample_boards() -> [Board; 7] {
+    [
+        Board::new(10, 20),
+        Board::parse("X.........\nX...X.....\nXX.XXX.X..\nXXXXXX.XX.\nXXXXXXXXX.", Some(10), 20).unwrap(),
+        Board::parse(".X........\nXXX..X....\nX.X..XX...\nXXXX.XXX.X", Some(10), 20).unwrap(),
+        Board::parse("X.XX.XXXX.\nX.XX.XXXX.\nXXXX.XXXX.", Some(10), 20).unwrap(),
+        Board::parse("#.#.\n#..#\n.#..\n##.#", None, 6).unwrap(),
+        Board::parse("...#\n#...\n#.##\n#.#.\n##.#", None, 6).unwrap(),
+        Board::parse("####\n#.##\n.###", None, 6).unwrap(),
+    ]
+}

@@ -17,9 +17,8 @@
 //! Only rank 0 touches the file system: workers receive the experiment text from it, so
 //! `--resume` works with any number of ranks and the run folder need not be shared.
 //!
-//! Faults: Open MPI ends the whole job when a rank dies. Rank 0 then receives SIGTERM,
-//! says which run (or study) folder holds the last checkpoint and how to resume, and
-//! exits; the checkpoint, written atomically after every generation, loses at most the
+//! Faults: Open MPI ends the whole job when a rank dies. Rank 0 says at the start which
+//! run (or study) folder to resume; on SIGTERM it says it again and exits; the checkpoint, written atomically after every generation, loses at most the
 //! generation in flight.
 //!
 //! All MPI calls are made by each process's main thread (`MPI_THREAD_FUNNELED`): on rank 0
@@ -231,6 +230,8 @@ struct State {
     rounds: Vec<Active>,
     /// Run folders of the campaigns running, for the termination message.
     run_dirs: BTreeMap<CampaignId, std::path::PathBuf>,
+    /// The folders last named as the ones to resume (printed when they change).
+    resume_folders: String,
     /// Jobs each rank has played, by rank.
     jobs_by_rank: Vec<u64>,
     /// The command is over: `serve` returns once no worker is busy.
@@ -422,7 +423,7 @@ impl Coordinator {
         (jobs / (8 * threads as u64)).max(1)
     }
 
-    fn set_termination_message(&self, state: &State) {
+    fn set_termination_message(&self, state: &mut State) {
         // A study's repetitions are resumed together, from the study folder.
         let folders: BTreeSet<std::path::PathBuf> = state
             .run_dirs
@@ -433,7 +434,14 @@ impl Coordinator {
             })
             .collect();
         let folders: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
-        set_termination_message(&folders.join(" and "));
+        let folders = folders.join(" and ");
+        if folders != state.resume_folders {
+            // Said now as well as on SIGTERM: when a rank dies, mpirun may end rank 0 and
+            // its output before the termination message gets through.
+            eprintln!("if the job stops, continue it with: mpirun -n N tetris-lab tune --resume {folders}");
+            set_termination_message(&folders);
+            state.resume_folders = folders;
+        }
     }
 }
 
@@ -444,7 +452,7 @@ impl Executor for Coordinator {
         state.next_campaign += 1;
         state.campaigns.insert(id, (experiment.name.to_string(), experiment.text.to_string()));
         state.run_dirs.insert(id, run_dir.to_path_buf());
-        self.set_termination_message(&state);
+        self.set_termination_message(&mut state);
         Ok(id)
     }
 

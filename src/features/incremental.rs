@@ -61,14 +61,23 @@ pub fn index_of(name: &str) -> Option<usize> {
     SUPPORTED.iter().position(|n| *n == name)
 }
 
+/// [`ParentSummary::set`] of a summary that describes no board.
+const NO_SET: u32 = u32::MAX;
+
 /// Column-array slots: board column `x` is slot `x + 2`, with filled wall slots on both
 /// sides, so that a column's neighbours need no edge cases.
 const PAD: usize = 2;
 const SLOTS: usize = MAX_WIDTH + 2 * PAD;
 
 /// What the fast path needs to know about the board before the placement.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParentSummary {
+    /// The feature set it was built for ([`ParentSummary::refill`]'s `SET`; [`NO_SET`]
+    /// when it describes no board).
+    set: u32,
+    /// The rows of the board it describes: a summary kept across decisions is used again
+    /// only for that board (see [`ParentSummary::advance`]).
+    board_rows: [u16; ROW_CAPACITY],
     width: usize,
     height: usize,
     full: u16,
@@ -104,6 +113,8 @@ impl Default for ParentSummary {
     /// The summary of no board (every count 0): storage for [`ParentSummary::refill`].
     fn default() -> ParentSummary {
         ParentSummary {
+            set: NO_SET,
+            board_rows: [0; ROW_CAPACITY],
             width: 0,
             height: 0,
             full: 0,
@@ -229,9 +240,22 @@ impl ParentSummary {
     }
 
     /// [`ParentSummary::for_set`] in place: a summary kept in the search's scratch space is
-    /// rebuilt without being copied (it is about 700 bytes).
+    /// rebuilt without being copied (it is about 800 bytes), unless it already describes
+    /// `board` for `SET` (after [`ParentSummary::advance`]: the previous decision's board
+    /// with the chosen piece locked, no row cleared). Returns whether it was kept.
     #[inline(always)]
-    pub fn refill<const SET: u32>(&mut self, board: &Board) {
+    pub fn refill<const SET: u32>(&mut self, board: &Board) -> bool {
+        self.score_clearing = true;
+        if self.set == SET && self.board_rows == *board.rows() && self.width == board.width() && self.height == board.height() {
+            return true;
+        }
+        self.rebuild::<SET>(board);
+        false
+    }
+
+    /// [`ParentSummary::refill`]'s rebuild from the board.
+    #[inline(always)]
+    fn rebuild<const SET: u32>(&mut self, board: &Board) {
         let needs = |index: usize| SET == 0 || SET >> index & 1 == 1;
         let width = board.width();
         let height = board.height();
@@ -239,6 +263,8 @@ impl ParentSummary {
         let rows = board.rows();
         let all = (1u64 << height) - 1;
         let s = self;
+        s.set = SET;
+        s.board_rows = *rows;
         s.width = width;
         s.height = height;
         s.full = board.full_row();
@@ -304,6 +330,143 @@ impl ParentSummary {
                 }
             }
         }
+    }
+
+    /// Turns the summary of `board` (as [`ParentSummary::refill`] left it for `SET`) into
+    /// the summary of the board `placement` leaves, if it clears no row (about two thirds of
+    /// the moves): only the piece's rows and columns change, and a few well cells above it.
+    /// Otherwise the summary is marked as describing no board, and the next
+    /// [`ParentSummary::refill`] rebuilds it. `placement` must rest on the column tops
+    /// (a straight drop). The result is exactly the rebuilt summary (a property test
+    /// compares them after random moves).
+    #[inline(never)]
+    pub fn advance<const SET: u32>(&mut self, board: &Board, placement: &Placement) {
+        // The box size as constants, so that the loops unroll.
+        match (placement.shape.width, placement.shape.height) {
+            (4, 1) => self.advance_sized::<SET>(board, placement, 4, 1),
+            (1, 4) => self.advance_sized::<SET>(board, placement, 1, 4),
+            (2, 2) => self.advance_sized::<SET>(board, placement, 2, 2),
+            (3, 2) => self.advance_sized::<SET>(board, placement, 3, 2),
+            (2, 3) => self.advance_sized::<SET>(board, placement, 2, 3),
+            (w, h) => self.advance_sized::<SET>(board, placement, w as usize, h as usize),
+        }
+    }
+
+    /// [`ParentSummary::advance`] for a box `piece_width` x `piece_height`.
+    #[inline(always)]
+    fn advance_sized<const SET: u32>(
+        &mut self,
+        board: &Board,
+        placement: &Placement,
+        piece_width: usize,
+        piece_height: usize,
+    ) {
+        let needs = |index: usize| SET == 0 || SET >> index & 1 == 1;
+        let (left, bottom) = (placement.left as usize, placement.bottom as usize);
+        let shape = ShapeCells::new(&placement.shape);
+        let rows = board.rows();
+        let heights = board.heights();
+        if self.set != SET || bottom + piece_height > self.height {
+            self.set = NO_SET;
+            return;
+        }
+        let mut clears = false;
+        let mut new_rows = [0u16; 4];
+        for i in 0..piece_height {
+            new_rows[i & 3] = rows[bottom + i] | shape.rows[i & 3] << left;
+            clears |= new_rows[i & 3] == self.full;
+        }
+        // Resting on the column tops: no piece column below its column's top.
+        let mut resting = true;
+        let mut gaps = [0u32; 4];
+        for j in 0..piece_width {
+            let gap = (bottom + shape.bottoms[j & 3] as usize) as i64 - heights[left + j] as i64;
+            resting &= gap >= 0;
+            gaps[j & 3] = gap as u32;
+        }
+        if clears || !resting {
+            self.set = NO_SET;
+            return;
+        }
+        let mut covered_cells = 0;
+        for j in 0..piece_width {
+            let gap = gaps[j & 3];
+            self.holes += gap;
+            self.column_transitions += 2 * (gap != 0) as u32;
+            covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
+            if needs(HOLE_DEPTH) || needs(ROWS_WITH_HOLES) {
+                self.hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
+            }
+        }
+        if needs(HOLE_DEPTH) || needs(ROWS_WITH_HOLES) {
+            self.hole_depth += shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
+        }
+        let piece_top = bottom + piece_height;
+        if needs(CUMULATIVE_WELLS) {
+            // Well cells above the piece in its columns now end on the piece (the old
+            // columns give their old depth).
+            for j in 0..piece_width {
+                let slot = left + PAD + j;
+                let mut cells = self.well_cells_of[slot] >> piece_top << piece_top;
+                if cells == 0 {
+                    continue;
+                }
+                let new_floor = 64 - (shape.columns[j & 3] << bottom).leading_zeros();
+                while cells != 0 {
+                    let y = cells.trailing_zeros();
+                    cells &= cells - 1;
+                    let change = new_floor - floor_below(self.columns[slot], y);
+                    self.wells_in_row[y as usize] -= change;
+                    self.wells -= change;
+                }
+            }
+        }
+        // The piece's rows' well cells can change status in the piece's columns and their
+        // two neighbours only: their old ones out (measured on the old columns), the new
+        // ones in (on the new columns).
+        let piece_rows = ((1u64 << piece_height) - 1) << bottom;
+        if needs(CUMULATIVE_WELLS) {
+            for slot in left + PAD - 1..left + PAD + piece_width + 1 {
+                let column = self.columns[slot];
+                let mut rest = self.well_cells_of[slot] & piece_rows;
+                while rest != 0 {
+                    let y = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let depth = y + 1 - floor_below(column, y);
+                    self.wells_in_row[y as usize] -= depth;
+                    self.wells -= depth;
+                }
+            }
+        }
+        for j in 0..piece_width {
+            self.columns[left + PAD + j] |= shape.columns[j & 3] << bottom;
+        }
+        for i in 0..piece_height {
+            let y = bottom + i;
+            let new = new_rows[i & 3];
+            self.board_rows[y] = new;
+            let transitions = self.transitions_in(new);
+            self.row_transitions += transitions;
+            self.row_transitions -= self.row_transitions_of[y] as u32;
+            self.row_transitions_of[y] = transitions as u8;
+        }
+        if needs(CUMULATIVE_WELLS) {
+            for slot in left + PAD - 1..left + PAD + piece_width + 1 {
+                let column = self.columns[slot];
+                let cells = !column & self.columns[slot - 1] & self.columns[slot + 1] & piece_rows;
+                let cells = if slot - PAD < self.width { cells } else { 0 };
+                self.well_cells_of[slot] = self.well_cells_of[slot] & !piece_rows | cells;
+                let mut rest = cells;
+                while rest != 0 {
+                    let y = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let depth = y + 1 - floor_below(column, y);
+                    self.wells_in_row[y as usize] += depth;
+                    self.wells += depth;
+                }
+            }
+        }
+        self.top_row_cells = self.board_rows[self.height - 1].count_ones();
     }
 
     /// Row transitions of `row` ([`row_transitions_of`] with this board's walls).

@@ -44,7 +44,8 @@ pub struct Scratch {
     /// replay a simulator whose search draws pieces report them; see
     /// [`RuleSet::draws_per_tried_move`]).
     pub tried_moves: u32,
-    /// The one-piece search's parent summary, rebuilt in place every decision.
+    /// The one-piece search's parent summary: rebuilt in place every decision, or carried
+    /// from the previous one (see [`ParentSummary::advance`]).
     pub summary: ParentSummary,
 }
 

@@ -251,9 +251,9 @@ impl OnePiece {
     ) -> Option<Decision> {
         let board = view.board;
         summary.refill::<SET>(board);
-        let summary = &*summary;
         let mut best: Option<(f64, i32, Placement)> = None;
         for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
+            let summary = &*summary;
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
@@ -276,6 +276,11 @@ impl OnePiece {
                     self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, w, h, weights, integer, &mut best)
                 }
             }
+        }
+        // The next decision's board is this one with the chosen piece locked: if it clears
+        // no row, its summary is this one with the piece's rows and columns updated.
+        if let Some((_, _, placement)) = &best {
+            summary.advance::<SET>(board, placement);
         }
         self.decision(best)
     }

@@ -189,3 +189,46 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// The one-piece walk's parent summary carried across moves (`ParentSummary::advance`
+    /// after each move, `refill` before the next) is exactly the summary built afresh from
+    /// the board, for every feature set, and it is kept (not rebuilt) after every move that
+    /// cleared no row.
+    #[test]
+    fn carried_parent_summary_is_the_rebuilt_one(
+        board in arbitrary_board(),
+        moves in proptest::collection::vec((0usize..7, any::<prop::sample::Index>()), 1..40),
+    ) {
+        use tetris_lab::features::incremental::{ParentSummary, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET};
+        fn check<const SET: u32>(start: &Board, moves: &[(usize, prop::sample::Index)]) -> Result<(), TestCaseError> {
+            let rules = rules::simplified::Simplified::new(start.width(), start.height(), false);
+            let mut board = *start;
+            let mut carried = ParentSummary::default();
+            let mut out = Vec::new();
+            let mut cleared_nothing = false;
+            for (step, &(piece, pick)) in moves.iter().enumerate() {
+                let kept = carried.refill::<SET>(&board);
+                prop_assert_eq!(kept, cleared_nothing, "set {} step {}", SET, step);
+                prop_assert_eq!(&carried, &ParentSummary::for_set::<SET>(&board), "set {} step {}", SET, step);
+                rules.candidates(&board, Piece::from_index(piece), &mut out);
+                if out.is_empty() {
+                    break;
+                }
+                let p = out[pick.index(out.len())];
+                carried.advance::<SET>(&board, &p);
+                let outcome = rules.lock(&mut board, &p);
+                if outcome.game_over {
+                    break;
+                }
+                cleared_nothing = outcome.info.rows_cleared == 0;
+            }
+            Ok(())
+        }
+        check::<DELLACHERIE_SET>(&board, &moves)?;
+        check::<BCTS_SET>(&board, &moves)?;
+        check::<ELTETRIS_SET>(&board, &moves)?;
+        check::<ALL_SET>(&board, &moves)?;
+        check::<0>(&board, &moves)?;
+    }
+}

@@ -246,7 +246,11 @@ impl ParentSummary {
     #[inline(always)]
     pub fn refill<const SET: u32>(&mut self, board: &Board) -> bool {
         self.score_clearing = true;
-        if self.set == SET && self.board_rows == *board.rows() && self.width == board.width() && self.height == board.height() {
+        if self.set == SET
+            && self.board_rows == *board.rows()
+            && self.width == board.width()
+            && self.height == board.height()
+        {
             return true;
         }
         self.rebuild::<SET>(board);

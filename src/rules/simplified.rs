@@ -143,6 +143,24 @@ mod tests {
     }
 
     #[test]
+    fn orientations_in_mdptetris_order_each_a_counter_clockwise_turn() {
+        let rules = Simplified::new(10, 20, false);
+        let counts =
+            [(Piece::I, 2), (Piece::O, 1), (Piece::T, 4), (Piece::S, 2), (Piece::Z, 2), (Piece::J, 4), (Piece::L, 4)];
+        for (piece, count) in counts {
+            let shapes = rules.table.of(piece);
+            assert_eq!(shapes.len(), count, "{piece}");
+            for k in 1..shapes.len() {
+                let turned = shapes[k - 1].0.rotated_clockwise(3);
+                assert_eq!(turned.normalized(), shapes[k].0.normalized(), "{piece} orientation {k}");
+            }
+        }
+        // pieces4.dat draws L as `XXX/X..` (rows from the box's bottom: X.., XXX).
+        let l = rules.table.of(Piece::L)[0].1;
+        assert_eq!((l.width, l.height, l.rows[0], l.rows[1]), (3, 2, 0b001, 0b111));
+    }
+
+    #[test]
     fn overflowing_placements_are_not_offered_even_if_they_clear() {
         // A vertical I in column 0 would complete three rows but its top cell sticks out.
         let board = Board::parse(".###\n.###\n.###\n####", None, 4).unwrap();

@@ -50,6 +50,22 @@ const _: fn() = || {
     is_send_sync::<Weights>();
 };
 
+/// Opt-in changes to the seed's search (`solve --lookahead`, `--children-per-parent`).
+/// The default changes nothing: the search stays the seed's, bit for bit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refinements {
+    /// 0: off. Otherwise the best-valued `lookahead x beam` new boards (never fewer than the
+    /// seed's merge already builds) are ranked for the cut by the value of their best
+    /// placement of the next piece (the sequence is known), so a board that sets up a
+    /// clear survives the cut that its own value would lose. A board that cannot take the
+    /// next piece ranks last.
+    pub lookahead: usize,
+    /// 0: off. Otherwise the cut keeps, in key order, at most this many boards grown from
+    /// the same parent, then fills any places left in key order: a diversity rule, so one
+    /// good board cannot fill the beam with its near-copies.
+    pub children_per_parent: usize,
+}
+
 /// What the solver is asked to do.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -206,12 +222,19 @@ struct Scored {
 struct Merged {
     grid: Grid,
     value: f64,
+    /// The lookahead's value, which ranks before `value` in the cut (0 without lookahead).
+    lookahead: f64,
     score: u32,
     parent: u32,
     placement: Placement,
 }
 
 impl Merged {
+    /// The cut's order: the lookahead value (all 0 without it), the value, then the board.
+    fn cut_order(a: &Merged, b: &Merged) -> Ordering {
+        a.lookahead.total_cmp(&b.lookahead).then_with(|| a.value.total_cmp(&b.value)).then_with(|| a.grid.cmp(&b.grid))
+    }
+
     /// Merge rule: the higher score wins; among equal scores the lower parent, then the
     /// lower placement (a fixed rule, so the record does not depend on scheduling).
     fn beats(&self, other: &Merged) -> bool {
@@ -305,6 +328,13 @@ impl Paths {
 /// doubles and the step is redone).
 pub struct BeamSearch {
     options: Options,
+    refinements: Refinements,
+    /// The next piece's placements of each merged board, per chunk (lookahead only).
+    lookahead_chunks: Vec<Vec<Scored>>,
+    /// The lookahead value of each merged board.
+    lookahead_values: Vec<f64>,
+    /// Kept boards per parent (children_per_parent only).
+    children: Vec<u32>,
     chunks: Vec<Vec<Scored>>,
     scored: Vec<Scored>,
     merged: Vec<Merged>,
@@ -317,12 +347,22 @@ impl BeamSearch {
         assert!(options.beam >= 1, "the beam keeps at least one board");
         BeamSearch {
             options,
+            refinements: Refinements::default(),
+            lookahead_chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
+            lookahead_values: Vec::new(),
+            children: Vec::new(),
             chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
             scored: Vec::new(),
             merged: Vec::new(),
             slots: Vec::new(),
             paths: Paths::default(),
         }
+    }
+
+    /// The search with `refinements` (the default changes nothing).
+    pub fn with_refinements(mut self, refinements: Refinements) -> BeamSearch {
+        self.refinements = refinements;
+        self
     }
 
     /// Places `spawns` in turn from `start`. Piece `i` of the list is the game's piece
@@ -332,7 +372,8 @@ impl BeamSearch {
         let mut next = Vec::new();
         let mut distinct_boards = Vec::with_capacity(spawns.len());
         for (i, &spawn) in spawns.iter().enumerate() {
-            let (boards, candidates) = self.step(&beam, spawn, i + 1 < PIECE_LIMIT, &mut next);
+            let following = spawns.get(i + 1).map(|&s| (s, i + 2 < PIECE_LIMIT));
+            let (boards, candidates) = self.step(&beam, spawn, i + 1 < PIECE_LIMIT, following, &mut next);
             if next.is_empty() {
                 break;
             }
@@ -356,8 +397,16 @@ impl BeamSearch {
     }
 
     /// One piece: score every placement, keep the best-valued, build and merge their
-    /// boards, cut to the beam. Returns the numbers of merged boards and of placements.
-    fn step(&mut self, beam: &[Entry], spawn: Spawn, scores: bool, next: &mut Vec<Entry>) -> (usize, usize) {
+    /// boards, cut to the beam. `following` is the next piece and whether it scores (for
+    /// the lookahead). Returns the numbers of merged boards and of placements.
+    fn step(
+        &mut self,
+        beam: &[Entry],
+        spawn: Spawn,
+        scores: bool,
+        following: Option<(Spawn, bool)>,
+        next: &mut Vec<Entry>,
+    ) -> (usize, usize) {
         let Options { beam: width, moves, weights } = self.options;
         let cut = width != usize::MAX;
         let chunk_len = beam.len().div_ceil(CHUNKS).max(1);
@@ -377,6 +426,10 @@ impl BeamSearch {
 
         // How many placements to build: a little more than the beam, to absorb duplicates.
         let mut wanted = if cut { width.saturating_add(width / 8 + 16).min(candidates) } else { candidates };
+        let lookahead = cut && self.refinements.lookahead > 0 && following.is_some();
+        if lookahead {
+            wanted = wanted.max(width.saturating_mul(self.refinements.lookahead)).min(candidates);
+        }
         loop {
             let taken = if wanted < candidates { self.best_valued(wanted) } else { candidates };
             self.merge(beam, spawn, taken);
@@ -386,10 +439,15 @@ impl BeamSearch {
             wanted = (2 * wanted).min(candidates);
         }
         let boards = self.merged.len();
-        if boards > width {
-            self.merged.select_nth_unstable_by(width - 1, |a, b| {
-                a.value.total_cmp(&b.value).then_with(|| a.grid.cmp(&b.grid))
-            });
+        if boards > width && lookahead {
+            if let Some((following, scores)) = following {
+                self.rank_by_lookahead(following, scores);
+            }
+        }
+        if boards > width && self.refinements.children_per_parent > 0 {
+            self.cut_per_parent(beam.len(), width);
+        } else if boards > width {
+            self.merged.select_nth_unstable_by(width - 1, Merged::cut_order);
             self.merged.truncate(width);
         }
         next.clear();
@@ -398,6 +456,58 @@ impl BeamSearch {
             next.push(Entry { grid: m.grid, score: m.score, node });
         }
         (boards, candidates)
+    }
+
+    /// Replaces each merged board's value by the smallest value among its placements of
+    /// `following` (infinite when it has none), the static value breaking ties: the
+    /// lookahead refinement. The search's own weights and move set judge the next piece.
+    fn rank_by_lookahead(&mut self, following: Spawn, scores: bool) {
+        let Options { moves, weights, .. } = self.options;
+        let merged = &self.merged;
+        let chunk_len = merged.len().div_ceil(CHUNKS).max(1);
+        self.lookahead_values.clear();
+        self.lookahead_values.resize(merged.len(), f64::INFINITY);
+        self.lookahead_values.par_chunks_mut(chunk_len).zip(self.lookahead_chunks.par_iter_mut()).enumerate().for_each(
+            |(chunk, (values, out))| {
+                for (offset, value) in values.iter_mut().enumerate() {
+                    let m = &merged[chunk * chunk_len + offset];
+                    let entry = Entry { grid: m.grid, score: m.score, node: ROOT };
+                    out.clear();
+                    score_placements(&entry, 0, following, moves, scores, Some(&weights), out);
+                    *value = out.iter().map(|s| s.value).fold(f64::INFINITY, f64::min);
+                }
+            },
+        );
+        for (m, &value) in self.merged.iter_mut().zip(&self.lookahead_values) {
+            m.lookahead = value;
+        }
+    }
+
+    /// The cut with at most `children_per_parent` boards from one parent (in key order),
+    /// then the best of the rest to fill the beam.
+    fn cut_per_parent(&mut self, parents: usize, width: usize) {
+        let limit = self.refinements.children_per_parent as u32;
+        self.merged.sort_unstable_by(Merged::cut_order);
+        self.children.clear();
+        self.children.resize(parents, 0);
+        let mut kept = 0;
+        for i in 0..self.merged.len() {
+            let parent = self.merged[i].parent as usize;
+            if self.children[parent] < limit {
+                self.children[parent] += 1;
+                self.merged.swap(kept, i);
+                kept += 1;
+                if kept == width {
+                    break;
+                }
+            }
+        }
+        if kept < width {
+            // The skipped boards are still in key order only among themselves after the
+            // swaps, so sort them again before filling.
+            self.merged[kept..].sort_unstable_by(Merged::cut_order);
+        }
+        self.merged.truncate(width);
     }
 
     /// Moves the `wanted` smallest values, and every value tied with the largest of them,
@@ -428,7 +538,7 @@ impl BeamSearch {
             let p = s.placement;
             let mut grid = beam[s.parent as usize].grid;
             grid.lock(&table[p.state as usize], p.x as i32, p.y as i32);
-            let candidate = Merged { grid, value: s.value, score: s.score, parent: s.parent, placement: p };
+            let candidate = Merged { grid, value: s.value, lookahead: 0.0, score: s.score, parent: s.parent, placement: p };
             let mut slot = grid.hash64() as usize & mask;
             loop {
                 let index = self.slots[slot];

@@ -809,6 +809,107 @@ mod tests {
     }
 
     #[test]
+    fn refined_searches_replay_change_the_game_and_do_not_depend_on_the_thread_count() {
+        let spawns = sequence(300);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let plain = BeamSearch::new(Options { beam: 20, moves: MoveSet::Full, weights }).solve(
+            Grid::default(),
+            &spawns,
+            &mut |_| {},
+        );
+        for refinements in [
+            Refinements { lookahead: 2, ..Refinements::default() },
+            Refinements { children_per_parent: 2, ..Refinements::default() },
+            Refinements { lookahead: 1, children_per_parent: 3 },
+        ] {
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                pool.install(|| {
+                    BeamSearch::new(Options { beam: 20, moves: MoveSet::Full, weights })
+                        .with_refinements(refinements)
+                        .solve(Grid::default(), &spawns, &mut |_| {})
+                })
+            };
+            let (one, two) = (run(1), run(2));
+            assert_eq!(one.placements, two.placements, "{refinements:?}");
+            assert_eq!(one.final_boards, two.final_boards, "{refinements:?}");
+            assert_ne!(one.placements, plain.placements, "{refinements:?} changes the search");
+            let record = write_record(Grid::default(), &spawns, &one.placements, MoveSet::Full).unwrap();
+            let result = replay(&record);
+            // A narrow beam may die early; the record must still replay to what was counted.
+            assert_eq!((result.pieces, result.score), (one.placements.len(), one.score as u64), "{refinements:?}");
+        }
+    }
+
+    #[test]
+    fn lookahead_values_are_the_best_next_placement_values() {
+        let spawns = sequence(40);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let solution = BeamSearch::new(options).solve(Grid::default(), &spawns[..39], &mut |_| {});
+        let mut search = BeamSearch::new(options);
+        search.merged = solution
+            .final_boards
+            .iter()
+            .enumerate()
+            .map(|(i, &(grid, score))| Merged {
+                grid,
+                value: 0.0,
+                lookahead: 0.0,
+                score,
+                parent: i as u32,
+                placement: Placement { x: 0, y: 0, state: 0 },
+            })
+            .collect();
+        let following = spawns[39];
+        search.rank_by_lookahead(following, true);
+        let table = orientations(following.shape);
+        for m in &search.merged {
+            let mut best = f64::INFINITY;
+            full::placements(&m.grid, following, |p| {
+                let mut after = m.grid;
+                let lock = after.lock(&table[p.state as usize], p.x as i32, p.y as i32);
+                best = best.min(weights.value_of(&after, m.score + lock.points()));
+            });
+            assert_eq!(m.lookahead.to_bits(), best.to_bits(), "{:?}", m.grid);
+        }
+    }
+
+    #[test]
+    fn the_per_parent_cut_keeps_at_most_the_limit_from_a_parent_then_fills_in_key_order() {
+        let mut search = BeamSearch::new(options(5, MoveSet::Seed))
+            .with_refinements(Refinements { children_per_parent: 2, ..Refinements::default() });
+        // Parent 0 holds the four best keys, parent 1 the next two, parent 2 the worst.
+        let parents = [0, 0, 0, 0, 1, 1, 2];
+        search.merged = parents
+            .iter()
+            .enumerate()
+            .map(|(i, &parent)| {
+                let mut grid = Grid::default();
+                grid.put(&orientations(0)[0], i as i32, 10);
+                Merged {
+                    grid,
+                    value: i as f64,
+                    lookahead: 0.0,
+                    score: 0,
+                    parent,
+                    placement: Placement { x: i as i8, y: 10, state: 0 },
+                }
+            })
+            .collect();
+        search.cut_per_parent(3, 5);
+        let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
+        // Two of parent 0, both of parent 1, parent 2's, and none left to fill.
+        assert_eq!(kept, vec![0.0, 1.0, 4.0, 5.0, 6.0]);
+        search.refinements.children_per_parent = 1;
+        search.merged.push(Merged { value: 2.0, parent: 0, ..search.merged[0] });
+        search.cut_per_parent(3, 4);
+        let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
+        // One each of parents 0, 1, 2, then the best left: parent 0's second.
+        assert_eq!(kept, vec![0.0, 4.0, 6.0, 1.0]);
+    }
+
+    #[test]
     fn results_do_not_depend_on_the_thread_count() {
         let spawns = sequence(300);
         let run = |threads: usize| {

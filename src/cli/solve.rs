@@ -67,6 +67,7 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
 
 pub fn run(args: Args) -> Result<()> {
     let options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
+    ensure!(args.lookahead <= MAX_LOOKAHEAD, "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}", args.lookahead);
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
@@ -77,7 +78,6 @@ pub fn run(args: Args) -> Result<()> {
     // Before the search, so an unwritable path fails at once.
     AtomicFile::check_writable(&path)?;
     let started = Instant::now();
-    ensure!(args.lookahead <= MAX_LOOKAHEAD, "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}", args.lookahead);
     let refinements = Refinements { lookahead: args.lookahead, children_per_parent: args.children_per_parent };
     let solution = pool.install(|| solve_refined_with_progress(options, refinements, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();

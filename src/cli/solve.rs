@@ -67,7 +67,11 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
 
 pub fn run(args: Args) -> Result<()> {
     let options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
-    ensure!(args.lookahead <= MAX_LOOKAHEAD, "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}", args.lookahead);
+    ensure!(
+        args.lookahead <= MAX_LOOKAHEAD,
+        "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}",
+        args.lookahead
+    );
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));

@@ -51,13 +51,14 @@ pub fn solve_refined_with_progress(options: Options, refinements: Refinements, p
     );
     let spawns = sequence(pieces);
     let mut candidates = 0usize;
-    let solution = BeamSearch::new(options).with_refinements(refinements).solve(Grid::default(), &spawns, &mut |progress| {
-        candidates += progress.candidates;
-        if progress.pieces % 32 == 0 || progress.pieces == pieces {
-            bar.set_position(progress.pieces as u64);
-            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
-        }
-    });
+    let solution =
+        BeamSearch::new(options).with_refinements(refinements).solve(Grid::default(), &spawns, &mut |progress| {
+            candidates += progress.candidates;
+            if progress.pieces % 32 == 0 || progress.pieces == pieces {
+                bar.set_position(progress.pieces as u64);
+                bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
+            }
+        });
     bar.finish_and_clear();
     if std::env::var_os("TETRIS_LAB_STATS").is_some() {
         let boards: usize = solution.distinct_boards.iter().sum();

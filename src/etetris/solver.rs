@@ -538,7 +538,8 @@ impl BeamSearch {
             let p = s.placement;
             let mut grid = beam[s.parent as usize].grid;
             grid.lock(&table[p.state as usize], p.x as i32, p.y as i32);
-            let candidate = Merged { grid, value: s.value, lookahead: 0.0, score: s.score, parent: s.parent, placement: p };
+            let candidate =
+                Merged { grid, value: s.value, lookahead: 0.0, score: s.score, parent: s.parent, placement: p };
             let mut slot = grid.hash64() as usize & mask;
             loop {
                 let index = self.slots[slot];

@@ -9,6 +9,9 @@
 //! ones, and only those become 40-byte [`Grid`] keys, hashed and merged; the final cut
 //! breaks ties by the board. The chunk count is fixed, so the outcome is the same at any
 //! thread count. See [`BeamSearch`] for why the early cut is exact.
+//!
+//! Beyond the seed, opt in ([`Refinements`]): a one-piece lookahead that ranks the cut by
+//! each board's best placement of the next piece, and a cap on the boards kept per parent.
 
 use super::full;
 use super::game::{
@@ -458,9 +461,9 @@ impl BeamSearch {
         (boards, candidates)
     }
 
-    /// Replaces each merged board's value by the smallest value among its placements of
-    /// `following` (infinite when it has none), the static value breaking ties: the
-    /// lookahead refinement. The search's own weights and move set judge the next piece.
+    /// Sets each merged board's lookahead value, the smallest value among its placements
+    /// of `following` (infinite when it has none), which the cut ranks before the board's
+    /// own value: the lookahead refinement. The search's own weights and move set judge the next piece.
     fn rank_by_lookahead(&mut self, following: Spawn, scores: bool) {
         let Options { moves, weights, .. } = self.options;
         let merged = &self.merged;

@@ -654,6 +654,7 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&solve(&["--beam", "18446744073709551615"]), "--beam"),
         refused(&solve(&["--pieces", "0"]), "--pieces"),
         refused(&solve(&["--pieces", "10001"]), "--pieces"),
+        refused(&solve(&["--lookahead", "17"]), "--lookahead"),
         usage(&solve(&["--pieces=-1"]), "--pieces"),
         usage(&solve(&["--moves", "all"]), "--moves"),
         refused(&["solve", "--beam", "2", "--pieces", "5", "--record", "folder"], "folder"),

@@ -129,14 +129,15 @@ fn best_prints_a_placement_and_the_board() {
     let o = run(&["best", "--preset", "dellacherie-simplified", "--piece", "I", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("board well: piece I hold no orientation 1 column 9"), "{out}");
+    // A vertical I is MdpTetris' orientation 0 of I.
+    assert!(out.contains("board well: piece I hold no orientation 0 column 9"), "{out}");
     assert!(out.contains("(4 rows cleared)"), "{out}");
     let o =
         run(&["best", "--preset", "dellacherie-simplified", "--piece", "I", "--format", "csv", file.to_str().unwrap()]);
     let out = stdout(&o);
     let mut lines = out.lines();
     assert_eq!(lines.next().unwrap(), "board,piece,hold,orientation,column,score");
-    assert!(lines.next().unwrap().starts_with("well,I,no,1,9,"), "{out}");
+    assert!(lines.next().unwrap().starts_with("well,I,no,0,9,"), "{out}");
 }
 
 #[test]

@@ -95,7 +95,7 @@ fn prints_the_table_and_writes_csv_markdown_and_manifest_without_overwriting() {
     assert_eq!(manifest["seed"], 1);
     assert_eq!(manifest["threads"], 2);
     assert_eq!(manifest["crate_version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(manifest["rule_set_versions"]["simplified 10x6"], "simplified/1");
+    assert_eq!(manifest["rule_set_versions"]["simplified 10x6"], "simplified/2");
     assert_eq!(manifest["measurements_done"], manifest["measurements_planned"]);
     assert_eq!(manifest["measurements_done"], rows.len());
 

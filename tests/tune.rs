@@ -93,7 +93,7 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
         serde_json::from_str(&std::fs::read_to_string(a.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["master_seed"], 5);
     assert_eq!(manifest["threads"], 1);
-    assert_eq!(manifest["rule_set_version"], "simplified/1");
+    assert_eq!(manifest["rule_set_version"], "simplified/2");
     // best.toml plays: `play --weights` accepts it.
     let play = Command::new(BINARY)
         .args(["play", "--preset", "dellacherie-simplified", "--board", "10x8", "--games", "3", "--weights"])

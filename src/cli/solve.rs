@@ -2,9 +2,9 @@
 //! the score as the game counts it (checked by replaying the written record) and the
 //! seconds taken; writes the record; shows a progress bar on stderr.
 
-use crate::etetris::checked::{check, solve_with_progress};
+use crate::etetris::checked::{check, solve_refined_with_progress};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
-use crate::etetris::solver::{MoveSet, Options};
+use crate::etetris::solver::{MoveSet, Options, Refinements};
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
 use anyhow::{ensure, Context, Result};
@@ -34,7 +34,18 @@ pub struct Args {
     /// Pieces to place (the game has 10,000).
     #[arg(long, default_value_t = PIECE_LIMIT)]
     pub pieces: usize,
+    /// Rank the best-valued LOOKAHEAD x beam new boards by their best placement of the
+    /// next piece before the cut (0: off, the seed's cut).
+    #[arg(long, default_value_t = 0)]
+    pub lookahead: usize,
+    /// Keep at most this many boards grown from one parent, then fill the beam in key
+    /// order (0: off, the seed's cut).
+    #[arg(long, default_value_t = 0)]
+    pub children_per_parent: usize,
 }
+
+/// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
+const MAX_LOOKAHEAD: usize = 16;
 
 /// Checks the options shared by `solve` and `bench` and reads the weights.
 pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves: MoveSet) -> Result<Options> {
@@ -56,6 +67,11 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
 
 pub fn run(args: Args) -> Result<()> {
     let options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
+    ensure!(
+        args.lookahead <= MAX_LOOKAHEAD,
+        "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}",
+        args.lookahead
+    );
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
@@ -66,7 +82,8 @@ pub fn run(args: Args) -> Result<()> {
     // Before the search, so an unwritable path fails at once.
     AtomicFile::check_writable(&path)?;
     let started = Instant::now();
-    let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
+    let refinements = Refinements { lookahead: args.lookahead, children_per_parent: args.children_per_parent };
+    let solution = pool.install(|| solve_refined_with_progress(options, refinements, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
     let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;
     let mut out = AtomicFile::create(&path)?;

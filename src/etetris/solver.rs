@@ -9,6 +9,9 @@
 //! ones, and only those become 40-byte [`Grid`] keys, hashed and merged; the final cut
 //! breaks ties by the board. The chunk count is fixed, so the outcome is the same at any
 //! thread count. See [`BeamSearch`] for why the early cut is exact.
+//!
+//! Beyond the seed, opt in ([`Refinements`]): a one-piece lookahead that ranks the cut by
+//! each board's best placement of the next piece, and a cap on the boards kept per parent.
 
 use super::full;
 use super::game::{
@@ -49,6 +52,22 @@ const _: fn() = || {
     is_send_sync::<BeamSearch>();
     is_send_sync::<Weights>();
 };
+
+/// Opt-in changes to the seed's search (`solve --lookahead`, `--children-per-parent`).
+/// The default changes nothing: the search stays the seed's, bit for bit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refinements {
+    /// 0: off. Otherwise the best-valued `lookahead x beam` new boards (never fewer than the
+    /// seed's merge already builds) are ranked for the cut by the value of their best
+    /// placement of the next piece (the sequence is known), so a board that sets up a
+    /// clear survives the cut that its own value would lose. A board that cannot take the
+    /// next piece ranks last.
+    pub lookahead: usize,
+    /// 0: off. Otherwise the cut keeps, in key order, at most this many boards grown from
+    /// the same parent, then fills any places left in key order: a diversity rule, so one
+    /// good board cannot fill the beam with its near-copies.
+    pub children_per_parent: usize,
+}
 
 /// What the solver is asked to do.
 #[derive(Clone, Copy, Debug)]
@@ -206,12 +225,19 @@ struct Scored {
 struct Merged {
     grid: Grid,
     value: f64,
+    /// The lookahead's value, which ranks before `value` in the cut (0 without lookahead).
+    lookahead: f64,
     score: u32,
     parent: u32,
     placement: Placement,
 }
 
 impl Merged {
+    /// The cut's order: the lookahead value (all 0 without it), the value, then the board.
+    fn cut_order(a: &Merged, b: &Merged) -> Ordering {
+        a.lookahead.total_cmp(&b.lookahead).then_with(|| a.value.total_cmp(&b.value)).then_with(|| a.grid.cmp(&b.grid))
+    }
+
     /// Merge rule: the higher score wins; among equal scores the lower parent, then the
     /// lower placement (a fixed rule, so the record does not depend on scheduling).
     fn beats(&self, other: &Merged) -> bool {
@@ -305,6 +331,13 @@ impl Paths {
 /// doubles and the step is redone).
 pub struct BeamSearch {
     options: Options,
+    refinements: Refinements,
+    /// The next piece's placements of each merged board, per chunk (lookahead only).
+    lookahead_chunks: Vec<Vec<Scored>>,
+    /// The lookahead value of each merged board.
+    lookahead_values: Vec<f64>,
+    /// Kept boards per parent (children_per_parent only).
+    children: Vec<u32>,
     chunks: Vec<Vec<Scored>>,
     scored: Vec<Scored>,
     merged: Vec<Merged>,
@@ -317,12 +350,22 @@ impl BeamSearch {
         assert!(options.beam >= 1, "the beam keeps at least one board");
         BeamSearch {
             options,
+            refinements: Refinements::default(),
+            lookahead_chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
+            lookahead_values: Vec::new(),
+            children: Vec::new(),
             chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
             scored: Vec::new(),
             merged: Vec::new(),
             slots: Vec::new(),
             paths: Paths::default(),
         }
+    }
+
+    /// The search with `refinements` (the default changes nothing).
+    pub fn with_refinements(mut self, refinements: Refinements) -> BeamSearch {
+        self.refinements = refinements;
+        self
     }
 
     /// Places `spawns` in turn from `start`. Piece `i` of the list is the game's piece
@@ -332,7 +375,8 @@ impl BeamSearch {
         let mut next = Vec::new();
         let mut distinct_boards = Vec::with_capacity(spawns.len());
         for (i, &spawn) in spawns.iter().enumerate() {
-            let (boards, candidates) = self.step(&beam, spawn, i + 1 < PIECE_LIMIT, &mut next);
+            let following = spawns.get(i + 1).map(|&s| (s, i + 2 < PIECE_LIMIT));
+            let (boards, candidates) = self.step(&beam, spawn, i + 1 < PIECE_LIMIT, following, &mut next);
             if next.is_empty() {
                 break;
             }
@@ -356,8 +400,16 @@ impl BeamSearch {
     }
 
     /// One piece: score every placement, keep the best-valued, build and merge their
-    /// boards, cut to the beam. Returns the numbers of merged boards and of placements.
-    fn step(&mut self, beam: &[Entry], spawn: Spawn, scores: bool, next: &mut Vec<Entry>) -> (usize, usize) {
+    /// boards, cut to the beam. `following` is the next piece and whether it scores (for
+    /// the lookahead). Returns the numbers of merged boards and of placements.
+    fn step(
+        &mut self,
+        beam: &[Entry],
+        spawn: Spawn,
+        scores: bool,
+        following: Option<(Spawn, bool)>,
+        next: &mut Vec<Entry>,
+    ) -> (usize, usize) {
         let Options { beam: width, moves, weights } = self.options;
         let cut = width != usize::MAX;
         let chunk_len = beam.len().div_ceil(CHUNKS).max(1);
@@ -377,6 +429,10 @@ impl BeamSearch {
 
         // How many placements to build: a little more than the beam, to absorb duplicates.
         let mut wanted = if cut { width.saturating_add(width / 8 + 16).min(candidates) } else { candidates };
+        let lookahead = cut && self.refinements.lookahead > 0 && following.is_some();
+        if lookahead {
+            wanted = wanted.max(width.saturating_mul(self.refinements.lookahead)).min(candidates);
+        }
         loop {
             let taken = if wanted < candidates { self.best_valued(wanted) } else { candidates };
             self.merge(beam, spawn, taken);
@@ -386,10 +442,15 @@ impl BeamSearch {
             wanted = (2 * wanted).min(candidates);
         }
         let boards = self.merged.len();
-        if boards > width {
-            self.merged.select_nth_unstable_by(width - 1, |a, b| {
-                a.value.total_cmp(&b.value).then_with(|| a.grid.cmp(&b.grid))
-            });
+        if boards > width && lookahead {
+            if let Some((following, scores)) = following {
+                self.rank_by_lookahead(following, scores);
+            }
+        }
+        if boards > width && self.refinements.children_per_parent > 0 {
+            self.cut_per_parent(beam.len(), width);
+        } else if boards > width {
+            self.merged.select_nth_unstable_by(width - 1, Merged::cut_order);
             self.merged.truncate(width);
         }
         next.clear();
@@ -398,6 +459,58 @@ impl BeamSearch {
             next.push(Entry { grid: m.grid, score: m.score, node });
         }
         (boards, candidates)
+    }
+
+    /// Sets each merged board's lookahead value, the smallest value among its placements
+    /// of `following` (infinite when it has none), which the cut ranks before the board's
+    /// own value: the lookahead refinement. The search's own weights and move set judge the next piece.
+    fn rank_by_lookahead(&mut self, following: Spawn, scores: bool) {
+        let Options { moves, weights, .. } = self.options;
+        let merged = &self.merged;
+        let chunk_len = merged.len().div_ceil(CHUNKS).max(1);
+        self.lookahead_values.clear();
+        self.lookahead_values.resize(merged.len(), f64::INFINITY);
+        self.lookahead_values.par_chunks_mut(chunk_len).zip(self.lookahead_chunks.par_iter_mut()).enumerate().for_each(
+            |(chunk, (values, out))| {
+                for (offset, value) in values.iter_mut().enumerate() {
+                    let m = &merged[chunk * chunk_len + offset];
+                    let entry = Entry { grid: m.grid, score: m.score, node: ROOT };
+                    out.clear();
+                    score_placements(&entry, 0, following, moves, scores, Some(&weights), out);
+                    *value = out.iter().map(|s| s.value).fold(f64::INFINITY, f64::min);
+                }
+            },
+        );
+        for (m, &value) in self.merged.iter_mut().zip(&self.lookahead_values) {
+            m.lookahead = value;
+        }
+    }
+
+    /// The cut with at most `children_per_parent` boards from one parent (in key order),
+    /// then the best of the rest to fill the beam.
+    fn cut_per_parent(&mut self, parents: usize, width: usize) {
+        let limit = self.refinements.children_per_parent as u32;
+        self.merged.sort_unstable_by(Merged::cut_order);
+        self.children.clear();
+        self.children.resize(parents, 0);
+        let mut kept = 0;
+        for i in 0..self.merged.len() {
+            let parent = self.merged[i].parent as usize;
+            if self.children[parent] < limit {
+                self.children[parent] += 1;
+                self.merged.swap(kept, i);
+                kept += 1;
+                if kept == width {
+                    break;
+                }
+            }
+        }
+        if kept < width {
+            // The skipped boards are still in key order only among themselves after the
+            // swaps, so sort them again before filling.
+            self.merged[kept..].sort_unstable_by(Merged::cut_order);
+        }
+        self.merged.truncate(width);
     }
 
     /// Moves the `wanted` smallest values, and every value tied with the largest of them,
@@ -428,7 +541,8 @@ impl BeamSearch {
             let p = s.placement;
             let mut grid = beam[s.parent as usize].grid;
             grid.lock(&table[p.state as usize], p.x as i32, p.y as i32);
-            let candidate = Merged { grid, value: s.value, score: s.score, parent: s.parent, placement: p };
+            let candidate =
+                Merged { grid, value: s.value, lookahead: 0.0, score: s.score, parent: s.parent, placement: p };
             let mut slot = grid.hash64() as usize & mask;
             loop {
                 let index = self.slots[slot];
@@ -696,6 +810,107 @@ mod tests {
         let after: Vec<Vec<Placement>> = beam.iter().map(|e| paths.path(e.node)).collect();
         assert_eq!(before, after);
         assert!(after.iter().all(|path| path.len() == 50));
+    }
+
+    #[test]
+    fn refined_searches_replay_change_the_game_and_do_not_depend_on_the_thread_count() {
+        let spawns = sequence(300);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let plain = BeamSearch::new(Options { beam: 20, moves: MoveSet::Full, weights }).solve(
+            Grid::default(),
+            &spawns,
+            &mut |_| {},
+        );
+        for refinements in [
+            Refinements { lookahead: 2, ..Refinements::default() },
+            Refinements { children_per_parent: 2, ..Refinements::default() },
+            Refinements { lookahead: 1, children_per_parent: 3 },
+        ] {
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                pool.install(|| {
+                    BeamSearch::new(Options { beam: 20, moves: MoveSet::Full, weights })
+                        .with_refinements(refinements)
+                        .solve(Grid::default(), &spawns, &mut |_| {})
+                })
+            };
+            let (one, two) = (run(1), run(2));
+            assert_eq!(one.placements, two.placements, "{refinements:?}");
+            assert_eq!(one.final_boards, two.final_boards, "{refinements:?}");
+            assert_ne!(one.placements, plain.placements, "{refinements:?} changes the search");
+            let record = write_record(Grid::default(), &spawns, &one.placements, MoveSet::Full).unwrap();
+            let result = replay(&record);
+            // A narrow beam may die early; the record must still replay to what was counted.
+            assert_eq!((result.pieces, result.score), (one.placements.len(), one.score as u64), "{refinements:?}");
+        }
+    }
+
+    #[test]
+    fn lookahead_values_are_the_best_next_placement_values() {
+        let spawns = sequence(40);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let solution = BeamSearch::new(options).solve(Grid::default(), &spawns[..39], &mut |_| {});
+        let mut search = BeamSearch::new(options);
+        search.merged = solution
+            .final_boards
+            .iter()
+            .enumerate()
+            .map(|(i, &(grid, score))| Merged {
+                grid,
+                value: 0.0,
+                lookahead: 0.0,
+                score,
+                parent: i as u32,
+                placement: Placement { x: 0, y: 0, state: 0 },
+            })
+            .collect();
+        let following = spawns[39];
+        search.rank_by_lookahead(following, true);
+        let table = orientations(following.shape);
+        for m in &search.merged {
+            let mut best = f64::INFINITY;
+            full::placements(&m.grid, following, |p| {
+                let mut after = m.grid;
+                let lock = after.lock(&table[p.state as usize], p.x as i32, p.y as i32);
+                best = best.min(weights.value_of(&after, m.score + lock.points()));
+            });
+            assert_eq!(m.lookahead.to_bits(), best.to_bits(), "{:?}", m.grid);
+        }
+    }
+
+    #[test]
+    fn the_per_parent_cut_keeps_at_most_the_limit_from_a_parent_then_fills_in_key_order() {
+        let mut search = BeamSearch::new(options(5, MoveSet::Seed))
+            .with_refinements(Refinements { children_per_parent: 2, ..Refinements::default() });
+        // Parent 0 holds the four best keys, parent 1 the next two, parent 2 the worst.
+        let parents = [0, 0, 0, 0, 1, 1, 2];
+        search.merged = parents
+            .iter()
+            .enumerate()
+            .map(|(i, &parent)| {
+                let mut grid = Grid::default();
+                grid.put(&orientations(0)[0], i as i32, 10);
+                Merged {
+                    grid,
+                    value: i as f64,
+                    lookahead: 0.0,
+                    score: 0,
+                    parent,
+                    placement: Placement { x: i as i8, y: 10, state: 0 },
+                }
+            })
+            .collect();
+        search.cut_per_parent(3, 5);
+        let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
+        // Two of parent 0, both of parent 1, parent 2's, and none left to fill.
+        assert_eq!(kept, vec![0.0, 1.0, 4.0, 5.0, 6.0]);
+        search.refinements.children_per_parent = 1;
+        search.merged.push(Merged { value: 2.0, parent: 0, ..search.merged[0] });
+        search.cut_per_parent(3, 4);
+        let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
+        // One each of parents 0, 1, 2, then the best left: parent 0's second.
+        assert_eq!(kept, vec![0.0, 4.0, 6.0, 1.0]);
     }
 
     #[test]

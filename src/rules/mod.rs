@@ -103,17 +103,14 @@ pub struct OrientationTable {
 }
 
 impl OrientationTable {
-    /// Builds the table from each piece's first orientation, rotating clockwise and keeping
-    /// only orientations whose cell pattern is new.
-    pub fn distinct_rotations(base: &[(Piece, Shape)]) -> OrientationTable {
+    /// Builds the table from pictures of every orientation of every piece, in the order
+    /// the candidates are tried: rows top first, `X` a cell, `.` empty, `/` between rows.
+    pub fn from_pictures(pictures: &[(Piece, &[&str])]) -> OrientationTable {
         let mut shapes: [Vec<(Shape, DropShape)>; 7] = Default::default();
-        for &(piece, shape) in base {
-            let list = &mut shapes[piece.index()];
-            for turns in 0..4 {
-                let s = shape.rotated_clockwise(turns);
-                if !list.iter().any(|(seen, _): &(Shape, DropShape)| seen.normalized() == s.normalized()) {
-                    list.push((s, s.drop_shape()));
-                }
+        for &(piece, list) in pictures {
+            for picture in list {
+                let shape = shape_from_picture(picture);
+                shapes[piece.index()].push((shape, shape.drop_shape()));
             }
         }
         OrientationTable { shapes }
@@ -124,18 +121,23 @@ impl OrientationTable {
     }
 }
 
-/// Shapes with the first orientation lying flat, origin at the cell the column label refers
-/// to (`standard` and `eltetris` use their originals' own tables instead).
-pub fn flat_first_shapes() -> [(Piece, Shape); 7] {
-    [
-        (Piece::I, Shape::new([(0, 0), (1, 0), (2, 0), (3, 0)])),
-        (Piece::O, Shape::new([(0, 0), (1, 0), (0, 1), (1, 1)])),
-        (Piece::T, Shape::new([(0, 0), (1, 0), (2, 0), (1, 1)])),
-        (Piece::S, Shape::new([(0, 0), (1, 0), (1, 1), (2, 1)])),
-        (Piece::Z, Shape::new([(0, 1), (1, 1), (1, 0), (2, 0)])),
-        (Piece::J, Shape::new([(0, 1), (0, 0), (1, 0), (2, 0)])),
-        (Piece::L, Shape::new([(0, 0), (1, 0), (2, 0), (2, 1)])),
-    ]
+/// The shape drawn by `picture` (see [`OrientationTable::from_pictures`]), its bottom-left
+/// corner at the origin.
+fn shape_from_picture(picture: &str) -> Shape {
+    let rows: Vec<&str> = picture.split('/').collect();
+    let mut cells = [(0i8, 0i8); 4];
+    let mut count = 0;
+    for (from_top, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            if c == 'X' {
+                assert!(count < 4, "a tetromino has four cells: {picture}");
+                cells[count] = (x as i8, (rows.len() - 1 - from_top) as i8);
+                count += 1;
+            }
+        }
+    }
+    assert_eq!(count, 4, "a tetromino has four cells: {picture}");
+    Shape::new(cells)
 }
 
 /// Builds a rule set; the size overrides the board where the rule set allows it.

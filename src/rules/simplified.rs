@@ -3,7 +3,7 @@
 //! the board. A placement sticking out above the top ends the game even if it completes
 //! rows (MdpTetris' default); the `lines_after_overflow` variant clears rows first.
 
-use super::{drop_candidates, flat_first_shapes, OrientationTable, RuleSet, RuleSetEntry};
+use super::{drop_candidates, OrientationTable, RuleSet, RuleSetEntry};
 use crate::board::Board;
 use crate::piece::Piece;
 use crate::placement::Placement;
@@ -31,6 +31,21 @@ pub const LINES_AFTER_OVERFLOW: RuleSetEntry = RuleSetEntry {
     },
 };
 
+/// MdpTetris' orientations in its own order: the first as drawn in its `pieces4.dat` (with
+/// the pieces in the order I, O, T, Z, S, J, L), the others by quarter turns
+/// counterclockwise. Candidates are tried orientation by orientation, columns ascending, and
+/// the first best wins: with this order ties go as in MdpTetris, so its players (BCTS,
+/// Dellacherie on these rules) play its games move for move.
+const MDPTETRIS_ORIENTATIONS: &[(Piece, &[&str])] = &[
+    (Piece::I, &["X/X/X/X", "XXXX"]),
+    (Piece::O, &["XX/XX"]),
+    (Piece::T, &["X./XX/X.", ".X./XXX", ".X/XX/.X", "XXX/.X."]),
+    (Piece::Z, &[".X/XX/X.", "XX./.XX"]),
+    (Piece::S, &["X./XX/.X", ".XX/XX."]),
+    (Piece::J, &["X../XXX", ".X/.X/XX", "XXX/..X", "XX/X./X."]),
+    (Piece::L, &["XXX/X..", "X./X./XX", "..X/XXX", "XX/.X/.X"]),
+];
+
 /// The research rule set.
 pub struct Simplified {
     width: usize,
@@ -46,7 +61,7 @@ impl Simplified {
             width,
             height,
             lines_after_overflow,
-            table: OrientationTable::distinct_rotations(&flat_first_shapes()),
+            table: OrientationTable::from_pictures(MDPTETRIS_ORIENTATIONS),
         }
     }
 }
@@ -61,9 +76,9 @@ impl RuleSet for Simplified {
     }
     fn version(&self) -> &'static str {
         if self.lines_after_overflow {
-            "simplified-lines-after-overflow/1"
+            "simplified-lines-after-overflow/2"
         } else {
-            "simplified/1"
+            "simplified/2"
         }
     }
     fn describe(&self) -> String {
@@ -128,6 +143,24 @@ mod tests {
     }
 
     #[test]
+    fn orientations_in_mdptetris_order_each_a_counter_clockwise_turn() {
+        let rules = Simplified::new(10, 20, false);
+        let counts =
+            [(Piece::I, 2), (Piece::O, 1), (Piece::T, 4), (Piece::S, 2), (Piece::Z, 2), (Piece::J, 4), (Piece::L, 4)];
+        for (piece, count) in counts {
+            let shapes = rules.table.of(piece);
+            assert_eq!(shapes.len(), count, "{piece}");
+            for k in 1..shapes.len() {
+                let turned = shapes[k - 1].0.rotated_clockwise(3);
+                assert_eq!(turned.normalized(), shapes[k].0.normalized(), "{piece} orientation {k}");
+            }
+        }
+        // pieces4.dat draws L as `XXX/X..` (rows from the box's bottom: X.., XXX).
+        let l = rules.table.of(Piece::L)[0].1;
+        assert_eq!((l.width, l.height, l.rows[0], l.rows[1]), (3, 2, 0b001, 0b111));
+    }
+
+    #[test]
     fn overflowing_placements_are_not_offered_even_if_they_clear() {
         // A vertical I in column 0 would complete three rows but its top cell sticks out.
         let board = Board::parse(".###\n.###\n.###\n####", None, 4).unwrap();
@@ -137,7 +170,8 @@ mod tests {
         Simplified::new(4, 4, true).candidates(&board, Piece::I, &mut out);
         // The variant clears first: the vertical I (three rows) and the flat I on top (its
         // own row, full) both leave nothing above the top.
-        assert_eq!(out.len(), 2, "{out:?}");
-        assert_eq!((out[1].orientation, out[1].left, out[1].bottom), (1, 0, 1));
+        // Orientation 0 of I is vertical (MdpTetris' order), orientation 1 flat.
+        let found: Vec<_> = out.iter().map(|p| (p.orientation, p.left, p.bottom)).collect();
+        assert_eq!(found, [(0, 0, 1), (1, 0, 4)], "{out:?}");
     }
 }

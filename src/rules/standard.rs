@@ -130,6 +130,7 @@ impl Standard {
 
     /// The placement of orientation `k` with its origin at (`column`, `row`), dropped as far
     /// as it goes from there when `drop`.
+    #[inline]
     fn placement(
         board: &Board,
         piece: Piece,

@@ -151,6 +151,18 @@ fn floor_below(column: u64, y: u32) -> u32 {
     64 - below.leading_zeros()
 }
 
+/// Adds the depth of each well cell in `cells` (of `column`) to its row's count and the total.
+#[inline(always)]
+fn add_well_depths(mut cells: u64, column: u64, wells_in_row: &mut [u32; ROW_CAPACITY], wells: &mut u32) {
+    while cells != 0 {
+        let y = cells.trailing_zeros();
+        cells &= cells - 1;
+        let depth = y + 1 - floor_below(column, y);
+        wells_in_row[y as usize] += depth;
+        *wells += depth;
+    }
+}
+
 /// What the placement loop needs of one orientation, computed once for all its columns.
 #[derive(Clone, Copy, Debug)]
 pub struct ShapeCells {
@@ -323,15 +335,9 @@ impl ParentSummary {
             }
             if needs(CUMULATIVE_WELLS) {
                 let slot = PAD + x;
-                let mut cells = !column & s.columns[slot - 1] & s.columns[slot + 1] & all;
+                let cells = !column & s.columns[slot - 1] & s.columns[slot + 1] & all;
                 s.well_cells_of[slot] = cells;
-                while cells != 0 {
-                    let y = cells.trailing_zeros();
-                    cells &= cells - 1;
-                    let depth = y + 1 - floor_below(column, y);
-                    s.wells_in_row[y as usize] += depth;
-                    s.wells += depth;
-                }
+                add_well_depths(cells, column, &mut s.wells_in_row, &mut s.wells);
             }
         }
     }
@@ -460,14 +466,7 @@ impl ParentSummary {
                 let cells = !column & self.columns[slot - 1] & self.columns[slot + 1] & piece_rows;
                 let cells = if slot - PAD < self.width { cells } else { 0 };
                 self.well_cells_of[slot] = self.well_cells_of[slot] & !piece_rows | cells;
-                let mut rest = cells;
-                while rest != 0 {
-                    let y = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    let depth = y + 1 - floor_below(column, y);
-                    self.wells_in_row[y as usize] += depth;
-                    self.wells += depth;
-                }
+                add_well_depths(cells, column, &mut self.wells_in_row, &mut self.wells);
             }
         }
         self.top_row_cells = self.board_rows[self.height - 1].count_ones();

@@ -116,26 +116,16 @@ fn a_dead_rank_stops_the_campaign_and_resume_on_other_ranks_continues_it() {
 
     let results = dir.path().join("killed");
     let marker = results.to_str().unwrap().to_string();
-    let child = mpirun(3)
-        .args(["tune", experiment.to_str().unwrap(), "--results", &marker])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun runs (is Open MPI installed?)");
     // Kill rank 1 once a few generations are checkpointed (the later ones take seconds).
-    let started = Instant::now();
-    let killed_after = loop {
-        if let Some(g) = checkpoint_generation(&results).filter(|&g| g >= 3) {
-            let pid = find_rank(1, &marker).expect("rank 1 is running");
-            kill_hard(pid);
-            break g;
-        }
-        assert!(started.elapsed() < Duration::from_secs(300), "the campaign never reached generation 3");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (killed_after, output) = run_and_kill_rank(
+        dir.path(),
+        &["tune", experiment.to_str().unwrap(), "--results", &marker],
+        1,
+        &marker,
+        "the campaign never reached generation 3",
+        || checkpoint_generation(&results).filter(|&g| g >= 3),
+    );
     assert!(killed_after < GENERATIONS, "the campaign finished before rank 1 could be killed");
-    let output = wait_with_output(child);
     assert!(!output.status.success(), "a dead rank fails the job");
     let stderr = String::from_utf8_lossy(&output.stderr);
     let run = only_run(&results);
@@ -149,6 +139,36 @@ fn a_dead_rank_stops_the_campaign_and_resume_on_other_ranks_continues_it() {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["resumed"][0]["executor"]["ranks"], 2);
+}
+
+/// Runs `args` on 3 ranks (`marker`, the results folder, tells this job's processes from
+/// others), polls `ready` until it gives a value (failing with `never` after 300 s), then
+/// kills rank `rank` with SIGKILL and waits for the job: the value and the job's output.
+fn run_and_kill_rank<T>(
+    dir: &Path,
+    args: &[&str],
+    rank: u32,
+    marker: &str,
+    never: &str,
+    mut ready: impl FnMut() -> Option<T>,
+) -> (T, Output) {
+    let child = mpirun(3)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun runs (is Open MPI installed?)");
+    let started = Instant::now();
+    let value = loop {
+        if let Some(value) = ready() {
+            kill_hard(find_rank(rank, marker).unwrap_or_else(|| panic!("rank {rank} is running")));
+            break value;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "{never}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    (value, wait_with_output(child))
 }
 
 fn kill_hard(pid: u32) {
@@ -254,38 +274,31 @@ fn a_study_killed_under_mpi_resumes_from_its_folder() {
     single_process_study(dir.path(), 4, "reference");
     let results = dir.path().join("killed");
     let marker = results.to_str().unwrap().to_string();
-    let child = mpirun(3)
-        .args(["tune", "--runs", "4", experiment.to_str().unwrap(), "--results", &marker, "--threads", "1"])
-        .current_dir(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun runs (is Open MPI installed?)");
     // Kill rank 2 once some repetition has checkpointed a few generations.
-    let started = Instant::now();
-    loop {
-        let checkpointed = std::fs::read_dir(results.join("studies"))
-            .ok()
-            .and_then(|mut studies| studies.next())
-            .and_then(|study| std::fs::read_dir(study.ok()?.path().join("nelder-mead")).ok())
-            .map(|runs| {
-                runs.flatten().any(|run| {
-                    std::fs::read_to_string(run.path().join("checkpoint.json"))
-                        .ok()
-                        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-                        .and_then(|c| c["generation"].as_u64())
-                        .is_some_and(|g| g >= 5)
+    let ((), output) = run_and_kill_rank(
+        dir.path(),
+        &["tune", "--runs", "4", experiment.to_str().unwrap(), "--results", &marker, "--threads", "1"],
+        2,
+        &marker,
+        "the study never reached generation 5",
+        || {
+            std::fs::read_dir(results.join("studies"))
+                .ok()
+                .and_then(|mut studies| studies.next())
+                .and_then(|study| std::fs::read_dir(study.ok()?.path().join("nelder-mead")).ok())
+                .map(|runs| {
+                    runs.flatten().any(|run| {
+                        std::fs::read_to_string(run.path().join("checkpoint.json"))
+                            .ok()
+                            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                            .and_then(|c| c["generation"].as_u64())
+                            .is_some_and(|g| g >= 5)
+                    })
                 })
-            })
-            .unwrap_or(false);
-        if checkpointed {
-            kill_hard(find_rank(2, &marker).expect("rank 2 is running"));
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(300), "the study never reached generation 5");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let output = wait_with_output(child);
+                .unwrap_or(false)
+                .then_some(())
+        },
+    );
     assert!(!output.status.success(), "a dead rank fails the job");
     let stderr = String::from_utf8_lossy(&output.stderr);
     let study = only_study(&results);

@@ -141,6 +141,7 @@ const CASES: &[(&str, Action)] = &[
     ("reproduce --resume DIR [--threads T]", Skip("usage template")),
     ("play --preset bcts --board 10x12 --games 2000 --seed 1212", RunAs("play --preset bcts --board 10x12 --games 2 --seed 1212 --max-pieces 2000")),
     ("play --preset bcts --board 10x17 --games 50 --seed 1017 --threads 2", RunAs("play --preset bcts --board 10x17 --games 2 --seed 1017 --threads 2 --max-pieces 2000")),
+    ("play --preset bcts --rules simplified-lines-after-overflow --board 10x16 --games 100 --seed 1016 --threads 1", RunAs("play --preset bcts --rules simplified-lines-after-overflow --board 10x16 --games 2 --seed 1016 --threads 1 --max-pieces 2000")),
     ("play --preset bcts --board 10x20 --games 20 --seed 1 --threads 2", RunAs("play --preset bcts --board 10x20 --games 2 --seed 1 --threads 2 --max-pieces 2000")),
     ("play --preset bcts --board 10x20 --games 20 --seed 2 --threads 2", RunAs("play --preset bcts --board 10x20 --games 2 --seed 2 --threads 2 --max-pieces 2000")),
     ("reproduce --full dellacherie-simplified bcts --threads 2", RunAs("reproduce --full dellacherie-simplified bcts --threads 2 --games 2 --heights 4..6 --board 10x8")),

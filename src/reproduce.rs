@@ -14,7 +14,7 @@ use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
 use crate::report::ledger::Ledger;
 use crate::report::progress::with_progress;
 use crate::report::stats::Summary;
-pub use crate::report::text::group;
+use crate::report::text::{figure_text, group};
 use crate::sim::{self, GameDriver, GameLimits, GameRecord};
 use anyhow::Result;
 use rayon::prelude::*;
@@ -722,15 +722,6 @@ pub fn duration(seconds: f64) -> String {
     } else {
         format!("{:.1} h", seconds / 3600.0)
     }
-}
-
-/// A figure with one decimal below 100, none above, and in millions from 10 million on
-/// (`35.0 M`: the 10x20 figures are known to a few percent at best).
-pub fn figure_text(value: f64) -> String {
-    if value.abs() >= 10_000_000.0 {
-        return format!("{} M", group(value / 1e6, 1));
-    }
-    group(value, if value.abs() < 100.0 { 1 } else { 0 })
 }
 
 pub fn published_text(p: Option<Published>) -> String {

@@ -700,6 +700,47 @@ fn reproduce_refuses_bad_presets_and_counts_before_its_folder() {
     battery(&files, cases);
 }
 
+#[test]
+fn extrapolate_refuses_bad_game_files_and_heights() {
+    let play = "game,seed,lines,pieces,score,end,level\n0,1,10,30,0,game_over,\n1,2,14,40,0,game_over,\n";
+    let capped = "game,seed,lines,pieces,score,end,level\n0,1,10,30,0,game_over,\n1,2,14,40,0,piece_cap,\n";
+    let games = "measurement,preset,board,seed,lines,pieces,score,end\n\
+                 1,bcts,10x6,1,10,30,0,game_over\n1,bcts,10x6,2,12,35,0,game_over\n\
+                 1,bcts,10x7,1,20,55,0,game_over\n1,bcts,10x7,2,30,80,0,game_over\n\
+                 1,bcts,10x8,1,50,130,0,game_over\n1,bcts,10x8,2,70,180,0,game_over\n";
+    let bad_number = "game,seed,lines,pieces,score,end,level\n0,1,ten,30,0,game_over,\n";
+    let bad_board = "measurement,preset,board,seed,lines,pieces,score,end\n1,bcts,10by6,1,10,30,0,game_over\n";
+    let files: Vec<(&str, &[u8])> = vec![
+        ("play.csv", play.as_bytes()),
+        ("capped.csv", capped.as_bytes()),
+        ("games.csv", games.as_bytes()),
+        ("number.csv", bad_number.as_bytes()),
+        ("board.csv", bad_board.as_bytes()),
+        ("binary.csv", BINARY),
+        ("empty.csv", b""),
+    ];
+    let to = |extra: &[&str]| with(&["extrapolate", "games.csv", "--to", "12"], extra);
+    let cases = vec![
+        refused(&["extrapolate", "missing.csv", "--to", "12"], "missing.csv"),
+        refused(&["extrapolate", "play.csv", "--to", "12"], "10x12=play.csv"),
+        refused(&["extrapolate", "10x6=number.csv", "--to", "12"], "number.csv, line 2"),
+        refused(&["extrapolate", "board.csv", "--to", "12"], "board.csv, line 2"),
+        refused(&["extrapolate", "10x6=binary.csv", "--to", "12"], "binary.csv"),
+        refused(&["extrapolate", "10x6=empty.csv", "--to", "12"], "empty.csv"),
+        refused(&["extrapolate", "10x6=play.csv", "10x7=capped.csv", "10x8=play.csv", "--to", "12"], "piece cap"),
+        refused(&["extrapolate", "10x6=play.csv", "10x7=play.csv", "--to", "12"], "three heights"),
+        refused(&to(&["--preset", "bct"]), "did you mean \"bcts\""),
+        refused(&to(&["--row", "2"]), "table row 2"),
+        refused(&to(&["--from", "8", "--through", "6"]), "empty"),
+        refused(&to(&["--through", "12"]), "below the target"),
+        refused(&to(&["--metric", "score"]), "--metric"),
+        refused(&["extrapolate", "games.csv", "--to", "0"], "--to"),
+        usage(&["extrapolate", "games.csv"], "required arguments"),
+        usage(&["extrapolate", "--to", "12"], "required arguments"),
+    ];
+    battery(&files, cases);
+}
+
 /// A whole recorded game (it topped out) and a short one, made by the program.
 fn recorded_frames(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let record = |name: &str, args: &[&str]| {

@@ -139,6 +139,18 @@ const CASES: &[(&str, Action)] = &[
     ("reproduce [PRESET ...] [--quick | --full] [--threads T] [--seed S] [--out DIR]", Skip("usage template")),
     ("reproduce --quick", RunAs("reproduce --quick --games 2 --heights 4..6")),
     ("reproduce --resume DIR [--threads T]", Skip("usage template")),
+    (
+        "extrapolate SOURCE... --to H [--from L] [--through T] [--preset P] [--row N] [--metric rows|pieces]",
+        Skip("usage template"),
+    ),
+    (
+        "extrapolate results/reproduce/<run>/games.csv --preset bcts --row 6 --to 20",
+        Skip("needs a quick run's folder; tests/reproduce_cli.rs runs extrapolate on a reproduce run's games"),
+    ),
+    (
+        "extrapolate results/reproduce/<run>/games.csv --preset bcts --row 6 --to 14 --through 12",
+        Skip("needs a quick run's folder; tests/reproduce_cli.rs runs extrapolate on a reproduce run's games"),
+    ),
     ("play --preset bcts --board 10x12 --games 2000 --seed 1212", RunAs("play --preset bcts --board 10x12 --games 2 --seed 1212 --max-pieces 2000")),
     ("play --preset bcts --board 10x17 --games 50 --seed 1017 --threads 2", RunAs("play --preset bcts --board 10x17 --games 2 --seed 1017 --threads 2 --max-pieces 2000")),
     ("play --preset bcts --rules simplified-lines-after-overflow --board 10x16 --games 100 --seed 1016 --threads 1", RunAs("play --preset bcts --rules simplified-lines-after-overflow --board 10x16 --games 2 --seed 1016 --threads 1 --max-pieces 2000")),

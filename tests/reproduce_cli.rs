@@ -224,3 +224,48 @@ fn a_killed_run_resumes() {
     let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
     assert_eq!(read(&dir, "games.csv"), read(&run_dirs(&again)[0], "games.csv"));
 }
+
+#[test]
+fn extrapolate_recomputes_the_reproduce_estimate_from_its_games_and_reads_play_files() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("results");
+    let out_text = out.to_str().unwrap();
+    let args = ["reproduce", "bcts", "--games", "30", "--heights", "4..7", "--board", "10x8", "--threads", "2"];
+    let reproduced = run(&[&args[..], &["--out", out_text]].concat());
+    assert!(reproduced.status.success(), "{}", stderr(&reproduced));
+    let dir = &run_dirs(&out)[0];
+    // Row 2 of the table is the estimate of 10x8 from 10x4..10x7.
+    let markdown = std::fs::read_to_string(dir.join("table.md")).unwrap();
+    let estimate = markdown.lines().find(|l| l.contains("| estimate |")).expect("an estimate row");
+    let cells: Vec<&str> = estimate.split('|').map(str::trim).collect();
+    let (mean, interval) = (cells[7], cells[8]);
+    let games = dir.join("games.csv");
+    let extrapolated = run(&["extrapolate", games.to_str().unwrap(), "--row", "2", "--to", "8"]);
+    assert!(extrapolated.status.success(), "{}", stderr(&extrapolated));
+    let text = stdout(&extrapolated);
+    assert!(text.contains("fit over 10x4..10x7"), "{text}");
+    assert!(text.contains(&format!("predicted 10x8: {mean} rows {interval}")), "{mean} {interval} in:\n{text}");
+    assert!(!text.contains("measured  10x8"), "no games at 10x8 in row 2: {text}");
+
+    // `play --csv` files name no board: the source does. The top height's games are compared.
+    let mut sources = Vec::new();
+    for height in 4..=7 {
+        let csv = temp.path().join(format!("10x{height}.csv"));
+        let board = format!("10x{height}");
+        let played = run(&[
+            "play", "--preset", "bcts", "--board", &board, "--games", "40", "--seed", "5", "--threads", "1", "--csv",
+            csv.to_str().unwrap(),
+        ]);
+        assert!(played.status.success(), "{}", stderr(&played));
+        sources.push(format!("{board}={}", csv.display()));
+    }
+    let mut args: Vec<&str> = vec!["extrapolate", "--to", "7"];
+    args.extend(sources.iter().map(String::as_str));
+    let checked = run(&args);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    let text = stdout(&checked);
+    assert!(text.contains("fit over 10x4..10x6"), "{text}");
+    assert!(text.contains("measured  10x7:") && text.contains("(40 full games)"), "{text}");
+    let growth: f64 = text.split("fit over 10x4..10x6: x").nth(1).unwrap()[..5].parse().unwrap();
+    assert!((1.5..5.0).contains(&growth), "a row multiplies BCTS's game by about 2.5: {text}");
+}

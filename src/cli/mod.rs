@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod best;
 pub mod boards;
+pub mod extrapolate;
 pub mod features;
 pub mod list;
 pub mod pictures;
@@ -38,6 +39,8 @@ pub enum Command {
     List,
     /// Measure every preset against its published figure and write the table.
     Reproduce(reproduce::ReproduceArgs),
+    /// Fit full games' mean against the board height and carry it to a taller board.
+    Extrapolate(extrapolate::ExtrapolateArgs),
     /// Watch a game of any preset move by move (or replay a game trace or a frames file).
     Watch(watch::WatchArgs),
     /// Replay an E-Tetris record and print its pieces and score (--watch draws it).
@@ -83,6 +86,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Best(args) => best::run(args),
         Command::List => list::run(),
         Command::Reproduce(args) => reproduce::run(args),
+        Command::Extrapolate(args) => extrapolate::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Sequence(args) => sequence::run(args),

@@ -12,8 +12,9 @@ use crate::board::parse_size;
 use crate::presets;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::Ledger;
+use crate::report::text::{figure_text, group};
 use crate::reproduce::{
-    duration, expected_pieces, figure_text, first_line, group, markdown_table, measure, method_name, select,
+    duration, expected_pieces, first_line, markdown_table, measure, method_name, select,
     text_table, warm_up, Measuring, Planned, Row, Selection,
 };
 use crate::sim::{thread_pool, GameRecord};

@@ -2,6 +2,7 @@
 
 pub mod atomic_file;
 pub mod extrapolation;
+pub mod height_games;
 pub mod ledger;
 pub mod progress;
 pub mod run_dir;

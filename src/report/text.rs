@@ -21,6 +21,15 @@ pub fn group(value: f64, decimals: usize) -> String {
     }
 }
 
+/// A figure with one decimal below 100, none above, and in millions from 10 million on
+/// (`35.0 M`: the 10x20 figures are known to a few percent at best).
+pub fn figure_text(value: f64) -> String {
+    if value.abs() >= 10_000_000.0 {
+        return format!("{} M", group(value / 1e6, 1));
+    }
+    group(value, if value.abs() < 100.0 { 1 } else { 0 })
+}
+
 /// Integers without a decimal point; reals to 12 significant digits, which keeps every
 /// digit the weights carry and drops the noise of floating-point sums
 /// (`-780.5400000000001` prints as `-780.54`).

@@ -1,0 +1,294 @@
+//! Full games read back from per-game CSV files and carried over board heights: the
+//! engine of `tetris-lab extrapolate`, so that any table of predictions (the README's
+//! validation of the 10x20 estimates) can be computed again from the games themselves.
+//!
+//! Two kinds of file are read: `play --csv` files, which hold one board's games and do not
+//! name it (the source names it: `10x12=games.csv`), and `reproduce`'s `games.csv`, whose
+//! `board` and `preset` columns say where each game was played.
+
+use crate::board::parse_size;
+use crate::names;
+use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
+use crate::report::stats::Summary;
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What is counted per game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    Rows,
+    Pieces,
+}
+
+impl Quantity {
+    pub fn parse(name: &str) -> Result<Quantity> {
+        match name {
+            "rows" | "lines" => Ok(Quantity::Rows),
+            "pieces" => Ok(Quantity::Pieces),
+            other => bail!("--metric {other:?}: expected rows or pieces"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::Rows => "rows",
+            Quantity::Pieces => "pieces",
+        }
+    }
+}
+
+/// One game of a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRow {
+    pub board: (usize, usize),
+    pub preset: Option<String>,
+    /// The `reproduce` table row the game was played for (its games.csv's `measurement`).
+    pub table_row: Option<u64>,
+    pub rows: f64,
+    pub pieces: f64,
+    /// The game was stopped alive at a piece cap: not a full game.
+    pub capped: bool,
+}
+
+impl GameRow {
+    fn value(&self, quantity: Quantity) -> f64 {
+        match quantity {
+            Quantity::Rows => self.rows,
+            Quantity::Pieces => self.pieces,
+        }
+    }
+}
+
+/// Reads a source: `WxH=FILE` (a `play --csv` file, or any file whose games are all on
+/// that board) or `FILE` (a file with a `board` column, such as `reproduce`'s games.csv).
+pub fn read_source(source: &str) -> Result<Vec<GameRow>> {
+    let named = source.split_once('=').and_then(|(size, path)| parse_size(size).ok().map(|size| (size, path)));
+    match named {
+        Some((size, path)) => read_file(Path::new(path), Some(size)),
+        None => read_file(Path::new(source), None),
+    }
+}
+
+fn read_file(path: &Path, board: Option<(usize, usize)>) -> Result<Vec<GameRow>> {
+    let shown = path.display();
+    let mut reader = csv::Reader::from_path(path).with_context(|| format!("cannot read {shown}"))?;
+    let headers = reader.headers().with_context(|| format!("{shown}: cannot read the header line"))?.clone();
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let need = |name: &str| {
+        column(name).with_context(|| format!("{shown}: no column {name:?} (a per-game CSV of `play --csv` or `reproduce`)"))
+    };
+    let (rows_at, pieces_at, end_at) = (need("lines")?, need("pieces")?, need("end")?);
+    let board_at = match board {
+        Some(_) => None,
+        None => Some(column("board").with_context(|| {
+            format!("{shown}: no column \"board\": name the board of its games, as 10x12={shown}")
+        })?),
+    };
+    let preset_at = column("preset");
+    let table_row_at = column("measurement");
+    let mut games = Vec::new();
+    for (index, record) in reader.records().enumerate() {
+        let line = index + 2;
+        let record = record.with_context(|| format!("{shown}, line {line}: not CSV"))?;
+        let field = |at: usize, name: &str| {
+            record.get(at).with_context(|| format!("{shown}, line {line}: no {name} field"))
+        };
+        let number = |at: usize, name: &str| -> Result<f64> {
+            let text = field(at, name)?;
+            text.parse::<u64>()
+                .map(|n| n as f64)
+                .map_err(|_| anyhow::anyhow!("{shown}, line {line}: {name} {text:?} is not a whole number"))
+        };
+        let board = match (board, board_at) {
+            (Some(size), _) => size,
+            (None, Some(at)) => {
+                let text = field(at, "board")?;
+                parse_size(text).map_err(|e| anyhow::anyhow!("{shown}, line {line}: {e}"))?
+            }
+            (None, None) => unreachable!("a board column is required when the source names no board"),
+        };
+        games.push(GameRow {
+            board,
+            preset: preset_at.and_then(|at| record.get(at)).map(str::to_string),
+            table_row: match table_row_at {
+                Some(at) => Some(number(at, "measurement")? as u64),
+                None => None,
+            },
+            rows: number(rows_at, "lines")?,
+            pieces: number(pieces_at, "pieces")?,
+            capped: field(end_at, "end")? == "piece_cap",
+        });
+    }
+    if games.is_empty() {
+        bail!("{shown}: no games");
+    }
+    Ok(games)
+}
+
+/// What to fit and where to carry it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The height the line is carried to.
+    pub target: usize,
+    /// The heights fitted: all heights of the games below `target` when `None`.
+    pub lowest: Option<usize>,
+    pub highest: Option<usize>,
+    /// Only the games of this preset, in files with a `preset` column (a `WxH=FILE` source
+    /// without one is taken whole: the user named its games).
+    pub preset: Option<String>,
+    /// Only the games of this `reproduce` table row, in files with a `measurement` column.
+    pub table_row: Option<u64>,
+    pub quantity: Quantity,
+}
+
+/// The fit, the prediction and, when the games hold full games at the target height, the
+/// measured mean there.
+#[derive(Clone, Debug)]
+pub struct Extrapolation {
+    pub width: usize,
+    pub samples: Vec<HeightSample>,
+    pub fit: HeightFit,
+    pub prediction: Prediction,
+    pub measured: Option<Summary>,
+}
+
+impl Extrapolation {
+    /// Whether the games measured at the target height lie inside the predicted interval.
+    pub fn inside(&self) -> Option<bool> {
+        self.measured.map(|m| (self.prediction.low..=self.prediction.high).contains(&m.mean))
+    }
+}
+
+/// Groups the games by height, fits the chosen heights and predicts the target height.
+pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation> {
+    let wanted = |game: &&GameRow| {
+        let preset = match (&request.preset, &game.preset) {
+            (Some(wanted), Some(preset)) => wanted == preset,
+            _ => true,
+        };
+        let row = match (request.table_row, game.table_row) {
+            (Some(wanted), Some(row)) => wanted == row,
+            _ => true,
+        };
+        preset && row
+    };
+    let selected: Vec<&GameRow> = games.iter().filter(wanted).collect();
+    if let Some(wanted) = &request.preset {
+        let mut presets: Vec<&str> = games.iter().filter_map(|g| g.preset.as_deref()).collect();
+        presets.sort_unstable();
+        presets.dedup();
+        if !presets.is_empty() && !presets.contains(&wanted.as_str()) {
+            return Err(names::unknown("preset in the files", wanted, presets.into_iter()));
+        }
+    }
+    if selected.is_empty() {
+        bail!("no games left once the table row {} is chosen", request.table_row.unwrap_or(0));
+    }
+    let mut widths: Vec<usize> = selected.iter().map(|g| g.board.0).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    if widths.len() != 1 {
+        bail!("the games are on boards of {} widths; the fit carries one width over heights (use --preset or fewer files)", widths.len());
+    }
+    let width = widths[0];
+    let mut by_height: BTreeMap<usize, Vec<&GameRow>> = BTreeMap::new();
+    for game in &selected {
+        by_height.entry(game.board.1).or_default().push(game);
+    }
+    let lowest = request.lowest.unwrap_or(*by_height.keys().next().expect("some games"));
+    let highest = request.highest.unwrap_or_else(|| {
+        by_height.keys().copied().filter(|&h| h < request.target).max().unwrap_or(request.target)
+    });
+    if lowest > highest {
+        bail!("the heights fitted, {width}x{lowest}..{width}x{highest}, are empty");
+    }
+    if highest >= request.target {
+        bail!("the heights fitted must be below the target {width}x{}", request.target);
+    }
+    let mut samples = Vec::new();
+    for (&height, games) in by_height.range(lowest..=highest) {
+        let capped = games.iter().filter(|g| g.capped).count();
+        if capped > 0 {
+            bail!("{width}x{height}: {capped} game(s) ended at the piece cap; the fit needs full games");
+        }
+        let values: Vec<f64> = games.iter().map(|g| g.value(request.quantity)).collect();
+        let summary = Summary::of(&values);
+        samples.push(HeightSample {
+            height,
+            games: values.len(),
+            mean: summary.mean,
+            standard_deviation: summary.standard_deviation,
+        });
+    }
+    let fit = HeightFit::fit(&samples)
+        .with_context(|| format!("fitting {width}x{lowest}..{width}x{highest}"))?;
+    let prediction = fit.predict(request.target);
+    let measured = by_height.get(&request.target).and_then(|games| {
+        let full: Vec<f64> = games.iter().filter(|g| !g.capped).map(|g| g.value(request.quantity)).collect();
+        (!full.is_empty()).then(|| Summary::of(&full))
+    });
+    Ok(Extrapolation { width, samples, fit, prediction, measured })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(height: usize, rows: f64) -> GameRow {
+        GameRow { board: (10, height), preset: Some("bcts".into()), table_row: Some(1), rows, pieces: rows * 2.5, capped: false }
+    }
+
+    fn request(target: usize) -> Request {
+        Request { target, lowest: None, highest: None, preset: None, table_row: None, quantity: Quantity::Rows }
+    }
+
+    #[test]
+    fn a_geometric_series_of_games_is_carried_to_the_target_and_checked_there() {
+        // Two games a height, 9 and 11 times 2^(h-4): mean 10 * 2^(h-4), the same relative
+        // spread at every height, so the line is exact.
+        let mut games = Vec::new();
+        for height in 4..=8 {
+            let scale = 2f64.powi(height as i32 - 4);
+            games.push(game(height, 9.0 * scale));
+            games.push(game(height, 11.0 * scale));
+        }
+        let result = extrapolate(&games, &request(8)).unwrap();
+        assert_eq!(result.samples.len(), 4, "the target height is not fitted");
+        assert!((result.prediction.mean - 160.0).abs() < 1e-9, "{}", result.prediction.mean);
+        assert_eq!(result.measured.unwrap().mean, 160.0);
+        assert_eq!(result.inside(), Some(true));
+        let pieces = extrapolate(&games, &Request { quantity: Quantity::Pieces, ..request(8) }).unwrap();
+        assert!((pieces.prediction.mean - 400.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_heights_fitted_can_be_chosen() {
+        let games: Vec<GameRow> =
+            (4..=9).flat_map(|h| [game(h, 9.0 * 3f64.powi(h as i32)), game(h, 11.0 * 3f64.powi(h as i32))]).collect();
+        let chosen = Request { lowest: Some(5), highest: Some(7), ..request(9) };
+        let result = extrapolate(&games, &chosen).unwrap();
+        assert_eq!(result.samples.iter().map(|s| s.height).collect::<Vec<_>>(), vec![5, 6, 7]);
+        assert!((result.fit.slope.exp() - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn capped_games_mixed_widths_and_missing_presets_are_refused() {
+        let mut games: Vec<GameRow> = (4..=7).flat_map(|h| [game(h, 10.0 * h as f64), game(h, 12.0 * h as f64)]).collect();
+        games[0].capped = true;
+        let e = extrapolate(&games, &request(10)).unwrap_err().to_string();
+        assert!(e.contains("10x4") && e.contains("piece cap"), "{e}");
+        games[0].capped = false;
+        let e = extrapolate(&games, &Request { preset: Some("bct".into()), ..request(10) }).unwrap_err().to_string();
+        assert!(e.contains("did you mean \"bcts\""), "{e}");
+        let e = extrapolate(&games, &Request { table_row: Some(2), ..request(10) }).unwrap_err().to_string();
+        assert!(e.contains("table row 2"), "{e}");
+        games.push(GameRow { board: (8, 5), ..game(5, 10.0) });
+        assert!(extrapolate(&games, &request(10)).unwrap_err().to_string().contains("widths"));
+        games.pop();
+        let e = extrapolate(&games, &Request { highest: Some(10), ..request(10) }).unwrap_err().to_string();
+        assert!(e.contains("below the target"), "{e}");
+        let e = extrapolate(&games[..4], &request(10)).unwrap_err();
+        assert!(format!("{e:#}").contains("three heights"), "{e:#}");
+    }
+}

@@ -714,6 +714,54 @@ pub fn expected_pieces(planned: &Planned, width: usize, height: usize) -> Option
     }
 }
 
+/// What is left of a measurement when a run continues: the expected pieces of the games
+/// not yet in the ledger (the estimate of [`expected_pieces`], shared out per height for an
+/// extrapolation), and the games finished and planned.
+pub fn remaining_pieces(planned: &Planned, width: usize, height: usize, seed: u64, ledger: &Ledger) -> Remaining {
+    let m = &planned.measurement;
+    let count = planned.count;
+    match m.method {
+        Method::Extrapolated { lowest, highest } => {
+            let mut remaining = Remaining { pieces: Some(0.0), finished: 0, planned: 0 };
+            for h in lowest..=highest {
+                let key = Games::key(m.preset, &format!("{width}x{h}"), height_seed(seed, h), GameLimits::default());
+                let finished = ledger.finished(&key, count);
+                let one_height = Planned {
+                    measurement: Measurement { method: Method::Extrapolated { lowest: h, highest: h }, ..*m },
+                    ..*planned
+                };
+                let pieces = expected_pieces(&one_height, width, height).unwrap_or(0.0);
+                remaining.pieces = remaining.pieces.map(|p| p + pieces * (count - finished) as f64 / count as f64);
+                remaining.finished += finished;
+                remaining.planned += count;
+            }
+            remaining
+        }
+        Method::FullGames | Method::PieceCap(_) => {
+            let limits = GameLimits {
+                max_pieces: match m.method {
+                    Method::PieceCap(cap) => Some(cap),
+                    _ => None,
+                },
+            };
+            let finished = ledger.finished(&Games::key(m.preset, &format!("{width}x{height}"), seed, limits), count);
+            Remaining {
+                pieces: expected_pieces(planned, width, height).map(|p| p * (count - finished) as f64 / count as f64),
+                finished,
+                planned: count,
+            }
+        }
+    }
+}
+
+/// See [`remaining_pieces`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Remaining {
+    pub pieces: Option<f64>,
+    pub finished: u64,
+    pub planned: u64,
+}
+
 pub fn duration(seconds: f64) -> String {
     if seconds < 120.0 {
         format!("{seconds:.0} s")
@@ -938,5 +986,48 @@ mod tests {
         let dellacherie = find("dellacherie-simplified", 10, Method::FullGames);
         let expected = 10.0 * 5_200_000.0 / 2.5f64.powi(10) * 2.5;
         assert!((expected_pieces(&planned(dellacherie), 10, 10).unwrap() / expected - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_resumed_run_is_estimated_from_the_games_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open(&dir.path().join("ledger.csv")).unwrap();
+        let bcts =
+            *PLAN.iter().find(|m| m.preset == "bcts" && matches!(m.method, Method::Extrapolated { .. })).unwrap();
+        let Method::Extrapolated { lowest, highest } = bcts.method else { unreachable!() };
+        let planned = Planned { measurement: bcts, count: 4, board: bcts.board, overridden: false };
+        let whole = expected_pieces(&planned, 10, 20).unwrap();
+        let fresh = remaining_pieces(&planned, 10, 20, 7, &ledger);
+        assert_eq!((fresh.finished, fresh.planned), (0, 4 * (highest - lowest + 1) as u64));
+        assert!((fresh.pieces.unwrap() / whole - 1.0).abs() < 1e-12);
+        // Three of the four games of the top height are done: three quarters of its share go.
+        let record =
+            sim::GameRecord { seed: 1, lines: 1, pieces: 1, score: 0, end: sim::GameEnd::GameOver, level: None };
+        let key = Games::key("bcts", &format!("10x{highest}"), height_seed(7, highest), GameLimits::default());
+        for game in [0, 1, 3] {
+            ledger.append(&key, game, &record).unwrap();
+        }
+        let top = Planned {
+            measurement: Measurement { method: Method::Extrapolated { lowest: highest, highest }, ..bcts },
+            ..planned
+        };
+        let top_share = expected_pieces(&top, 10, 20).unwrap();
+        let left = remaining_pieces(&planned, 10, 20, 7, &ledger);
+        assert_eq!(left.finished, 3);
+        assert!((left.pieces.unwrap() - (whole - 0.75 * top_share)).abs() < 1e-6 * whole);
+        // Another seed's games are other games.
+        assert_eq!(remaining_pieces(&planned, 10, 20, 8, &ledger).finished, 0);
+        // Full games: done when every game is in the ledger.
+        let full = *PLAN
+            .iter()
+            .find(|m| m.preset == "bcts" && m.method == Method::FullGames && m.full > 0 && m.board == Some((10, 20)))
+            .expect("--full plays BCTS on the published board");
+        let planned = Planned { measurement: full, count: 2, board: full.board, overridden: false };
+        let key = Games::key("bcts", "10x20", 7, GameLimits::default());
+        assert_eq!(remaining_pieces(&planned, 10, 20, 7, &ledger).finished, 0);
+        ledger.append(&key, 0, &record).unwrap();
+        ledger.append(&key, 1, &record).unwrap();
+        let done = remaining_pieces(&planned, 10, 20, 7, &ledger);
+        assert_eq!((done.finished, done.planned, done.pieces), (2, 2, Some(0.0)));
     }
 }

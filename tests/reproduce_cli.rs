@@ -253,7 +253,18 @@ fn extrapolate_recomputes_the_reproduce_estimate_from_its_games_and_reads_play_f
         let csv = temp.path().join(format!("10x{height}.csv"));
         let board = format!("10x{height}");
         let played = run(&[
-            "play", "--preset", "bcts", "--board", &board, "--games", "40", "--seed", "5", "--threads", "1", "--csv",
+            "play",
+            "--preset",
+            "bcts",
+            "--board",
+            &board,
+            "--games",
+            "40",
+            "--seed",
+            "5",
+            "--threads",
+            "1",
+            "--csv",
             csv.to_str().unwrap(),
         ]);
         assert!(played.status.success(), "{}", stderr(&played));

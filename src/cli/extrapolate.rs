@@ -43,7 +43,14 @@ pub fn run(args: ExtrapolateArgs) -> Result<()> {
     for source in &args.sources {
         games.extend(read_source(source)?);
     }
-    let request = Request { target: args.to, lowest: args.from, highest: args.through, preset: args.preset, table_row: args.row, quantity };
+    let request = Request {
+        target: args.to,
+        lowest: args.from,
+        highest: args.through,
+        preset: args.preset,
+        table_row: args.row,
+        quantity,
+    };
     let result = extrapolate(&games, &request)?;
     let width = result.width;
     let unit = quantity.name();

@@ -14,8 +14,8 @@ use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::Ledger;
 use crate::report::text::{figure_text, group};
 use crate::reproduce::{
-    duration, expected_pieces, first_line, markdown_table, measure, method_name, select,
-    text_table, warm_up, Measuring, Planned, Row, Selection,
+    duration, first_line, markdown_table, measure, method_name, remaining_pieces, select, text_table, warm_up,
+    Measuring, Planned, Row, Selection,
 };
 use crate::sim::{thread_pool, GameRecord};
 use anyhow::{bail, Context, Result};
@@ -108,7 +108,7 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
 
     let result = (|| -> Result<()> {
         if full {
-            pool.install(|| print_time_estimate(&selection, threads));
+            pool.install(|| print_time_estimate(&selection, threads, args.seed, &ledger));
         }
         let mut rows = Vec::new();
         let mut games_csv = Vec::new();
@@ -204,9 +204,10 @@ fn parse_heights(text: &str) -> std::result::Result<(usize, usize), String> {
     Ok((low, high))
 }
 
-/// Prints, before `--full` starts, how many pieces each measurement should take and how
-/// long that is at the per-piece speed of a short single-threaded warm-up.
-fn print_time_estimate(selection: &[Planned], threads: usize) {
+/// Prints, before `--full` starts, how many pieces each measurement should still take
+/// (its games already in the ledger of a resumed run left out) and how long that is at the
+/// per-piece speed of a short single-threaded warm-up.
+fn print_time_estimate(selection: &[Planned], threads: usize, seed: u64, ledger: &Ledger) {
     eprintln!("time estimate (warm-up speed per thread x {threads} thread(s), perfect scaling assumed):");
     let mut total = 0.0;
     let mut unknown = 0;
@@ -215,27 +216,40 @@ fn print_time_estimate(selection: &[Planned], threads: usize) {
         let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else { continue };
         let Ok(built) = preset.build(planned.board, None) else { continue };
         let board = built.rules.new_board();
-        let speed = warm_up(built.driver());
-        let expected = expected_pieces(planned, board.width(), board.height());
-        let parallel = threads.min(planned.count as usize).max(1);
-        let line = match expected {
-            Some(pieces) => {
-                let seconds = pieces / (speed * parallel as f64);
-                total += seconds;
-                format!("{} pieces at {:.0} pieces/s per thread: {}", group(pieces, 0), speed, duration(seconds))
-            }
-            None => {
-                unknown += 1;
-                format!("unknown length (no published figure to size it), {speed:.0} pieces/s per thread")
+        let remaining = remaining_pieces(planned, board.width(), board.height(), seed, ledger);
+        let done = match remaining.finished {
+            0 => String::new(),
+            finished if finished == remaining.planned => "done: ".to_string(),
+            finished => format!("{} of {} games done, ", group(finished as f64, 0), group(remaining.planned as f64, 0)),
+        };
+        let line = if remaining.finished == remaining.planned {
+            "every game in the ledger".to_string()
+        } else {
+            let speed = warm_up(built.driver());
+            let parallel = threads.min((remaining.planned - remaining.finished) as usize).max(1);
+            match remaining.pieces {
+                Some(pieces) => {
+                    let seconds = pieces / (speed * parallel as f64);
+                    total += seconds;
+                    format!(
+                        "{} pieces left at {:.0} pieces/s per thread: {}",
+                        group(pieces, 0),
+                        speed,
+                        duration(seconds)
+                    )
+                }
+                None => {
+                    unknown += 1;
+                    format!("unknown length (no published figure to size it), {speed:.0} pieces/s per thread")
+                }
             }
         };
         eprintln!(
-            "  {:<24} {:>6}x{:<3} {:<12} {}",
+            "  {:<24} {:>6}x{:<3} {:<12} {done}{line}",
             m.preset,
             board.width(),
             board.height(),
             method_name(m.method),
-            line
         );
     }
     eprintln!(

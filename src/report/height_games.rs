@@ -76,24 +76,25 @@ fn read_file(path: &Path, board: Option<(usize, usize)>) -> Result<Vec<GameRow>>
     let headers = reader.headers().with_context(|| format!("{shown}: cannot read the header line"))?.clone();
     let column = |name: &str| headers.iter().position(|h| h == name);
     let need = |name: &str| {
-        column(name).with_context(|| format!("{shown}: no column {name:?} (a per-game CSV of `play --csv` or `reproduce`)"))
+        column(name)
+            .with_context(|| format!("{shown}: no column {name:?} (a per-game CSV of `play --csv` or `reproduce`)"))
     };
     let (rows_at, pieces_at, end_at) = (need("lines")?, need("pieces")?, need("end")?);
-    let board_at = match board {
-        Some(_) => None,
-        None => Some(column("board").with_context(|| {
-            format!("{shown}: no column \"board\": name the board of its games, as 10x12={shown}")
-        })?),
-    };
+    let board_at =
+        match board {
+            Some(_) => None,
+            None => Some(column("board").with_context(|| {
+                format!("{shown}: no column \"board\": name the board of its games, as 10x12={shown}")
+            })?),
+        };
     let preset_at = column("preset");
     let table_row_at = column("measurement");
     let mut games = Vec::new();
     for (index, record) in reader.records().enumerate() {
         let line = index + 2;
         let record = record.with_context(|| format!("{shown}, line {line}: not CSV"))?;
-        let field = |at: usize, name: &str| {
-            record.get(at).with_context(|| format!("{shown}, line {line}: no {name} field"))
-        };
+        let field =
+            |at: usize, name: &str| record.get(at).with_context(|| format!("{shown}, line {line}: no {name} field"));
         let number = |at: usize, name: &str| -> Result<f64> {
             let text = field(at, name)?;
             text.parse::<u64>()
@@ -197,9 +198,9 @@ pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation
         by_height.entry(game.board.1).or_default().push(game);
     }
     let lowest = request.lowest.unwrap_or(*by_height.keys().next().expect("some games"));
-    let highest = request.highest.unwrap_or_else(|| {
-        by_height.keys().copied().filter(|&h| h < request.target).max().unwrap_or(request.target)
-    });
+    let highest = request
+        .highest
+        .unwrap_or_else(|| by_height.keys().copied().filter(|&h| h < request.target).max().unwrap_or(request.target));
     if lowest > highest {
         bail!("the heights fitted, {width}x{lowest}..{width}x{highest}, are empty");
     }
@@ -221,8 +222,7 @@ pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation
             standard_deviation: summary.standard_deviation,
         });
     }
-    let fit = HeightFit::fit(&samples)
-        .with_context(|| format!("fitting {width}x{lowest}..{width}x{highest}"))?;
+    let fit = HeightFit::fit(&samples).with_context(|| format!("fitting {width}x{lowest}..{width}x{highest}"))?;
     let prediction = fit.predict(request.target);
     let measured = by_height.get(&request.target).and_then(|games| {
         let full: Vec<f64> = games.iter().filter(|g| !g.capped).map(|g| g.value(request.quantity)).collect();
@@ -236,7 +236,14 @@ mod tests {
     use super::*;
 
     fn game(height: usize, rows: f64) -> GameRow {
-        GameRow { board: (10, height), preset: Some("bcts".into()), table_row: Some(1), rows, pieces: rows * 2.5, capped: false }
+        GameRow {
+            board: (10, height),
+            preset: Some("bcts".into()),
+            table_row: Some(1),
+            rows,
+            pieces: rows * 2.5,
+            capped: false,
+        }
     }
 
     fn request(target: usize) -> Request {
@@ -274,7 +281,8 @@ mod tests {
 
     #[test]
     fn capped_games_mixed_widths_and_missing_presets_are_refused() {
-        let mut games: Vec<GameRow> = (4..=7).flat_map(|h| [game(h, 10.0 * h as f64), game(h, 12.0 * h as f64)]).collect();
+        let mut games: Vec<GameRow> =
+            (4..=7).flat_map(|h| [game(h, 10.0 * h as f64), game(h, 12.0 * h as f64)]).collect();
         games[0].capped = true;
         let e = extrapolate(&games, &request(10)).unwrap_err().to_string();
         assert!(e.contains("10x4") && e.contains("piece cap"), "{e}");

@@ -68,6 +68,12 @@ impl Ledger {
         self.lock_games().get(&(measurement.to_string(), game)).copied()
     }
 
+    /// How many of the games `0..count` of `measurement` are finished.
+    pub fn finished(&self, measurement: &str, count: u64) -> u64 {
+        let games = self.lock_games();
+        (0..count).filter(|&game| games.contains_key(&(measurement.to_string(), game))).count() as u64
+    }
+
     /// Games finished by earlier runs (read when the ledger was opened).
     pub fn earlier(&self) -> usize {
         self.earlier

@@ -3,8 +3,10 @@
 //! validation of the 10x20 estimates) can be computed again from the games themselves.
 //!
 //! Two kinds of file are read: `play --csv` files, which hold one board's games and do not
-//! name it (the source names it: `10x12=games.csv`), and `reproduce`'s `games.csv`, whose
-//! `board` and `preset` columns say where each game was played.
+//! name it (the source names it: `10x12=games.csv`), `reproduce`'s `games.csv`, whose
+//! `board` and `preset` columns say where each game was played, and its `ledger.csv`,
+//! whose measurement keys say it (`bcts:10x16:seed S:cap none`), so that a `--full` run
+//! can be fitted while it is still going.
 
 use crate::board::parse_size;
 use crate::names;
@@ -61,7 +63,9 @@ impl GameRow {
 }
 
 /// Reads a source: `WxH=FILE` (a `play --csv` file, or any file whose games are all on
-/// that board) or `FILE` (a file with a `board` column, such as `reproduce`'s games.csv).
+/// that board) or `FILE` (a file with a `board` column, such as `reproduce`'s games.csv, or
+/// a `reproduce` ledger, whose measurement keys name preset and board: a run still going
+/// can be fitted).
 pub fn read_source(source: &str) -> Result<Vec<GameRow>> {
     let named = source.split_once('=').and_then(|(size, path)| parse_size(size).ok().map(|size| (size, path)));
     match named {
@@ -80,15 +84,24 @@ fn read_file(path: &Path, board: Option<(usize, usize)>) -> Result<Vec<GameRow>>
             .with_context(|| format!("{shown}: no column {name:?} (a per-game CSV of `play --csv` or `reproduce`)"))
     };
     let (rows_at, pieces_at, end_at) = (need("lines")?, need("pieces")?, need("end")?);
-    let board_at =
-        match board {
-            Some(_) => None,
-            None => Some(column("board").with_context(|| {
-                format!("{shown}: no column \"board\": name the board of its games, as 10x12={shown}")
-            })?),
-        };
-    let preset_at = column("preset");
-    let table_row_at = column("measurement");
+    // Where a game's board (and preset, and table row) is read from.
+    enum Layout {
+        Named((usize, usize)),
+        /// `reproduce`'s games.csv: `board`, `preset`, `measurement` (the table row).
+        Columns {
+            board: usize,
+            preset: Option<usize>,
+            table_row: Option<usize>,
+        },
+        /// `reproduce`'s ledger.csv: `measurement` is a key, `preset:WxH:seed S:cap C`.
+        LedgerKey(usize),
+    }
+    let layout = match (board, column("board"), column("measurement")) {
+        (Some(size), _, _) => Layout::Named(size),
+        (None, Some(board), table_row) => Layout::Columns { board, preset: column("preset"), table_row },
+        (None, None, Some(key)) if column("game").is_some() => Layout::LedgerKey(key),
+        (None, None, _) => bail!("{shown}: no column \"board\": name the board of its games, as 10x12={shown}"),
+    };
     let mut games = Vec::new();
     for (index, record) in reader.records().enumerate() {
         let line = index + 2;
@@ -101,21 +114,30 @@ fn read_file(path: &Path, board: Option<(usize, usize)>) -> Result<Vec<GameRow>>
                 .map(|n| n as f64)
                 .map_err(|_| anyhow::anyhow!("{shown}, line {line}: {name} {text:?} is not a whole number"))
         };
-        let board = match (board, board_at) {
-            (Some(size), _) => size,
-            (None, Some(at)) => {
-                let text = field(at, "board")?;
-                parse_size(text).map_err(|e| anyhow::anyhow!("{shown}, line {line}: {e}"))?
+        let (board, preset, table_row) = match layout {
+            Layout::Named(size) => (size, None, None),
+            Layout::Columns { board, preset, table_row } => {
+                let text = field(board, "board")?;
+                let size = parse_size(text).map_err(|e| anyhow::anyhow!("{shown}, line {line}: {e}"))?;
+                let table_row = match table_row {
+                    Some(at) => Some(number(at, "measurement")? as u64),
+                    None => None,
+                };
+                (size, preset.and_then(|at| record.get(at)).map(str::to_string), table_row)
             }
-            (None, None) => unreachable!("a board column is required when the source names no board"),
+            Layout::LedgerKey(at) => {
+                let key = field(at, "measurement")?;
+                let mut parts = key.split(':');
+                let (preset, size) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+                let size = parse_size(size)
+                    .map_err(|e| anyhow::anyhow!("{shown}, line {line}: measurement {key:?} names no board: {e}"))?;
+                (size, Some(preset.to_string()), None)
+            }
         };
         games.push(GameRow {
             board,
-            preset: preset_at.and_then(|at| record.get(at)).map(str::to_string),
-            table_row: match table_row_at {
-                Some(at) => Some(number(at, "measurement")? as u64),
-                None => None,
-            },
+            preset,
+            table_row,
             rows: number(rows_at, "lines")?,
             pieces: number(pieces_at, "pieces")?,
             capped: field(end_at, "end")? == "piece_cap",
@@ -298,5 +320,42 @@ mod tests {
         assert!(e.contains("below the target"), "{e}");
         let e = extrapolate(&games[..4], &request(10)).unwrap_err();
         assert!(format!("{e:#}").contains("three heights"), "{e:#}");
+    }
+
+    #[test]
+    fn the_three_file_layouts_name_board_preset_and_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path.display().to_string()
+        };
+        let play = write(
+            "play.csv",
+            "game,seed,lines,pieces,score,end,level\n0,1,10,30,0,game_over,\n1,2,4,12,0,piece_cap,\n",
+        );
+        let games = write(
+            "games.csv",
+            "measurement,preset,board,seed,lines,pieces,score,end\n3,bcts,10x9,1,20,55,0,game_over\n",
+        );
+        let ledger = write(
+            "ledger.csv",
+            "measurement,game,seed,lines,pieces,score,end,level\nbcts:10x16:seed 9:cap none,4,1,70,180,0,game_over,\n",
+        );
+        let played = read_source(&format!("10x7={play}")).unwrap();
+        assert_eq!(played.len(), 2);
+        assert_eq!((played[0].board, played[0].rows, played[0].pieces, played[0].capped), ((10, 7), 10.0, 30.0, false));
+        assert!(played[1].capped);
+        let reproduced = read_source(&games).unwrap();
+        assert_eq!(
+            (reproduced[0].board, reproduced[0].preset.as_deref(), reproduced[0].table_row),
+            ((10, 9), Some("bcts"), Some(3))
+        );
+        let ledgered = read_source(&ledger).unwrap();
+        assert_eq!(
+            (ledgered[0].board, ledgered[0].preset.as_deref(), ledgered[0].rows),
+            ((10, 16), Some("bcts"), 70.0)
+        );
+        assert!(format!("{:#}", read_source(&play).unwrap_err()).contains("10x12="));
     }
 }

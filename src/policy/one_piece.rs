@@ -44,9 +44,9 @@ impl OnePiece {
         OnePiece { evaluator, tie_break, prune }
     }
 
-    /// The same policy with pruning off (the reference of the tests).
-    #[cfg(test)]
-    fn without_pruning(mut self) -> OnePiece {
+    /// The same policy with pruning off: the same choices, every placement scored (the
+    /// reference of the tests).
+    pub fn without_pruning(mut self) -> OnePiece {
         self.prune = false;
         self
     }
@@ -505,6 +505,26 @@ mod tests {
             }
         }
         assert!(checked > 2000, "{checked}");
+    }
+
+    /// Pruning is on only where its bound holds: an evaluator that maximises real sums with
+    /// every weight but the cleared-row features' at or below zero.
+    #[test]
+    fn pruning_only_where_the_signs_allow() {
+        let preset_evaluator =
+            |name: &str| presets::find(name).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        let prunes = |evaluator: Evaluator| OnePiece::new(evaluator, TieBreak::FirstBest).prune;
+        assert!(prunes(preset_evaluator("bcts")));
+        assert!(prunes(preset_evaluator("el-tetris")));
+        // Integer weights are summed in integers, without pruning.
+        assert!(!prunes(preset_evaluator("dellacherie-simplified")));
+        let build = |terms: &[(&str, f64)], sense| Evaluator::from_names(terms, sense, None).unwrap();
+        assert!(prunes(build(&[("eroded_cells", 2.5), ("holes", -1.5)], Sense::Maximize)));
+        assert!(!prunes(build(&[("eroded_cells", 2.5), ("holes", 1.5)], Sense::Maximize)));
+        assert!(!prunes(build(&[("holes", -1.5)], Sense::Minimize)));
+        // Terms out of index order: the general sum.
+        assert!(!prunes(build(&[("holes", -1.5), ("landing_height", -0.5)], Sense::Maximize)));
+        assert!(!OnePiece::new(preset_evaluator("bcts"), TieBreak::FirstBest).without_pruning().prune);
     }
 
     /// Walking the straight drops gives the same decision as scoring the listed

@@ -4,8 +4,8 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
-    full_score, prunable, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET, BCTS_SET, DELLACHERIE_SET,
-    ELTETRIS_SET, FEATURE_COUNT,
+    full_score, prunable, rows_are_runs, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET, BCTS_SET,
+    DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
@@ -346,6 +346,8 @@ impl OnePiece {
         let heights = board.heights();
         // Built here, where the box size is a constant, so that its loops unroll.
         let cells = &ShapeCells::new(shape);
+        // The row-transition bound holds for shapes whose rows are runs of cells.
+        let prune = PRUNE && rows_are_runs(shape);
         for left in 0..=(board.width() - piece_width) {
             // `DropShape::drop_row` with the box width a constant, and the gaps the drop
             // leaves under the piece (`incremental::gaps_at`) from the same differences.
@@ -381,7 +383,10 @@ impl OnePiece {
                     .map(|value| self.evaluator.utility_of_value(value))
             } else if PRUNE {
                 // The evaluator maximises: utilities are values.
-                let threshold = best.as_ref().map_or(f64::NEG_INFINITY, |(b, _, _)| *b);
+                let threshold = match best {
+                    Some((b, _, _)) if prune => *b,
+                    _ => f64::NEG_INFINITY,
+                };
                 match summary.score_or_prune::<SET>(
                     board,
                     cells,

@@ -1080,7 +1080,7 @@ fn weighted_sum<const SET: u32>(counts: &Counts, cleared: bool, weights: &[f64; 
     for (index, &weight) in weights.iter().enumerate() {
         // Constant per instantiation: the loop unrolls to the set's terms only.
         if SET >> index & 1 == 1 && (cleared || CLEARED_ROW_FEATURES >> index & 1 == 0) {
-            total += weight * real(&counts, index);
+            total += weight * real(counts, index);
         }
     }
     total

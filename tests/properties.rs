@@ -232,3 +232,62 @@ proptest! {
         check::<0>(&board, &moves)?;
     }
 }
+
+proptest! {
+    /// The one-piece walk that skips the placements whose bound is below the best so far
+    /// chooses exactly as the walk that scores them all (same placement, same value bits),
+    /// move after move from random boards, for every feature set it prunes with (random
+    /// weights at or below zero, the cleared-row features' of either sign) and both
+    /// tie-breaks.
+    #[test]
+    fn pruned_walk_chooses_as_the_full_walk(
+        board in arbitrary_board(),
+        pieces in proptest::collection::vec(0usize..7, 1..25),
+        weights in proptest::collection::vec(-30.0f64..0.0, 11),
+        cleared_weights in (-10.0f64..10.0, -10.0f64..10.0),
+    ) {
+        use tetris_lab::eval::{Evaluator, Sense};
+        use tetris_lab::features::incremental::SUPPORTED;
+        use tetris_lab::policy::one_piece::{OnePiece, TieBreak};
+        use tetris_lab::policy::{GameView, Policy, Scratch};
+        let weight_of = |name: &str| match name {
+            "eroded_cells" => cleared_weights.0,
+            "rows_cleared" => cleared_weights.1,
+            _ => weights[SUPPORTED.iter().position(|n| *n == name).unwrap()],
+        };
+        let sets: [&[&str]; 4] = [
+            &["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "cumulative_wells"],
+            &[
+                "landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes",
+                "cumulative_wells", "hole_depth", "rows_with_holes",
+            ],
+            &["landing_height_0", "rows_cleared", "row_transitions", "column_transitions_nosky", "holes", "cumulative_wells"],
+            &SUPPORTED,
+        ];
+        let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);
+        for names in sets {
+            let terms: Vec<_> = names.iter().map(|name| (*name, weight_of(name))).collect();
+            let evaluator = Evaluator::from_names(&terms, Sense::Maximize, None).unwrap();
+            for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {
+                let pruned = OnePiece::new(evaluator.clone(), tie_break);
+                let full = OnePiece::new(evaluator.clone(), tie_break).without_pruning();
+                let (mut pruned_scratch, mut full_scratch) = (Scratch::default(), Scratch::default());
+                let mut board = board;
+                for &piece in &pieces {
+                    let view = GameView { board: &board, current: Piece::from_index(piece), preview: &[], hold: None, can_hold: false };
+                    let a = pruned.choose(&rules, &view, &mut pruned_scratch);
+                    let b = full.choose(&rules, &view, &mut full_scratch);
+                    prop_assert_eq!(
+                        a.map(|d| (d.placement, d.value.to_bits())),
+                        b.map(|d| (d.placement, d.value.to_bits())),
+                        "{:?} {:?}", names, tie_break
+                    );
+                    let Some(decision) = a else { break };
+                    if rules.lock(&mut board, &decision.placement).game_over {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -218,6 +218,17 @@ impl ShapeCells {
     }
 }
 
+/// Whether every row of `shape` is one run of cells (every tetromino's is): what the
+/// row-transition bound of [`PruneBounds`] assumes.
+#[inline(always)]
+pub fn rows_are_runs(shape: &DropShape) -> bool {
+    // The four rows side by side (16 bits each, cells in the low 4): each run of cells
+    // starts and ends one change of `packed ^ packed << 1`, so the rows are runs exactly
+    // when there are two changes per row of the box.
+    let packed = shape.rows.iter().rev().fold(0u64, |packed, &row| packed << 16 | row as u64);
+    (packed ^ packed << 1).count_ones() == 2 * shape.height as u32
+}
+
 /// The empty cells between each box column's old top and the piece's lowest cell in it
 /// (the holes it makes there), for `shape`'s box at (`left`, `bottom`), at or above the
 /// drop row; 0 past the box's width.
@@ -571,15 +582,7 @@ impl ParentSummary {
         weights: &[f64; FEATURE_COUNT],
     ) -> Option<f64> {
         let (counts, cleared) = self.counts_at::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps)?;
-        let mut total = 0.0;
-        for (index, &weight) in weights.iter().enumerate() {
-            // Constant per instantiation: the loop unrolls to the set's terms only. The
-            // cleared-row features are 0 when no row is cleared and add nothing then.
-            if SET >> index & 1 == 1 && (cleared || CLEARED_ROW_FEATURES >> index & 1 == 0) {
-                total += weight * real(&counts, index);
-            }
-        }
-        Some(total)
+        Some(weighted_sum::<SET>(&counts, cleared, weights))
     }
 
     /// [`ParentSummary::score_at`] for integer weights (`doubled` holds them, see
@@ -752,6 +755,224 @@ impl ParentSummary {
         ))
     }
 
+    /// The features of a drop that clears no row that come from its columns: the gaps
+    /// under the piece become holes. BCTS: each old hole of a piece column and each new one
+    /// gains the piece's cells in that column above it, and the new holes' rows join the
+    /// rows with holes. Column transitions, column by column: a piece column resting on its
+    /// column's top moves the change into the empty cells above from the old top to above
+    /// the piece (no change); one leaving a gap adds the two changes around its piece cells
+    /// (the floor and the sky count as filled and empty: the same rule).
+    #[allow(clippy::too_many_arguments)] // as score_at
+    #[inline(always)]
+    fn columns_after<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+        gaps: &[u32; 4],
+    ) -> ColumnsAfter {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let mut column_transitions = self.column_transitions;
+        let mut top_row_cells = self.top_row_cells;
+        // The top row gains the piece's cells in it, if the piece reaches it.
+        let t = (self.height - 1).wrapping_sub(bottom);
+        if needs(COLUMN_TRANSITIONS_NOSKY) && t < piece_height {
+            top_row_cells += shape.rows[t & 3].count_ones();
+        }
+        let heights = board.heights();
+        let mut holes = self.holes;
+        let mut covered_cells = 0;
+        let mut hole_rows = self.hole_rows;
+        for j in 0..piece_width {
+            let gap = gaps[j & 3];
+            holes += gap;
+            column_transitions += 2 * (gap != 0) as u32;
+            if needs(HOLE_DEPTH) {
+                covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
+            }
+            if needs(ROWS_WITH_HOLES) {
+                hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
+            }
+        }
+        let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
+        ColumnsAfter { column_transitions, top_row_cells, holes, hole_depth, hole_rows }
+    }
+
+    /// Cumulative wells after a drop that clears no row (`new_rows`: the piece's rows
+    /// after it). A cell's well status depends on its own row only, so only the piece's
+    /// rows change status; there the new well cells are measured on the new columns. Above
+    /// the piece, a well cell of a piece column keeps its status but now ends on the piece
+    /// (rare: a mask test per column). Below it nothing changes.
+    #[inline(always)]
+    fn wells_after(
+        &self,
+        shape: &ShapeCells,
+        new_rows: &[u16; 4],
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+    ) -> u32 {
+        let mut wells = self.wells;
+        for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
+            let y = bottom + i;
+            wells -= self.wells_in_row[y];
+            let mut cells = self.well_cells_in(new);
+            while cells != 0 {
+                let x = cells.trailing_zeros() as usize;
+                cells &= cells - 1;
+                let j = x.wrapping_sub(left);
+                let piece_cells = if j < piece_width { shape.columns[j & 3] << bottom } else { 0 };
+                wells += y as u32 + 1 - floor_below(self.columns[PAD + x] | piece_cells, y as u32);
+            }
+        }
+        let piece_top = bottom + piece_height;
+        for j in 0..piece_width {
+            let column = self.columns[left + PAD + j];
+            let mut cells = self.well_cells_of[left + PAD + j] >> piece_top << piece_top;
+            if cells == 0 {
+                continue;
+            }
+            let new_floor = 64 - (shape.columns[j] << bottom).leading_zeros();
+            while cells != 0 {
+                let y = cells.trailing_zeros();
+                cells &= cells - 1;
+                wells -= new_floor - floor_below(column, y);
+            }
+        }
+        wells
+    }
+
+    /// The lower bounds [`ParentSummary::score_or_prune`] reads, for this summary's board
+    /// (`top`: its stack top), computed once per decision into `bounds`.
+    #[inline(always)]
+    pub fn fill_prune_bounds(&self, top: usize, bounds: &mut PruneBounds) {
+        // A drop's box bottom is at most the stack top, its box top at most 4 rows higher:
+        // the entries up to there are the ones read.
+        let end = (top + 4).min(self.height);
+        let (mut slack, mut wells) = (0, 0);
+        bounds.transition_slack[0] = 0;
+        bounds.wells_below[0] = 0;
+        for y in 0..end {
+            // A full row (0 transitions) is never a piece row: saturated, it adds nothing.
+            slack += (self.row_transitions_of[y] as u32).saturating_sub(2).min(2);
+            wells += self.wells_in_row[y];
+            bounds.transition_slack[y + 1] = slack;
+            bounds.wells_below[y + 1] = wells;
+        }
+    }
+
+    /// [`ParentSummary::score_with_gaps`] that may skip a placement that cannot win: for a
+    /// drop that clears no row, once the features from its columns are known (landing
+    /// height, holes, column transitions, hole depth, rows with holes), the row transitions
+    /// and the wells, the costly part, are bounded from below (see [`PruneBounds`]). With
+    /// every weight of `SET` but the cleared-row features at or below zero (the caller
+    /// checks that once, [`prunable`]), the weighted sum with those bounds is an upper
+    /// bound of the placement's value; if it stays below `threshold` (the best value so
+    /// far; the caller gives minus infinity for a shape whose rows are not runs, see
+    /// [`rows_are_runs`]) by more than the sums' rounding can cover, the placement's computed value is
+    /// below the best too, so under either tie-break it cannot replace it: it is
+    /// [`Scored::Pruned`]. Otherwise the value is the same real [`score_with_gaps`] gives,
+    /// bit for bit (the same products, summed in the same order).
+    ///
+    /// [`score_with_gaps`]: ParentSummary::score_with_gaps
+    #[allow(clippy::too_many_arguments)] // as score_at, with the bounds and the threshold
+    #[inline(always)]
+    pub fn score_or_prune<const SET: u32>(
+        &self,
+        board: &Board,
+        shape: &ShapeCells,
+        piece_width: usize,
+        piece_height: usize,
+        left: usize,
+        bottom: usize,
+        gaps: &[u32; 4],
+        weights: &[f64; FEATURE_COUNT],
+        bounds: &PruneBounds,
+        threshold: f64,
+    ) -> Scored {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let rows = board.rows();
+        let mut new_rows = [0u16; 4];
+        let mut cleared = false;
+        for i in 0..piece_height {
+            let new = rows[bottom + i] | shape.rows[i & 3] << left;
+            cleared |= new == self.full;
+            new_rows[i & 3] = new;
+        }
+        let row_transitions_after = || {
+            let mut row_transitions = self.row_transitions;
+            for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
+                row_transitions += self.transitions_in(new);
+                row_transitions -= self.row_transitions_of[bottom + i] as u32;
+            }
+            row_transitions
+        };
+        if cleared {
+            let row_transitions = row_transitions_after();
+            return match self.counts_clearing::<SET>(
+                board,
+                shape,
+                piece_width,
+                piece_height,
+                left,
+                bottom,
+                row_transitions,
+            ) {
+                Some((counts, _)) => Scored::Value(weighted_sum::<SET>(&counts, true, weights)),
+                None => Scored::Declined,
+            };
+        }
+        let columns = self.columns_after::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps);
+        let doubled_landing = (2 * bottom + piece_height - 1) as i64;
+        let mut values: [f64; FEATURE_COUNT] = [
+            (doubled_landing + 2) as f64 / 2.0,
+            doubled_landing as f64 / 2.0,
+            0.0,
+            0.0,
+            // Row transitions and wells: their lower bounds first.
+            (self.row_transitions - (bounds.transition_slack[bottom + piece_height] - bounds.transition_slack[bottom]))
+                as f64,
+            columns.column_transitions as f64,
+            (columns.column_transitions - columns.top_row_cells) as f64,
+            columns.holes as f64,
+            bounds.wells_below[bottom] as f64,
+            columns.hole_depth as f64,
+            columns.hole_rows.count_ones() as f64,
+        ];
+        let mut bound = 0.0;
+        for (index, &weight) in weights.iter().enumerate() {
+            if needs(index) && CLEARED_ROW_FEATURES >> index & 1 == 0 {
+                bound += weight * values[index];
+            }
+        }
+        // Every term of the placement's sum and of `bound` is at or below zero, so each
+        // float sum is within 11 units of rounding (below 1.3e-15 of its magnitude) of its
+        // exact sum, and the exact value is at most the exact bound: the computed value is
+        // at most `bound + 2.6e-15 |bound|`, below `bound * (1 - 1e-6)` (which is itself
+        // rounded by far less than the difference). A bound of 0 prunes only below 0.
+        if bound * PRUNE_MARGIN < threshold {
+            return Scored::Pruned;
+        }
+        if needs(ROW_TRANSITIONS) {
+            values[ROW_TRANSITIONS] = row_transitions_after() as f64;
+        }
+        if needs(CUMULATIVE_WELLS) {
+            values[CUMULATIVE_WELLS] =
+                self.wells_after(shape, &new_rows, piece_width, piece_height, left, bottom) as f64;
+        }
+        let mut total = 0.0;
+        for (index, &weight) in weights.iter().enumerate() {
+            if needs(index) && CLEARED_ROW_FEATURES >> index & 1 == 0 {
+                total += weight * values[index];
+            }
+        }
+        Scored::Value(total)
+    }
+
     /// [`ParentSummary::counts_at`] for a placement that completes rows: the column
     /// bitmasks after the placement with the cleared rows squeezed out give the column
     /// features, holes and wells; the row transitions come from the rows the piece
@@ -849,6 +1070,81 @@ impl ParentSummary {
 /// The features by index of [`SUPPORTED`] as integers: the two landing heights doubled
 /// (they are halves), the others as they are.
 type Counts = [i64; FEATURE_COUNT];
+
+/// The weighted sum of the features of `SET` in index order (see
+/// [`ParentSummary::score_at`]); the cleared-row features only when `cleared` (they are 0
+/// otherwise and add nothing).
+#[inline(always)]
+fn weighted_sum<const SET: u32>(counts: &Counts, cleared: bool, weights: &[f64; FEATURE_COUNT]) -> f64 {
+    let mut total = 0.0;
+    for (index, &weight) in weights.iter().enumerate() {
+        // Constant per instantiation: the loop unrolls to the set's terms only.
+        if SET >> index & 1 == 1 && (cleared || CLEARED_ROW_FEATURES >> index & 1 == 0) {
+            total += weight * real(counts, index);
+        }
+    }
+    total
+}
+
+/// What [`ParentSummary::columns_after`] finds.
+struct ColumnsAfter {
+    column_transitions: u32,
+    /// Filled cells of the top row.
+    top_row_cells: u32,
+    holes: u32,
+    hole_depth: u32,
+    /// Bit y set when row y has a hole.
+    hole_rows: u64,
+}
+
+/// What [`ParentSummary::score_or_prune`] found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scored {
+    /// The weighted sum, as [`ParentSummary::score_with_gaps`] gives it.
+    Value(f64),
+    /// Below the threshold: the placement cannot win or tie.
+    Pruned,
+    /// Left to the full features (a clearing placement when they are declined).
+    Declined,
+}
+
+/// `bound * PRUNE_MARGIN` moves a bound at or below zero towards zero by a millionth of
+/// it, far more than the float sums' rounding (see [`ParentSummary::score_or_prune`]).
+const PRUNE_MARGIN: f64 = 1.0 - 1e-6;
+
+/// Lower bounds of the costly features of a drop that clears no row, by row, for
+/// [`ParentSummary::score_or_prune`] (filled by [`ParentSummary::fill_prune_bounds`]).
+/// Row transitions: a walled row's transitions are twice its runs of empty cells; a piece
+/// row (a run of cells, in every tetromino) fills empty cells of one run, which removes at
+/// most that run (2 transitions), and the row, not full, keeps at least one run (2): it
+/// keeps at least `max(old - 2, 2)`, so the board's total is at least the parent's minus
+/// the sum of `min(2, old - 2)` over the piece's rows. Wells: a well cell below the
+/// piece's box keeps its status (its row is unchanged) and its depth (its column below it
+/// is unchanged), so the wells are at least those of the rows below the box.
+#[derive(Clone, Debug)]
+pub struct PruneBounds {
+    /// Prefix sums over rows of `min(2, row transitions - 2)`: entry y sums rows below y.
+    transition_slack: [u32; ROW_CAPACITY + 1],
+    /// Prefix sums of the rows' well depths: entry y sums rows below y.
+    wells_below: [u32; ROW_CAPACITY + 1],
+}
+
+impl Default for PruneBounds {
+    fn default() -> PruneBounds {
+        PruneBounds { transition_slack: [0; ROW_CAPACITY + 1], wells_below: [0; ROW_CAPACITY + 1] }
+    }
+}
+
+/// Whether [`ParentSummary::score_or_prune`] may prune for these weights of `set`: every
+/// weight finite, and all but the cleared-row features' at or below zero (then every term
+/// of a placement that clears no row is at or below zero, as the features are), for an
+/// evaluator that maximises its value.
+pub fn prunable(weights: &[f64; FEATURE_COUNT], set: u32) -> bool {
+    (0..FEATURE_COUNT).all(|index| {
+        let weight = weights[index];
+        set >> index & 1 == 0 || (weight.is_finite() && (CLEARED_ROW_FEATURES >> index & 1 == 1 || weight <= 0.0))
+    })
+}
 
 /// Feature `index` as the features compute it, from [`Counts`]: the same real (the halved
 /// landing heights are exact).

@@ -3,7 +3,7 @@
 
 use crate::board::Board;
 use crate::eval::Evaluator;
-use crate::features::incremental::ParentSummary;
+use crate::features::incremental::{ParentSummary, PruneBounds};
 use crate::piece::Piece;
 use crate::placement::Placement;
 use crate::rules::RuleSet;
@@ -47,6 +47,9 @@ pub struct Scratch {
     /// The one-piece search's parent summary: rebuilt in place every decision, or carried
     /// from the previous one (see [`ParentSummary::advance`]).
     pub summary: ParentSummary,
+    /// The lower bounds the one-piece walk prunes with, filled every decision (see
+    /// [`ParentSummary::score_or_prune`]).
+    pub bounds: PruneBounds,
 }
 
 /// A placement policy.

@@ -2,9 +2,10 @@
 //! leaves (rows removed), and the best wins under the preset's tie-break.
 
 use super::{Decision, GameView, Policy, Scratch};
-use crate::eval::Evaluator;
+use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
-    full_score, ParentSummary, ShapeCells, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
+    full_score, prunable, rows_are_runs, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET, BCTS_SET,
+    DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
@@ -28,11 +29,26 @@ pub enum TieBreak {
 pub struct OnePiece {
     evaluator: Evaluator,
     tie_break: TieBreak,
+    /// Whether the straight-drop walk may skip placements that cannot win
+    /// ([`ParentSummary::score_or_prune`]): the evaluator maximises a sum of the fast
+    /// path's features in index order, summed in reals, every weight but the cleared-row
+    /// features' at or below zero.
+    prune: bool,
 }
 
 impl OnePiece {
     pub fn new(evaluator: Evaluator, tie_break: TieBreak) -> OnePiece {
-        OnePiece { evaluator, tie_break }
+        let prune = evaluator.sense == Sense::Maximize
+            && evaluator.fast_integer_weights().is_none()
+            && evaluator.fast_weights().is_some_and(|(weights, set)| prunable(weights, *set));
+        OnePiece { evaluator, tie_break, prune }
+    }
+
+    /// The same policy with pruning off: the same choices, every placement scored (the
+    /// reference of the tests).
+    pub fn without_pruning(mut self) -> OnePiece {
+        self.prune = false;
+        self
     }
 }
 
@@ -215,66 +231,88 @@ impl OnePiece {
         table: &OrientationTable,
         view: &GameView,
         summary: &mut ParentSummary,
+        bounds: &mut PruneBounds,
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
-        match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
-            (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, true>(rules, table, view, summary, &weights, integer)
+        let (s, b) = (summary, bounds);
+        match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights(), self.prune) {
+            (Some(&(weights, set)), Some(integer), _) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_drops::<DELLACHERIE_SET, true, false>(rules, table, view, s, b, &weights, integer)
             }
-            (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, false>(rules, table, view, summary, &weights, no)
+            (Some(&(weights, set)), _, true) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_drops::<DELLACHERIE_SET, false, true>(rules, table, view, s, b, &weights, no)
             }
-            (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
-                self.walk_drops::<BCTS_SET, false>(rules, table, view, summary, &weights, no)
+            (Some(&(weights, set)), _, false) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_drops::<DELLACHERIE_SET, false, false>(rules, table, view, s, b, &weights, no)
             }
-            (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
-                self.walk_drops::<ELTETRIS_SET, false>(rules, table, view, summary, &weights, no)
+            (Some(&(weights, set)), _, true) if set & !BCTS_SET == 0 => {
+                self.walk_drops::<BCTS_SET, false, true>(rules, table, view, s, b, &weights, no)
             }
-            (Some(&(weights, _)), _) => self.walk_drops::<ALL_SET, false>(rules, table, view, summary, &weights, no),
+            (Some(&(weights, set)), _, false) if set & !BCTS_SET == 0 => {
+                self.walk_drops::<BCTS_SET, false, false>(rules, table, view, s, b, &weights, no)
+            }
+            (Some(&(weights, set)), _, true) if set & !ELTETRIS_SET == 0 => {
+                self.walk_drops::<ELTETRIS_SET, false, true>(rules, table, view, s, b, &weights, no)
+            }
+            (Some(&(weights, set)), _, false) if set & !ELTETRIS_SET == 0 => {
+                self.walk_drops::<ELTETRIS_SET, false, false>(rules, table, view, s, b, &weights, no)
+            }
+            (Some(&(weights, _)), _, true) => {
+                self.walk_drops::<ALL_SET, false, true>(rules, table, view, s, b, &weights, no)
+            }
+            (Some(&(weights, _)), _, false) => {
+                self.walk_drops::<ALL_SET, false, false>(rules, table, view, s, b, &weights, no)
+            }
             // Terms out of index order: the general sum, in the evaluator's order.
-            (None, _) => self.walk_drops::<0, false>(rules, table, view, summary, &[0.0; FEATURE_COUNT], no),
+            (None, _, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no),
         }
     }
 
     /// [`OnePiece::choose_straight_drops`] scoring the features of `SET` (0: every feature,
     /// summed by [`Evaluator::fast_utility`]), summed in integers with `integer` when
-    /// `INTEGER`.
+    /// `INTEGER`, skipping the placements that cannot win when `PRUNE` (real sums only).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn walk_drops<const SET: u32, const INTEGER: bool>(
+    fn walk_drops<const SET: u32, const INTEGER: bool, const PRUNE: bool>(
         &self,
         rules: &dyn RuleSet,
         table: &OrientationTable,
         view: &GameView,
         summary: &mut ParentSummary,
+        bounds: &mut PruneBounds,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let board = view.board;
         summary.refill::<SET>(board);
+        if PRUNE {
+            summary.fill_prune_bounds(board.stack_top(), bounds);
+        }
+        let bounds = &*bounds;
         let mut best: Option<(f64, i32, Placement)> = None;
         for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
             let summary = &*summary;
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
-                (4, 1) => {
-                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 4, 1, weights, integer, &mut best)
-                }
-                (1, 4) => {
-                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 1, 4, weights, integer, &mut best)
-                }
-                (2, 2) => {
-                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 2, weights, integer, &mut best)
-                }
-                (3, 2) => {
-                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 3, 2, weights, integer, &mut best)
-                }
-                (2, 3) => {
-                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, 2, 3, weights, integer, &mut best)
-                }
-                (w, h) => {
-                    self.walk_columns::<SET, INTEGER>(rules, view, summary, k, shape, w, h, weights, integer, &mut best)
-                }
+                (4, 1) => self.walk_columns::<SET, INTEGER, PRUNE>(
+                    rules, view, summary, bounds, k, shape, 4, 1, weights, integer, &mut best,
+                ),
+                (1, 4) => self.walk_columns::<SET, INTEGER, PRUNE>(
+                    rules, view, summary, bounds, k, shape, 1, 4, weights, integer, &mut best,
+                ),
+                (2, 2) => self.walk_columns::<SET, INTEGER, PRUNE>(
+                    rules, view, summary, bounds, k, shape, 2, 2, weights, integer, &mut best,
+                ),
+                (3, 2) => self.walk_columns::<SET, INTEGER, PRUNE>(
+                    rules, view, summary, bounds, k, shape, 3, 2, weights, integer, &mut best,
+                ),
+                (2, 3) => self.walk_columns::<SET, INTEGER, PRUNE>(
+                    rules, view, summary, bounds, k, shape, 2, 3, weights, integer, &mut best,
+                ),
+                (w, h) => self.walk_columns::<SET, INTEGER, PRUNE>(
+                    rules, view, summary, bounds, k, shape, w, h, weights, integer, &mut best,
+                ),
             }
         }
         // The next decision's board is this one with the chosen piece locked: if it clears
@@ -289,11 +327,12 @@ impl OnePiece {
     /// `piece_width` x `piece_height`) for [`OnePiece::walk_drops`].
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn walk_columns<const SET: u32, const INTEGER: bool>(
+    fn walk_columns<const SET: u32, const INTEGER: bool, const PRUNE: bool>(
         &self,
         rules: &dyn RuleSet,
         view: &GameView,
         summary: &ParentSummary,
+        bounds: &PruneBounds,
         k: usize,
         shape: &DropShape,
         piece_width: usize,
@@ -307,6 +346,8 @@ impl OnePiece {
         let heights = board.heights();
         // Built here, where the box size is a constant, so that its loops unroll.
         let cells = &ShapeCells::new(shape);
+        // The row-transition bound holds for shapes whose rows are runs of cells.
+        let prune = PRUNE && rows_are_runs(shape);
         for left in 0..=(board.width() - piece_width) {
             // `DropShape::drop_row` with the box width a constant, and the gaps the drop
             // leaves under the piece (`incremental::gaps_at`) from the same differences.
@@ -340,6 +381,28 @@ impl OnePiece {
                         integer,
                     )
                     .map(|value| self.evaluator.utility_of_value(value))
+            } else if PRUNE {
+                // The evaluator maximises: utilities are values.
+                let threshold = match best {
+                    Some((b, _, _)) if prune => *b,
+                    _ => f64::NEG_INFINITY,
+                };
+                match summary.score_or_prune::<SET>(
+                    board,
+                    cells,
+                    piece_width,
+                    piece_height,
+                    left,
+                    bottom,
+                    &gaps,
+                    weights,
+                    bounds,
+                    threshold,
+                ) {
+                    Scored::Value(value) => Some(value),
+                    Scored::Pruned => continue,
+                    Scored::Declined => None,
+                }
             } else {
                 summary
                     .score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
@@ -393,7 +456,7 @@ impl Policy for OnePiece {
     fn choose(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
         match rules.straight_drops() {
             Some(table) if self.evaluator.has_fast_path() => {
-                self.choose_straight_drops(rules, table, view, &mut scratch.summary)
+                self.choose_straight_drops(rules, table, view, &mut scratch.summary, &mut scratch.bounds)
             }
             _ => self.choose_listed(rules, view, scratch),
         }
@@ -449,6 +512,26 @@ mod tests {
         assert!(checked > 2000, "{checked}");
     }
 
+    /// Pruning is on only where its bound holds: an evaluator that maximises real sums with
+    /// every weight but the cleared-row features' at or below zero.
+    #[test]
+    fn pruning_only_where_the_signs_allow() {
+        let preset_evaluator =
+            |name: &str| presets::find(name).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        let prunes = |evaluator: Evaluator| OnePiece::new(evaluator, TieBreak::FirstBest).prune;
+        assert!(prunes(preset_evaluator("bcts")));
+        assert!(prunes(preset_evaluator("el-tetris")));
+        // Integer weights are summed in integers, without pruning.
+        assert!(!prunes(preset_evaluator("dellacherie-simplified")));
+        let build = |terms: &[(&str, f64)], sense| Evaluator::from_names(terms, sense, None).unwrap();
+        assert!(prunes(build(&[("eroded_cells", 2.5), ("holes", -1.5)], Sense::Maximize)));
+        assert!(!prunes(build(&[("eroded_cells", 2.5), ("holes", 1.5)], Sense::Maximize)));
+        assert!(!prunes(build(&[("holes", -1.5)], Sense::Minimize)));
+        // Terms out of index order: the general sum.
+        assert!(!prunes(build(&[("holes", -1.5), ("landing_height", -0.5)], Sense::Maximize)));
+        assert!(!OnePiece::new(preset_evaluator("bcts"), TieBreak::FirstBest).without_pruning().prune);
+    }
+
     /// Walking the straight drops gives the same decision as scoring the listed
     /// candidates (same placement, same value bits) at every move of played games, for
     /// every evaluator the fast path covers and both tie-breaks.
@@ -502,7 +585,13 @@ mod tests {
                         };
                         let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
                         let specialised = policy.choose_listed(&rules, &view, &mut scratch);
-                        let walked = policy.choose_straight_drops(&rules, table, &view, &mut ParentSummary::default());
+                        let walked = policy.choose_straight_drops(
+                            &rules,
+                            table,
+                            &view,
+                            &mut ParentSummary::default(),
+                            &mut PruneBounds::default(),
+                        );
                         assert_eq!(
                             listed.map(|d| (d.placement, d.value.to_bits())),
                             specialised.map(|d| (d.placement, d.value.to_bits())),

@@ -72,7 +72,7 @@ pub fn run(args: ExtrapolateArgs) -> Result<()> {
         result.fit.lowest_height,
         result.fit.highest_height,
         result.fit.fit_p_value,
-        if result.fit.dispersion > 1.0 {
+        if result.fit.dispersion.sqrt() >= 1.005 {
             format!(", interval widened x{:.2} for the scatter", result.fit.dispersion.sqrt())
         } else {
             String::new()

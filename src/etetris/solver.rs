@@ -911,6 +911,62 @@ mod tests {
     }
 
     #[test]
+    fn the_blend_ranks_the_pool_between_the_lookahead_and_the_own_value() {
+        let spawns = sequence(40);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let solution = BeamSearch::new(options).solve(Grid::default(), &spawns[..39], &mut |_| {});
+        let merged: Vec<Merged> = solution
+            .final_boards
+            .iter()
+            .enumerate()
+            .map(|(i, &(grid, score))| Merged {
+                grid,
+                value: weights.value_of(&grid, score),
+                lookahead: 0.0,
+                score,
+                parent: i as u32,
+                placement: Placement { x: 0, y: 0, state: 0 },
+            })
+            .collect();
+        let ranked = |blend: u32| {
+            let mut search = BeamSearch::new(options)
+                .with_refinements(Refinements { lookahead: 2, lookahead_blend: blend, ..Refinements::default() });
+            search.merged = merged.clone();
+            search.rank_by_lookahead(spawns[39], true);
+            search.merged.iter().map(|m| m.lookahead).collect::<Vec<f64>>()
+        };
+        let (pure, half, own) = (ranked(0), ranked(50), ranked(100));
+        for ((m, &p), (&h, &o)) in merged.iter().zip(&pure).zip(half.iter().zip(&own)) {
+            if p.is_finite() {
+                assert_eq!(h.to_bits(), (0.5 * p + 0.5 * m.value).to_bits());
+                assert_eq!(o.to_bits(), m.value.to_bits());
+            } else {
+                // A board that cannot take the next piece still ranks last.
+                assert_eq!((h, o), (f64::INFINITY, f64::INFINITY));
+            }
+        }
+        assert!(pure.iter().filter(|p| p.is_finite()).count() > pure.len() / 2, "most boards take the next piece");
+    }
+
+    #[test]
+    fn the_endgame_weighs_the_board_less_over_its_last_pieces_only() {
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let off = BeamSearch::new(options);
+        let on = BeamSearch::new(options).with_refinements(Refinements { endgame: 9, ..Refinements::default() });
+        for remaining in [1, 5, 9, 10, 10_000] {
+            assert_eq!(off.step_weights(remaining).score_divisor, weights.score_divisor);
+        }
+        assert_eq!(on.step_weights(10).score_divisor, weights.score_divisor, "before the endgame");
+        assert_eq!(on.step_weights(9).score_divisor, weights.score_divisor * 0.9);
+        assert_eq!(on.step_weights(1).score_divisor, weights.score_divisor * 0.1);
+        // Only the divisor moves.
+        assert_eq!(on.step_weights(1).features, weights.features);
+        assert_eq!(on.step_weights(1).extra_features, weights.extra_features);
+    }
+
+    #[test]
     fn the_per_parent_cut_keeps_at_most_the_limit_from_a_parent_then_fills_in_key_order() {
         let mut search = BeamSearch::new(options(5, MoveSet::Seed))
             .with_refinements(Refinements { children_per_parent: 2, ..Refinements::default() });

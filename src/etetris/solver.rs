@@ -511,7 +511,8 @@ impl BeamSearch {
         );
         let blend = self.refinements.lookahead_blend.min(100) as f64 / 100.0;
         for (m, &value) in self.merged.iter_mut().zip(&self.lookahead_values) {
-            m.lookahead = if blend > 0.0 && value.is_finite() { (1.0 - blend) * value + blend * m.value } else { value };
+            m.lookahead =
+                if blend > 0.0 && value.is_finite() { (1.0 - blend) * value + blend * m.value } else { value };
         }
     }
 
@@ -930,8 +931,11 @@ mod tests {
             })
             .collect();
         let ranked = |blend: u32| {
-            let mut search = BeamSearch::new(options)
-                .with_refinements(Refinements { lookahead: 2, lookahead_blend: blend, ..Refinements::default() });
+            let mut search = BeamSearch::new(options).with_refinements(Refinements {
+                lookahead: 2,
+                lookahead_blend: blend,
+                ..Refinements::default()
+            });
             search.merged = merged.clone();
             search.rank_by_lookahead(spawns[39], true);
             search.merged.iter().map(|m| m.lookahead).collect::<Vec<f64>>()

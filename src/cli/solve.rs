@@ -42,6 +42,14 @@ pub struct Args {
     /// order (0: off, the seed's cut).
     #[arg(long, default_value_t = 0)]
     pub children_per_parent: usize,
+    /// With --lookahead: rank the pool by (100 - P)% of the lookahead value plus P% of
+    /// the board's own value (0: off, the lookahead value alone).
+    #[arg(long, default_value_t = 0)]
+    pub lookahead_blend: u32,
+    /// Over the last N pieces, weigh the board less against the score, down to
+    /// 1 / (N + 1) of its weight at the last piece (0: off, the seed's weights throughout).
+    #[arg(long, default_value_t = 0)]
+    pub endgame: usize,
 }
 
 /// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
@@ -72,6 +80,12 @@ pub fn run(args: Args) -> Result<()> {
         "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}",
         args.lookahead
     );
+    ensure!(args.lookahead_blend <= 100, "--lookahead-blend must be in 0..=100, got {}", args.lookahead_blend);
+    ensure!(
+        args.lookahead_blend == 0 || args.lookahead > 0,
+        "--lookahead-blend blends the lookahead's ranking: give --lookahead too"
+    );
+    ensure!(args.endgame <= PIECE_LIMIT, "--endgame must be in 0..={PIECE_LIMIT}, got {}", args.endgame);
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
@@ -82,7 +96,12 @@ pub fn run(args: Args) -> Result<()> {
     // Before the search, so an unwritable path fails at once.
     AtomicFile::check_writable(&path)?;
     let started = Instant::now();
-    let refinements = Refinements { lookahead: args.lookahead, children_per_parent: args.children_per_parent };
+    let refinements = Refinements {
+        lookahead: args.lookahead,
+        children_per_parent: args.children_per_parent,
+        lookahead_blend: args.lookahead_blend,
+        endgame: args.endgame,
+    };
     let solution = pool.install(|| solve_refined_with_progress(options, refinements, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
     let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;

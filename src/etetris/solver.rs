@@ -11,7 +11,9 @@
 //! thread count. See [`BeamSearch`] for why the early cut is exact.
 //!
 //! Beyond the seed, opt in ([`Refinements`]): a one-piece lookahead that ranks the cut by
-//! each board's best placement of the next piece, and a cap on the boards kept per parent.
+//! each board's best placement of the next piece (optionally blended with the board's own
+//! value), a cap on the boards kept per parent, and an endgame that weighs the score more
+//! over the last pieces.
 
 use super::full;
 use super::game::{
@@ -67,6 +69,14 @@ pub struct Refinements {
     /// the same parent, then fills any places left in key order: a diversity rule, so one
     /// good board cannot fill the beam with its near-copies.
     pub children_per_parent: usize,
+    /// 0: off. Otherwise, with the lookahead, the pool is ranked by
+    /// `(100 - P)% x lookahead value + P% x the board's own value` (P in 1..=100), so a
+    /// board whose own value is poor pays for it even when its next piece fits well.
+    pub lookahead_blend: u32,
+    /// 0: off. Otherwise, over the last N pieces, the board's value fades against the score
+    /// (its weight falls to `remaining / (N + 1)` of itself): near the end a safe board is
+    /// worth less than points banked, as the game ends after the last piece whatever the board.
+    pub endgame: usize,
 }
 
 /// What the solver is asked to do.
@@ -332,6 +342,8 @@ impl Paths {
 pub struct BeamSearch {
     options: Options,
     refinements: Refinements,
+    /// The weights of the current step: the options' own, except in the endgame.
+    weights: Weights,
     /// The next piece's placements of each merged board, per chunk (lookahead only).
     lookahead_chunks: Vec<Vec<Scored>>,
     /// The lookahead value of each merged board.
@@ -351,6 +363,7 @@ impl BeamSearch {
         BeamSearch {
             options,
             refinements: Refinements::default(),
+            weights: options.weights,
             lookahead_chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
             lookahead_values: Vec::new(),
             children: Vec::new(),
@@ -376,6 +389,7 @@ impl BeamSearch {
         let mut distinct_boards = Vec::with_capacity(spawns.len());
         for (i, &spawn) in spawns.iter().enumerate() {
             let following = spawns.get(i + 1).map(|&s| (s, i + 2 < PIECE_LIMIT));
+            self.weights = self.step_weights(spawns.len() - i);
             let (boards, candidates) = self.step(&beam, spawn, i + 1 < PIECE_LIMIT, following, &mut next);
             if next.is_empty() {
                 break;
@@ -399,6 +413,18 @@ impl BeamSearch {
         }
     }
 
+    /// The weights for a step with `remaining` pieces left (this one included): the
+    /// options' own, or in the endgame a smaller score divisor, which weighs the board
+    /// `remaining / (endgame + 1)` times as much against the score as before.
+    fn step_weights(&self, remaining: usize) -> Weights {
+        let endgame = self.refinements.endgame;
+        let mut weights = self.options.weights;
+        if endgame > 0 && remaining <= endgame {
+            weights.score_divisor *= remaining as f64 / (endgame + 1) as f64;
+        }
+        weights
+    }
+
     /// One piece: score every placement, keep the best-valued, build and merge their
     /// boards, cut to the beam. `following` is the next piece and whether it scores (for
     /// the lookahead). Returns the numbers of merged boards and of placements.
@@ -410,7 +436,8 @@ impl BeamSearch {
         following: Option<(Spawn, bool)>,
         next: &mut Vec<Entry>,
     ) -> (usize, usize) {
-        let Options { beam: width, moves, weights } = self.options;
+        let Options { beam: width, moves, .. } = self.options;
+        let weights = self.weights;
         let cut = width != usize::MAX;
         let chunk_len = beam.len().div_ceil(CHUNKS).max(1);
         self.chunks.par_iter_mut().enumerate().for_each(|(chunk, out)| {
@@ -465,7 +492,8 @@ impl BeamSearch {
     /// of `following` (infinite when it has none), which the cut ranks before the board's
     /// own value: the lookahead refinement. The search's own weights and move set judge the next piece.
     fn rank_by_lookahead(&mut self, following: Spawn, scores: bool) {
-        let Options { moves, weights, .. } = self.options;
+        let moves = self.options.moves;
+        let weights = self.weights;
         let merged = &self.merged;
         let chunk_len = merged.len().div_ceil(CHUNKS).max(1);
         self.lookahead_values.clear();
@@ -481,8 +509,10 @@ impl BeamSearch {
                 }
             },
         );
+        let blend = self.refinements.lookahead_blend.min(100) as f64 / 100.0;
         for (m, &value) in self.merged.iter_mut().zip(&self.lookahead_values) {
-            m.lookahead = value;
+            m.lookahead =
+                if blend > 0.0 && value.is_finite() { (1.0 - blend) * value + blend * m.value } else { value };
         }
     }
 
@@ -824,7 +854,9 @@ mod tests {
         for refinements in [
             Refinements { lookahead: 2, ..Refinements::default() },
             Refinements { children_per_parent: 2, ..Refinements::default() },
-            Refinements { lookahead: 1, children_per_parent: 3 },
+            Refinements { lookahead: 1, children_per_parent: 3, ..Refinements::default() },
+            Refinements { lookahead: 2, lookahead_blend: 50, ..Refinements::default() },
+            Refinements { endgame: 100, ..Refinements::default() },
         ] {
             let run = |threads: usize| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -877,6 +909,65 @@ mod tests {
             });
             assert_eq!(m.lookahead.to_bits(), best.to_bits(), "{:?}", m.grid);
         }
+    }
+
+    #[test]
+    fn the_blend_ranks_the_pool_between_the_lookahead_and_the_own_value() {
+        let spawns = sequence(40);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let solution = BeamSearch::new(options).solve(Grid::default(), &spawns[..39], &mut |_| {});
+        let merged: Vec<Merged> = solution
+            .final_boards
+            .iter()
+            .enumerate()
+            .map(|(i, &(grid, score))| Merged {
+                grid,
+                value: weights.value_of(&grid, score),
+                lookahead: 0.0,
+                score,
+                parent: i as u32,
+                placement: Placement { x: 0, y: 0, state: 0 },
+            })
+            .collect();
+        let ranked = |blend: u32| {
+            let mut search = BeamSearch::new(options).with_refinements(Refinements {
+                lookahead: 2,
+                lookahead_blend: blend,
+                ..Refinements::default()
+            });
+            search.merged = merged.clone();
+            search.rank_by_lookahead(spawns[39], true);
+            search.merged.iter().map(|m| m.lookahead).collect::<Vec<f64>>()
+        };
+        let (pure, half, own) = (ranked(0), ranked(50), ranked(100));
+        for ((m, &p), (&h, &o)) in merged.iter().zip(&pure).zip(half.iter().zip(&own)) {
+            if p.is_finite() {
+                assert_eq!(h.to_bits(), (0.5 * p + 0.5 * m.value).to_bits());
+                assert_eq!(o.to_bits(), m.value.to_bits());
+            } else {
+                // A board that cannot take the next piece still ranks last.
+                assert_eq!((h, o), (f64::INFINITY, f64::INFINITY));
+            }
+        }
+        assert!(pure.iter().filter(|p| p.is_finite()).count() > pure.len() / 2, "most boards take the next piece");
+    }
+
+    #[test]
+    fn the_endgame_weighs_the_board_less_over_its_last_pieces_only() {
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let off = BeamSearch::new(options);
+        let on = BeamSearch::new(options).with_refinements(Refinements { endgame: 9, ..Refinements::default() });
+        for remaining in [1, 5, 9, 10, 10_000] {
+            assert_eq!(off.step_weights(remaining).score_divisor, weights.score_divisor);
+        }
+        assert_eq!(on.step_weights(10).score_divisor, weights.score_divisor, "before the endgame");
+        assert_eq!(on.step_weights(9).score_divisor, weights.score_divisor * 0.9);
+        assert_eq!(on.step_weights(1).score_divisor, weights.score_divisor * 0.1);
+        // Only the divisor moves.
+        assert_eq!(on.step_weights(1).features, weights.features);
+        assert_eq!(on.step_weights(1).extra_features, weights.extra_features);
     }
 
     #[test]

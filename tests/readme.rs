@@ -144,7 +144,7 @@ const CASES: &[(&str, Action)] = &[
     ("reproduce --quick", RunAs("reproduce --quick --games 2 --heights 4..6")),
     ("reproduce --resume DIR [--threads T]", Skip("usage template")),
     (
-        "extrapolate SOURCE... --to H [--from L] [--through T] [--preset P] [--row N] [--metric rows|pieces]",
+        "extrapolate SOURCE... --to H [--from L] [--through T] [--preset P] [--row N[,M]] [--metric rows|pieces]",
         Skip("usage template"),
     ),
     (

@@ -26,9 +26,10 @@ pub struct ExtrapolateArgs {
     /// without one is taken whole).
     #[arg(long)]
     pub preset: Option<String>,
-    /// Only the games of this row of a `reproduce` table (its games.csv's `measurement`).
-    #[arg(long)]
-    pub row: Option<u64>,
+    /// Only the games of these rows of a `reproduce` table (its games.csv's `measurement`),
+    /// e.g. `--row 2,3`: an estimate's heights and the full games at the target.
+    #[arg(long, value_delimiter = ',')]
+    pub row: Vec<u64>,
     /// What a game's length is counted in: rows or pieces.
     #[arg(long, default_value = "rows")]
     pub metric: String,
@@ -48,7 +49,7 @@ pub fn run(args: ExtrapolateArgs) -> Result<()> {
         lowest: args.from,
         highest: args.through,
         preset: args.preset,
-        table_row: args.row,
+        table_rows: args.row,
         quantity,
     };
     let result = extrapolate(&games, &request)?;
@@ -95,7 +96,11 @@ pub fn run(args: ExtrapolateArgs) -> Result<()> {
             figure_text(measured.low_95()),
             figure_text(measured.high_95()),
             group(measured.count as f64, 0),
-            if result.inside() == Some(true) { "inside" } else { "outside" },
+            match result.inside() {
+                Some(true) => "inside",
+                _ if measured.low_95() <= p.high && p.low <= measured.high_95() => "outside, the intervals overlap",
+                _ => "outside, the intervals apart",
+            },
             measured.mean / p.mean
         );
     }

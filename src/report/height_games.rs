@@ -160,8 +160,9 @@ pub struct Request {
     /// Only the games of this preset, in files with a `preset` column (a `WxH=FILE` source
     /// without one is taken whole: the user named its games).
     pub preset: Option<String>,
-    /// Only the games of this `reproduce` table row, in files with a `measurement` column.
-    pub table_row: Option<u64>,
+    /// Only the games of these `reproduce` table rows, in files with a `measurement` column
+    /// (all when empty): an estimate's row, and the row of full games at the target.
+    pub table_rows: Vec<u64>,
     pub quantity: Quantity,
 }
 
@@ -190,8 +191,8 @@ pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation
             (Some(wanted), Some(preset)) => wanted == preset,
             _ => true,
         };
-        let row = match (request.table_row, game.table_row) {
-            (Some(wanted), Some(row)) => wanted == row,
+        let row = match game.table_row {
+            Some(row) if !request.table_rows.is_empty() => request.table_rows.contains(&row),
             _ => true,
         };
         preset && row
@@ -206,7 +207,8 @@ pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation
         }
     }
     if selected.is_empty() {
-        bail!("no games left once the table row {} is chosen", request.table_row.unwrap_or(0));
+        let rows: Vec<String> = request.table_rows.iter().map(u64::to_string).collect();
+        bail!("no games in table row(s) {}", rows.join(", "));
     }
     let mut widths: Vec<usize> = selected.iter().map(|g| g.board.0).collect();
     widths.sort_unstable();
@@ -269,7 +271,7 @@ mod tests {
     }
 
     fn request(target: usize) -> Request {
-        Request { target, lowest: None, highest: None, preset: None, table_row: None, quantity: Quantity::Rows }
+        Request { target, lowest: None, highest: None, preset: None, table_rows: Vec::new(), quantity: Quantity::Rows }
     }
 
     #[test]
@@ -311,8 +313,9 @@ mod tests {
         games[0].capped = false;
         let e = extrapolate(&games, &Request { preset: Some("bct".into()), ..request(10) }).unwrap_err().to_string();
         assert!(e.contains("did you mean \"bcts\""), "{e}");
-        let e = extrapolate(&games, &Request { table_row: Some(2), ..request(10) }).unwrap_err().to_string();
-        assert!(e.contains("table row 2"), "{e}");
+        let e = extrapolate(&games, &Request { table_rows: vec![2, 3], ..request(10) }).unwrap_err().to_string();
+        assert!(e.contains("table row(s) 2, 3"), "{e}");
+        assert!(extrapolate(&games, &Request { table_rows: vec![2, 1], ..request(10) }).is_ok());
         games.push(GameRow { board: (8, 5), ..game(5, 10.0) });
         assert!(extrapolate(&games, &request(10)).unwrap_err().to_string().contains("widths"));
         games.pop();

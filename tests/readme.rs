@@ -148,6 +148,14 @@ const CASES: &[(&str, Action)] = &[
         Skip("usage template"),
     ),
     (
+        "extrapolate results/reproduce/<run>/games.csv --preset P --row R,F --to H --from 8 --through T",
+        Skip("usage template"),
+    ),
+    (
+        "extrapolate games.csv 10x20=F --preset bcts --row 5,6 --to 20",
+        Skip("needs a --full run's folder and a play CSV; tests/reproduce_cli.rs runs extrapolate on both kinds"),
+    ),
+    (
         "extrapolate results/reproduce/<run>/games.csv --preset bcts --row 6 --to 20",
         Skip("needs a quick run's folder; tests/reproduce_cli.rs runs extrapolate on a reproduce run's games"),
     ),
@@ -161,10 +169,6 @@ const CASES: &[(&str, Action)] = &[
     ("play --preset bcts --board 10x20 --games 20 --seed 1 --threads 2", RunAs("play --preset bcts --board 10x20 --games 2 --seed 1 --threads 2 --max-pieces 2000")),
     ("play --preset bcts --board 10x20 --games 20 --seed 2 --threads 2", RunAs("play --preset bcts --board 10x20 --games 2 --seed 2 --threads 2 --max-pieces 2000")),
     ("reproduce --full dellacherie-simplified bcts --threads 2", RunAs("reproduce --full dellacherie-simplified bcts --threads 2 --games 2 --heights 4..6 --board 10x8")),
-    (
-        "play --preset dellacherie-simplified --board 10x20 --games 100 --seed 1 --threads 2",
-        Skip("18 minutes on 2 cores (the README's 10x20 measurement)"),
-    ),
     ("reproduce --resume DIR", Skip("needs a stopped run; tests/reproduce_cli.rs kills one and resumes it")),
 ];
 

@@ -650,9 +650,6 @@ impl ParentSummary {
         let needs = |index: usize| SET >> index & 1 == 1;
         let rows = board.rows();
         let mut row_transitions = self.row_transitions;
-        let mut column_transitions = self.column_transitions;
-        let mut top_row_cells = self.top_row_cells;
-        let top_y = self.height - 1;
         let mut new_rows = [0u16; 4];
         let mut cleared = false;
         for i in 0..piece_height {
@@ -673,68 +670,13 @@ impl ParentSummary {
             }
             return self.counts_clearing::<SET>(board, shape, piece_width, piece_height, left, bottom, row_transitions);
         }
-        // The top row gains the piece's cells in it, if the piece reaches it.
-        let t = top_y.wrapping_sub(bottom);
-        if needs(COLUMN_TRANSITIONS_NOSKY) && t < piece_height {
-            top_row_cells += shape.rows[t & 3].count_ones();
-        }
-
-        // The gaps under the piece become holes. BCTS: each old hole of a piece column and
-        // each new one gains the piece's cells in that column above it, and the new holes'
-        // rows join the rows with holes. Column transitions, column by column: a piece
-        // column resting on its column's top moves the change into the empty cells above
-        // from the old top to above the piece (no change); one leaving a gap adds the two
-        // changes around its piece cells (the floor and the sky count as filled and empty:
-        // the same rule).
-        let heights = board.heights();
-        let mut holes = self.holes;
-        let mut covered_cells = 0;
-        let mut hole_rows = self.hole_rows;
-        for j in 0..piece_width {
-            let gap = gaps[j & 3];
-            holes += gap;
-            column_transitions += 2 * (gap != 0) as u32;
-            if needs(HOLE_DEPTH) {
-                covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
-            }
-            if needs(ROWS_WITH_HOLES) {
-                hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
-            }
-        }
-        let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
-        // Wells: a cell's well status depends on its own row only, so only the piece's rows
-        // change status; there the new well cells are measured on the new columns. Above
-        // the piece, a well cell of a piece column keeps its status but now ends on the
-        // piece (rare: a mask test per column). Below it nothing changes.
-        let mut wells = self.wells;
-        if needs(CUMULATIVE_WELLS) {
-            for (i, &new) in new_rows.iter().enumerate().take(piece_height) {
-                let y = bottom + i;
-                wells -= self.wells_in_row[y];
-                let mut cells = self.well_cells_in(new);
-                while cells != 0 {
-                    let x = cells.trailing_zeros() as usize;
-                    cells &= cells - 1;
-                    let j = x.wrapping_sub(left);
-                    let piece_cells = if j < piece_width { shape.columns[j & 3] << bottom } else { 0 };
-                    wells += y as u32 + 1 - floor_below(self.columns[PAD + x] | piece_cells, y as u32);
-                }
-            }
-            let piece_top = bottom + piece_height;
-            for j in 0..piece_width {
-                let column = self.columns[left + PAD + j];
-                let mut cells = self.well_cells_of[left + PAD + j] >> piece_top << piece_top;
-                if cells == 0 {
-                    continue;
-                }
-                let new_floor = 64 - (shape.columns[j] << bottom).leading_zeros();
-                while cells != 0 {
-                    let y = cells.trailing_zeros();
-                    cells &= cells - 1;
-                    wells -= new_floor - floor_below(column, y);
-                }
-            }
-        }
+        let ColumnsAfter { column_transitions, top_row_cells, holes, hole_depth, hole_rows } =
+            self.columns_after::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps);
+        let wells = if needs(CUMULATIVE_WELLS) {
+            self.wells_after(shape, &new_rows, piece_width, piece_height, left, bottom)
+        } else {
+            self.wells
+        };
 
         let doubled_landing = (2 * bottom + piece_height - 1) as i64;
         Some((

@@ -12,6 +12,7 @@
 //! it). The row-based families (transitions, wells, BCTS) are in
 //! [`super::incremental`].
 
+use super::feature_set;
 use crate::board::{Board, MAX_WIDTH};
 use crate::placement::Placement;
 
@@ -44,17 +45,6 @@ pub const FEATURE_COUNT: usize = 19;
 /// Index of a feature in [`SUPPORTED`].
 pub fn index_of(name: &str) -> Option<usize> {
     SUPPORTED.iter().position(|n| *n == name)
-}
-
-/// A set of [`SUPPORTED`] features: bit i for index i.
-const fn feature_set(indices: &[usize]) -> u32 {
-    let mut set = 0;
-    let mut k = 0;
-    while k < indices.len() {
-        set |= 1 << indices[k];
-        k += 1;
-    }
-    set
 }
 
 /// Lee's four.

@@ -5,6 +5,7 @@
 //! features compute on the full board (tested against them), so choices are bit-identical
 //! to the slow path. Lee's, Mike's and the 7-term features are in [`super::columns`].
 
+use super::feature_set;
 use crate::board::{Board, MAX_WIDTH, ROW_CAPACITY};
 use crate::piece::DropShape;
 use crate::placement::{Placement, PlacementInfo};
@@ -33,17 +34,6 @@ const COLUMN_TRANSITIONS_NOSKY: usize = 6;
 const CUMULATIVE_WELLS: usize = 8;
 const HOLE_DEPTH: usize = 9;
 const ROWS_WITH_HOLES: usize = 10;
-
-/// A set of [`SUPPORTED`] features: bit i for index i.
-const fn feature_set(indices: &[usize]) -> u32 {
-    let mut set = 0;
-    let mut k = 0;
-    while k < indices.len() {
-        set |= 1 << indices[k];
-        k += 1;
-    }
-    set
-}
 
 /// `eroded_cells` and `rows_cleared`: 0 on every placement the fast path scores.
 const CLEARED_ROW_FEATURES: u32 = feature_set(&[2, 3]);

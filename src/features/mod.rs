@@ -14,6 +14,18 @@ pub mod mike;
 pub mod penalty7;
 pub mod scan;
 
+/// A set of feature indices of one fast engine's own table (`incremental::SUPPORTED`,
+/// `columns::SUPPORTED`): bit i for index i. Both engines name their feature sets this way.
+pub(crate) const fn feature_set(indices: &[usize]) -> u32 {
+    let mut set = 0;
+    let mut k = 0;
+    while k < indices.len() {
+        set |= 1 << indices[k];
+        k += 1;
+    }
+    set
+}
+
 /// What a feature sees: the evaluated board and, when a placement produced it, what the
 /// placement did (zeros for a bare board), plus the row scan shared by several features.
 #[derive(Clone, Debug)]

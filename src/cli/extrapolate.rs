@@ -3,6 +3,7 @@
 //! `play --csv` and `reproduce`; the command behind the README's validation table.
 
 use crate::report::height_games::{extrapolate, read_source, Quantity, Request};
+use crate::report::stats::t_quantile_95;
 use crate::report::text::{figure_text, group};
 use anyhow::{bail, Result};
 use clap::Args;
@@ -57,7 +58,8 @@ pub fn run(args: ExtrapolateArgs) -> Result<()> {
     let unit = quantity.name();
     println!("full games by height ({unit}):");
     for sample in &result.samples {
-        let half = 1.96 * sample.standard_deviation / (sample.games as f64).sqrt();
+        // The 95% half-width of the mean, as `Summary` gives it.
+        let half = t_quantile_95(sample.games - 1) * sample.standard_deviation / (sample.games as f64).sqrt();
         println!(
             "  {width}x{:<3} {:>7} games  mean {:>12}  sd {:>12}  (+-{})",
             sample.height,

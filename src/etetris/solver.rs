@@ -877,26 +877,32 @@ mod tests {
         }
     }
 
-    #[test]
-    fn lookahead_values_are_the_best_next_placement_values() {
-        let spawns = sequence(40);
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
-        let options = Options { beam: 30, moves: MoveSet::Full, weights };
-        let solution = BeamSearch::new(options).solve(Grid::default(), &spawns[..39], &mut |_| {});
-        let mut search = BeamSearch::new(options);
-        search.merged = solution
+    /// The boards a search over `spawns` ends with, as a lookahead pool: each valued by
+    /// the weights, its lookahead still to be found.
+    fn pool_after(options: Options, spawns: &[Spawn]) -> Vec<Merged> {
+        let solution = BeamSearch::new(options).solve(Grid::default(), spawns, &mut |_| {});
+        solution
             .final_boards
             .iter()
             .enumerate()
             .map(|(i, &(grid, score))| Merged {
                 grid,
-                value: 0.0,
+                value: options.weights.value_of(&grid, score),
                 lookahead: 0.0,
                 score,
                 parent: i as u32,
                 placement: Placement { x: 0, y: 0, state: 0 },
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn lookahead_values_are_the_best_next_placement_values() {
+        let spawns = sequence(40);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let mut search = BeamSearch::new(options);
+        search.merged = pool_after(options, &spawns[..39]);
         let following = spawns[39];
         search.rank_by_lookahead(following, true);
         let table = orientations(following.shape);
@@ -916,20 +922,7 @@ mod tests {
         let spawns = sequence(40);
         let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
         let options = Options { beam: 30, moves: MoveSet::Full, weights };
-        let solution = BeamSearch::new(options).solve(Grid::default(), &spawns[..39], &mut |_| {});
-        let merged: Vec<Merged> = solution
-            .final_boards
-            .iter()
-            .enumerate()
-            .map(|(i, &(grid, score))| Merged {
-                grid,
-                value: weights.value_of(&grid, score),
-                lookahead: 0.0,
-                score,
-                parent: i as u32,
-                placement: Placement { x: 0, y: 0, state: 0 },
-            })
-            .collect();
+        let merged = pool_after(options, &spawns[..39]);
         let ranked = |blend: u32| {
             let mut search = BeamSearch::new(options).with_refinements(Refinements {
                 lookahead: 2,

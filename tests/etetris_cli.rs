@@ -76,6 +76,44 @@ fn solve_writes_records_that_replay_to_the_printed_score() {
 }
 
 #[test]
+fn jittered_searches_are_seeded_and_say_their_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let solve = |seed: &str, record: &str| {
+        run(
+            &[
+                "solve",
+                "--beam",
+                "20",
+                "--moves",
+                "full",
+                "--pieces",
+                "400",
+                "--jitter",
+                seed,
+                "--jitter-percent",
+                "30",
+            ]
+            .into_iter()
+            .chain(["--record", record])
+            .collect::<Vec<_>>(),
+            dir.path(),
+        )
+    };
+    let first = solve("5", "a.txt");
+    let again = solve("5", "b.txt");
+    let stderr = String::from_utf8_lossy(&first.stderr).to_string();
+    assert!(stderr.contains("weights jittered (seed 5, up to 30%): cells = -1.0, row_transitions = "), "{stderr}");
+    assert_eq!(stderr, String::from_utf8_lossy(&again.stderr), "the same seed gives the same weights");
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("a.txt"), read("b.txt"), "the same seed gives the same game");
+    let plain =
+        stdout(&run(&["solve", "--beam", "20", "--moves", "full", "--pieces", "400", "--record", "c.txt"], dir.path()));
+    let replayed = stdout(&run(&["replay", "a.txt"], dir.path()));
+    assert_eq!(field(&replayed, "score"), field(&stdout(&first), "score"));
+    assert_ne!(read("a.txt"), read("c.txt"), "30% moves the game ({plain})");
+}
+
+#[test]
 fn weights_files_are_read_and_checked() {
     let dir = tempfile::tempdir().unwrap();
     let good = "cells = -1.0\nrow_transitions = 3.2\ncolumn_transitions = 9.3\nholes = 7.9\nscore_divisor = 38\n";

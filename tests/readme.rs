@@ -107,6 +107,10 @@ const CASES: &[(&str, Action)] = &[
     ),
     ("replay weights/etetris-best-record.txt", Run),
     (
+        "solve --moves full --beam 1000 --threads 1 --weights weights/etetris-full.toml --jitter 1",
+        RunAs("solve --moves full --beam 30 --threads 1 --weights weights/etetris-full.toml --jitter 1 --pieces 300"),
+    ),
+    (
         "solve --moves full --beam 3000 --weights weights/etetris-full.toml --lookahead 2",
         RunAs("solve --moves full --beam 30 --weights weights/etetris-full.toml --lookahead 2 --pieces 300"),
     ),

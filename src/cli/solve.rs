@@ -50,6 +50,14 @@ pub struct Args {
     /// 1 / (N + 1) of its weight at the last piece (0: off, the seed's weights throughout).
     #[arg(long, default_value_t = 0)]
     pub endgame: usize,
+    /// Jitter the weights: every term but cells times 1 + u x JITTER_PERCENT / 100, u
+    /// uniform in [-1, 1) drawn from this seed (0: off, the weights as given). Searches
+    /// with nearby weights play other games: their spread measures chance.
+    #[arg(long, default_value_t = 0)]
+    pub jitter: u64,
+    /// With --jitter: the largest change of a weight, in percent.
+    #[arg(long, default_value_t = 1.0)]
+    pub jitter_percent: f64,
 }
 
 /// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
@@ -74,7 +82,25 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
+    let mut options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
+    ensure!(
+        args.jitter_percent.is_finite() && args.jitter_percent > 0.0 && args.jitter_percent <= 50.0,
+        "--jitter-percent must be above 0 and at most 50, got {}",
+        args.jitter_percent
+    );
+    ensure!(
+        args.jitter != 0 || args.jitter_percent == 1.0,
+        "--jitter-percent sets the size of --jitter: give --jitter SEED too"
+    );
+    if args.jitter != 0 {
+        options.weights = options.weights.jittered(args.jitter, args.jitter_percent / 100.0);
+        eprintln!(
+            "weights jittered (seed {}, up to {}%): {}",
+            args.jitter,
+            args.jitter_percent,
+            options.weights.to_toml().trim_end().replace('\n', ", ")
+        );
+    }
     ensure!(
         args.lookahead <= MAX_LOOKAHEAD,
         "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}",

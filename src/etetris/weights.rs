@@ -97,6 +97,24 @@ impl Weights {
         }
     }
 
+    /// The weights with every term but `cells` (the scale the others are measured in)
+    /// multiplied by `1 + fraction x u`, each `u` drawn uniformly from [-1, 1) by a
+    /// generator seeded with `seed`: the same seed gives the same weights. Terms that weigh
+    /// 0 stay 0 (off). `solve --jitter` uses it to measure how far chance alone moves a
+    /// search: nearby weights give other games, whose spread is the noise an idea's gain
+    /// must beat.
+    pub fn jittered(&self, seed: u64, fraction: f64) -> Weights {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut factor = move || 1.0 + fraction * rng.random_range(-1.0..1.0);
+        let mut weights = *self;
+        for weight in weights.features.iter_mut().skip(1).chain(weights.extra_features.iter_mut()) {
+            *weight *= factor();
+        }
+        weights.score_divisor *= factor();
+        weights
+    }
+
     /// Parses the TOML table; the seed's four terms and the divisor are required, the extra
     /// terms default to 0; unknown keys and non-finite numbers
     /// are errors naming the key, and the divisor must be positive.
@@ -193,6 +211,25 @@ mod tests {
         // The grid's wells count 4.
         let difference = with_wells.value_of(&grid, 17) - seed.value_of(&grid, 17);
         assert!((difference - 6.0).abs() < 1e-9, "{difference}");
+    }
+
+    #[test]
+    fn jitter_is_seeded_bounded_and_leaves_the_scale_and_zero_terms_alone() {
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let a = weights.jittered(7, 0.01);
+        assert_eq!(a, weights.jittered(7, 0.01), "the same seed gives the same weights");
+        assert_ne!(a, weights.jittered(8, 0.01));
+        assert_eq!(weights.jittered(7, 0.0), weights, "no jitter, no change");
+        assert_eq!(a.features[0], -1.0, "cells is the scale");
+        assert_eq!(a.extra_features[..2], [0.0, 0.0], "terms that are off stay off");
+        let pairs = weights.features[1..]
+            .iter()
+            .zip(&a.features[1..])
+            .chain([(&weights.extra_features[2], &a.extra_features[2]), (&weights.score_divisor, &a.score_divisor)]);
+        for (before, after) in pairs {
+            let ratio = after / before;
+            assert!(ratio != 1.0 && (0.99..=1.01).contains(&ratio), "{before} -> {after}");
+        }
     }
 
     #[test]

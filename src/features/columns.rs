@@ -325,6 +325,15 @@ mod tests {
     use crate::piece::Piece;
     use crate::rules::{simplified::Simplified, RuleSet};
 
+    /// The 7-term penalty's indices name its terms in the preset's order (the table above
+    /// writes them out again because a const array cannot be spliced from another).
+    #[test]
+    fn the_penalty_set_is_the_seven_terms_in_order() {
+        let indices: Vec<usize> = (0..FEATURE_COUNT).filter(|i| PENALTY7_SET & (1 << i) != 0).collect();
+        let names: Vec<&str> = indices.iter().map(|&i| SUPPORTED[i]).collect();
+        assert_eq!(names, crate::features::penalty7::NAMES);
+    }
+
     /// Every resting placement of every piece on a set of boards, rows kept and rows
     /// removed: the engine gives exactly the full-board values.
     #[test]

@@ -294,7 +294,7 @@ fn measure_etetris(mut row: Row, planned: &Planned, rule_sets: &mut BTreeMap<Str
     use crate::etetris::solver::{MoveSet, Options};
     const BEAM: usize = 1_000;
     let start = Instant::now();
-    let options = Options { beam: BEAM, moves: MoveSet::Seed, weights: Default::default() };
+    let options = Options::new(BEAM, MoveSet::Seed, Default::default());
     let score = match crate::etetris::checked::solve_checked(options, PIECE_LIMIT, true) {
         Ok((_, _, replayed)) => replayed.score as f64,
         Err(e) => {

@@ -2,7 +2,7 @@
 //! the score as the game counts it (checked by replaying the written record) and the
 //! seconds taken; writes the record; shows a progress bar on stderr.
 
-use crate::etetris::checked::{check, solve_refined_with_progress};
+use crate::etetris::checked::{check, solve_with_progress};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::solver::{MoveSet, Options, Refinements};
 use crate::etetris::weights::Weights;
@@ -71,7 +71,7 @@ pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves
         Some(path) => Weights::load(path)?,
         None => Weights::default(),
     };
-    Ok(Options { beam, moves, weights })
+    Ok(Options::new(beam, moves, weights))
 }
 
 /// Builds a pool of `threads` workers (0: one per core; more than the cores is capped to
@@ -122,13 +122,13 @@ pub fn run(args: Args) -> Result<()> {
     // Before the search, so an unwritable path fails at once.
     AtomicFile::check_writable(&path)?;
     let started = Instant::now();
-    let refinements = Refinements {
+    options.refinements = Refinements {
         lookahead: args.lookahead,
         children_per_parent: args.children_per_parent,
         lookahead_blend: args.lookahead_blend,
         endgame: args.endgame,
     };
-    let solution = pool.install(|| solve_refined_with_progress(options, refinements, args.pieces, true));
+    let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
     let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;
     let mut out = AtomicFile::create(&path)?;

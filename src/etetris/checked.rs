@@ -4,7 +4,7 @@
 
 use super::game::{sequence, Grid, Spawn};
 use super::record::{replay, Record, Replay};
-use super::solver::{write_record, BeamSearch, MoveSet, Options, Refinements, Solution};
+use super::solver::{write_record, BeamSearch, MoveSet, Options, Solution};
 use anyhow::{ensure, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -32,13 +32,8 @@ pub fn solve_checked(options: Options, pieces: usize, show: bool) -> Result<(Sol
     Ok((solution, record, replayed))
 }
 
-/// Solves with a progress bar on stderr.
+/// Solves with a progress bar on stderr (hidden unless `show`), refinements included.
 pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solution {
-    solve_refined_with_progress(options, Refinements::default(), pieces, show)
-}
-
-/// [`solve_with_progress`] with the search's opt-in [`Refinements`].
-pub fn solve_refined_with_progress(options: Options, refinements: Refinements, pieces: usize, show: bool) -> Solution {
     let bar = if show {
         ProgressBar::new(pieces as u64)
     } else {
@@ -51,14 +46,13 @@ pub fn solve_refined_with_progress(options: Options, refinements: Refinements, p
     );
     let spawns = sequence(pieces);
     let mut candidates = 0usize;
-    let solution =
-        BeamSearch::new(options).with_refinements(refinements).solve(Grid::default(), &spawns, &mut |progress| {
-            candidates += progress.candidates;
-            if progress.pieces % 32 == 0 || progress.pieces == pieces {
-                bar.set_position(progress.pieces as u64);
-                bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
-            }
-        });
+    let solution = BeamSearch::new(options).solve(Grid::default(), &spawns, &mut |progress| {
+        candidates += progress.candidates;
+        if progress.pieces % 32 == 0 || progress.pieces == pieces {
+            bar.set_position(progress.pieces as u64);
+            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
+        }
+    });
     bar.finish_and_clear();
     if std::env::var_os("TETRIS_LAB_STATS").is_some() {
         let boards: usize = solution.distinct_boards.iter().sum();

@@ -10,7 +10,7 @@
 //! breaks ties by the board. The chunk count is fixed, so the outcome is the same at any
 //! thread count. See [`BeamSearch`] for why the early cut is exact.
 //!
-//! Beyond the seed, opt in ([`Refinements`]): a one-piece lookahead that ranks the cut by
+//! Beyond the seed, opt in ([`Options::refinements`]): a one-piece lookahead that ranks the cut by
 //! each board's best placement of the next piece (optionally blended with the board's own
 //! value), a cap on the boards kept per parent, and an endgame that weighs the score more
 //! over the last pieces.
@@ -55,7 +55,8 @@ const _: fn() = || {
     is_send_sync::<Weights>();
 };
 
-/// Opt-in changes to the seed's search (`solve --lookahead`, `--children-per-parent`).
+/// Opt-in changes to the seed's search (`solve --lookahead`, `--children-per-parent`,
+/// `--lookahead-blend`, `--endgame`), the field [`Options::refinements`].
 /// The default changes nothing: the search stays the seed's, bit for bit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Refinements {
@@ -86,6 +87,15 @@ pub struct Options {
     pub beam: usize,
     pub moves: MoveSet,
     pub weights: Weights,
+    /// Opt-in changes to the seed's search (the default is the seed's, bit for bit).
+    pub refinements: Refinements,
+}
+
+impl Options {
+    /// The seed's search at this width, move set and weights (no refinements).
+    pub fn new(beam: usize, moves: MoveSet, weights: Weights) -> Options {
+        Options { beam, moves, weights, refinements: Refinements::default() }
+    }
 }
 
 /// Reported after each piece.
@@ -341,7 +351,6 @@ impl Paths {
 /// doubles and the step is redone).
 pub struct BeamSearch {
     options: Options,
-    refinements: Refinements,
     /// The weights of the current step: the options' own, except in the endgame.
     weights: Weights,
     /// The next piece's placements of each merged board, per chunk (lookahead only).
@@ -362,7 +371,6 @@ impl BeamSearch {
         assert!(options.beam >= 1, "the beam keeps at least one board");
         BeamSearch {
             options,
-            refinements: Refinements::default(),
             weights: options.weights,
             lookahead_chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
             lookahead_values: Vec::new(),
@@ -373,12 +381,6 @@ impl BeamSearch {
             slots: Vec::new(),
             paths: Paths::default(),
         }
-    }
-
-    /// The search with `refinements` (the default changes nothing).
-    pub fn with_refinements(mut self, refinements: Refinements) -> BeamSearch {
-        self.refinements = refinements;
-        self
     }
 
     /// Places `spawns` in turn from `start`. Piece `i` of the list is the game's piece
@@ -417,7 +419,7 @@ impl BeamSearch {
     /// options' own, or in the endgame a smaller score divisor, which weighs the board
     /// `remaining / (endgame + 1)` times as much against the score as before.
     fn step_weights(&self, remaining: usize) -> Weights {
-        let endgame = self.refinements.endgame;
+        let endgame = self.options.refinements.endgame;
         let mut weights = self.options.weights;
         if endgame > 0 && remaining <= endgame {
             weights.score_divisor *= remaining as f64 / (endgame + 1) as f64;
@@ -456,9 +458,9 @@ impl BeamSearch {
 
         // How many placements to build: a little more than the beam, to absorb duplicates.
         let mut wanted = if cut { width.saturating_add(width / 8 + 16).min(candidates) } else { candidates };
-        let lookahead = cut && self.refinements.lookahead > 0 && following.is_some();
+        let lookahead = cut && self.options.refinements.lookahead > 0 && following.is_some();
         if lookahead {
-            wanted = wanted.max(width.saturating_mul(self.refinements.lookahead)).min(candidates);
+            wanted = wanted.max(width.saturating_mul(self.options.refinements.lookahead)).min(candidates);
         }
         loop {
             let taken = if wanted < candidates { self.best_valued(wanted) } else { candidates };
@@ -474,7 +476,7 @@ impl BeamSearch {
                 self.rank_by_lookahead(following, scores);
             }
         }
-        if boards > width && self.refinements.children_per_parent > 0 {
+        if boards > width && self.options.refinements.children_per_parent > 0 {
             self.cut_per_parent(beam.len(), width);
         } else if boards > width {
             self.merged.select_nth_unstable_by(width - 1, Merged::cut_order);
@@ -509,7 +511,7 @@ impl BeamSearch {
                 }
             },
         );
-        let blend = self.refinements.lookahead_blend.min(100) as f64 / 100.0;
+        let blend = self.options.refinements.lookahead_blend.min(100) as f64 / 100.0;
         for (m, &value) in self.merged.iter_mut().zip(&self.lookahead_values) {
             m.lookahead =
                 if blend > 0.0 && value.is_finite() { (1.0 - blend) * value + blend * m.value } else { value };
@@ -519,7 +521,7 @@ impl BeamSearch {
     /// The cut with at most `children_per_parent` boards from one parent (in key order),
     /// then the best of the rest to fill the beam.
     fn cut_per_parent(&mut self, parents: usize, width: usize) {
-        let limit = self.refinements.children_per_parent as u32;
+        let limit = self.options.refinements.children_per_parent as u32;
         self.merged.sort_unstable_by(Merged::cut_order);
         self.children.clear();
         self.children.resize(parents, 0);
@@ -712,7 +714,7 @@ mod tests {
     use crate::etetris::record::replay;
 
     fn options(beam: usize, moves: MoveSet) -> Options {
-        Options { beam, moves, weights: Weights::default() }
+        Options::new(beam, moves, Weights::default())
     }
 
     #[test]
@@ -846,11 +848,8 @@ mod tests {
     fn refined_searches_replay_change_the_game_and_do_not_depend_on_the_thread_count() {
         let spawns = sequence(300);
         let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
-        let plain = BeamSearch::new(Options { beam: 20, moves: MoveSet::Full, weights }).solve(
-            Grid::default(),
-            &spawns,
-            &mut |_| {},
-        );
+        let plain =
+            BeamSearch::new(Options::new(20, MoveSet::Full, weights)).solve(Grid::default(), &spawns, &mut |_| {});
         for refinements in [
             Refinements { lookahead: 2, ..Refinements::default() },
             Refinements { children_per_parent: 2, ..Refinements::default() },
@@ -861,9 +860,11 @@ mod tests {
             let run = |threads: usize| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 pool.install(|| {
-                    BeamSearch::new(Options { beam: 20, moves: MoveSet::Full, weights })
-                        .with_refinements(refinements)
-                        .solve(Grid::default(), &spawns, &mut |_| {})
+                    BeamSearch::new(Options { refinements, ..Options::new(20, MoveSet::Full, weights) }).solve(
+                        Grid::default(),
+                        &spawns,
+                        &mut |_| {},
+                    )
                 })
             };
             let (one, two) = (run(1), run(2));
@@ -900,7 +901,7 @@ mod tests {
     fn lookahead_values_are_the_best_next_placement_values() {
         let spawns = sequence(40);
         let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
-        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let options = Options::new(30, MoveSet::Full, weights);
         let mut search = BeamSearch::new(options);
         search.merged = pool_after(options, &spawns[..39]);
         let following = spawns[39];
@@ -921,14 +922,11 @@ mod tests {
     fn the_blend_ranks_the_pool_between_the_lookahead_and_the_own_value() {
         let spawns = sequence(40);
         let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
-        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let options = Options::new(30, MoveSet::Full, weights);
         let merged = pool_after(options, &spawns[..39]);
         let ranked = |blend: u32| {
-            let mut search = BeamSearch::new(options).with_refinements(Refinements {
-                lookahead: 2,
-                lookahead_blend: blend,
-                ..Refinements::default()
-            });
+            let refinements = Refinements { lookahead: 2, lookahead_blend: blend, ..Refinements::default() };
+            let mut search = BeamSearch::new(Options { refinements, ..options });
             search.merged = merged.clone();
             search.rank_by_lookahead(spawns[39], true);
             search.merged.iter().map(|m| m.lookahead).collect::<Vec<f64>>()
@@ -949,9 +947,10 @@ mod tests {
     #[test]
     fn the_endgame_weighs_the_board_less_over_its_last_pieces_only() {
         let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
-        let options = Options { beam: 30, moves: MoveSet::Full, weights };
+        let options = Options::new(30, MoveSet::Full, weights);
         let off = BeamSearch::new(options);
-        let on = BeamSearch::new(options).with_refinements(Refinements { endgame: 9, ..Refinements::default() });
+        let on =
+            BeamSearch::new(Options { refinements: Refinements { endgame: 9, ..Refinements::default() }, ..options });
         for remaining in [1, 5, 9, 10, 10_000] {
             assert_eq!(off.step_weights(remaining).score_divisor, weights.score_divisor);
         }
@@ -965,8 +964,8 @@ mod tests {
 
     #[test]
     fn the_per_parent_cut_keeps_at_most_the_limit_from_a_parent_then_fills_in_key_order() {
-        let mut search = BeamSearch::new(options(5, MoveSet::Seed))
-            .with_refinements(Refinements { children_per_parent: 2, ..Refinements::default() });
+        let refinements = Refinements { children_per_parent: 2, ..Refinements::default() };
+        let mut search = BeamSearch::new(Options { refinements, ..options(5, MoveSet::Seed) });
         // Parent 0 holds the four best keys, parent 1 the next two, parent 2 the worst.
         let parents = [0, 0, 0, 0, 1, 1, 2];
         search.merged = parents
@@ -989,7 +988,7 @@ mod tests {
         let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
         // Two of parent 0, both of parent 1, parent 2's, and none left to fill.
         assert_eq!(kept, vec![0.0, 1.0, 4.0, 5.0, 6.0]);
-        search.refinements.children_per_parent = 1;
+        search.options.refinements.children_per_parent = 1;
         search.merged.push(Merged { value: 2.0, parent: 0, ..search.merged[0] });
         search.cut_per_parent(3, 4);
         let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();

@@ -124,7 +124,7 @@ impl Objective for ETetrisObjective {
         // BeamSearch expands with rayon: inside the driver's pool this nests, so a
         // generation of few candidates still uses every thread.
         let solution =
-            BeamSearch::new(Options { beam, moves, weights }).solve(Grid::default(), &self.spawns, &mut |_| {
+            BeamSearch::new(Options::new(beam, moves, weights)).solve(Grid::default(), &self.spawns, &mut |_| {
                 live.fetch_add(1, Ordering::Relaxed);
             });
         if held_out {
@@ -146,7 +146,7 @@ mod tests {
     const PIECES: usize = 400;
 
     fn direct(weights: Weights, beam: usize) -> (u32, usize) {
-        let solution = BeamSearch::new(Options { beam, moves: MoveSet::Seed, weights }).solve(
+        let solution = BeamSearch::new(Options::new(beam, MoveSet::Seed, weights)).solve(
             Grid::default(),
             &sequence(PIECES),
             &mut |_| {},

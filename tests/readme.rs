@@ -66,7 +66,8 @@ const CASES: &[(&str, Action)] = &[
         RunAs("bench etetris --beams 100,300 --threads 1,2 --pieces 200"),
     ),
     ("bench etetris", RunAs("bench etetris --beams 30 --threads 1 --pieces 200")),
-    ("bench etetris --beams 100,300,1000", RunAs("bench etetris --beams 100 --threads 1 --pieces 200")),
+    ("bench etetris --beams 100,300,1000,3000", RunAs("bench etetris --beams 100 --threads 1 --pieces 200")),
+    ("solve --beam 1000 --threads 1", RunAs("solve --beam 30 --threads 1 --pieces 200")),
     ("solve --moves full --beam K --threads 2", RunAs("solve --moves full --beam 50 --threads 2 --pieces 200")),
     ("bench simulator", RunAs("bench simulator --seconds 0.05 --games 4 --max-pieces 500")),
     // The guideline game.

@@ -55,9 +55,9 @@ pub struct Args {
     /// with nearby weights play other games: their spread measures chance.
     #[arg(long, default_value_t = 0)]
     pub jitter: u64,
-    /// With --jitter: the largest change of a weight, in percent.
-    #[arg(long, default_value_t = 1.0)]
-    pub jitter_percent: f64,
+    /// With --jitter: the largest change of a weight, in percent [default: 1].
+    #[arg(long)]
+    pub jitter_percent: Option<f64>,
 }
 
 /// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
@@ -83,21 +83,20 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
 
 pub fn run(args: Args) -> Result<()> {
     let mut options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
+    let jitter_percent = args.jitter_percent.unwrap_or(1.0);
     ensure!(
-        args.jitter_percent.is_finite() && args.jitter_percent > 0.0 && args.jitter_percent <= 50.0,
-        "--jitter-percent must be above 0 and at most 50, got {}",
-        args.jitter_percent
+        jitter_percent.is_finite() && jitter_percent > 0.0 && jitter_percent <= 50.0,
+        "--jitter-percent must be above 0 and at most 50, got {jitter_percent}"
     );
     ensure!(
-        args.jitter != 0 || args.jitter_percent == 1.0,
+        args.jitter != 0 || args.jitter_percent.is_none(),
         "--jitter-percent sets the size of --jitter: give --jitter SEED too"
     );
     if args.jitter != 0 {
-        options.weights = options.weights.jittered(args.jitter, args.jitter_percent / 100.0);
+        options.weights = options.weights.jittered(args.jitter, jitter_percent / 100.0);
         eprintln!(
-            "weights jittered (seed {}, up to {}%): {}",
+            "weights jittered (seed {}, up to {jitter_percent}%): {}",
             args.jitter,
-            args.jitter_percent,
             options.weights.to_toml().trim_end().replace('\n', ", ")
         );
     }

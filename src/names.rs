@@ -23,7 +23,13 @@ pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
 /// key or value.
 pub fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error {
     // toml's messages may span lines ("invalid string\nexpected ..."): one line here.
-    let message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    let mut message = error.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
+    // serde names its own machinery for a tagged enum given as a plain value
+    // (`optimizer = "cmaes"`): say what the file should hold instead.
+    if let Some(at) = message.find("expected internally tagged enum") {
+        message.truncate(at);
+        message.push_str("expected a table with a `kind` key (e.g. [optimizer] then kind = \"cmaes\")");
+    }
     let suggestion = suggest(&message).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
     match error.span() {
         Some(span) => {
@@ -56,5 +62,28 @@ mod tests {
         assert!(e.to_string().contains("did you mean \"dellacherie\""), "{e}");
         let e = super::unknown("preset", "zzzz", ["bcts", "lee"].into_iter());
         assert!(e.to_string().contains("known: bcts, lee"), "{e}");
+    }
+
+    #[test]
+    fn a_tagged_enum_given_as_a_plain_value_asks_for_a_table_with_a_kind() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(tag = "kind")]
+        #[allow(dead_code)]
+        enum Spec {
+            A { size: u32 },
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct File {
+            optimizer: Spec,
+        }
+        let text = "optimizer = \"cmaes\"\n";
+        let error = toml::from_str::<File>(text).unwrap_err();
+        let e = super::explain_toml_error(text, &error).to_string();
+        assert!(
+            e.starts_with("line 1, column 13: invalid type: string \"cmaes\", expected a table with a `kind` key"),
+            "{e}"
+        );
+        assert!(!e.contains("internally tagged"), "{e}");
     }
 }

@@ -658,6 +658,8 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&solve(&["--lookahead", "2", "--lookahead-blend", "101"]), "--lookahead-blend"),
         refused(&solve(&["--lookahead-blend", "50"]), "--lookahead-blend"),
         refused(&solve(&["--endgame", "10001"]), "--endgame"),
+        refused(&solve(&["--lookahead", "2", "--second-ply", "17"]), "--second-ply"),
+        refused(&solve(&["--second-ply", "2"]), "--second-ply"),
         refused(&solve(&["--jitter", "1", "--jitter-percent", "0"]), "--jitter-percent"),
         refused(&solve(&["--jitter", "1", "--jitter-percent", "NaN"]), "--jitter-percent"),
         refused(&solve(&["--jitter", "1", "--jitter-percent", "51"]), "--jitter-percent"),

@@ -50,6 +50,10 @@ pub struct Args {
     /// 1 / (N + 1) of its weight at the last piece (0: off, the seed's weights throughout).
     #[arg(long, default_value_t = 0)]
     pub endgame: usize,
+    /// With --lookahead: follow each pooled board's best N placements of the next piece
+    /// with the piece after, and rank the board by the best value two pieces on (0: off).
+    #[arg(long, default_value_t = 0)]
+    pub second_ply: usize,
     /// Jitter the weights: every term but cells times 1 + u x JITTER_PERCENT / 100, u
     /// uniform in [-1, 1) drawn from this seed (0: off, the weights as given). Searches
     /// with nearby weights play other games: their spread measures chance.
@@ -62,6 +66,10 @@ pub struct Args {
 
 /// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
 const MAX_LOOKAHEAD: usize = 16;
+
+/// The most placements of the next piece the second ply follows (each costs about one
+/// more lookahead).
+const MAX_SECOND_PLY: usize = 16;
 
 /// Checks the options shared by `solve` and `bench` and reads the weights.
 pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves: MoveSet) -> Result<Options> {
@@ -110,6 +118,15 @@ pub fn run(args: Args) -> Result<()> {
         args.lookahead_blend == 0 || args.lookahead > 0,
         "--lookahead-blend blends the lookahead's ranking: give --lookahead too"
     );
+    ensure!(
+        args.second_ply <= MAX_SECOND_PLY,
+        "--second-ply = {} is more than the limit of {MAX_SECOND_PLY}",
+        args.second_ply
+    );
+    ensure!(
+        args.second_ply == 0 || args.lookahead > 0,
+        "--second-ply deepens the lookahead's ranking: give --lookahead too"
+    );
     ensure!(args.endgame <= PIECE_LIMIT, "--endgame must be in 0..={PIECE_LIMIT}, got {}", args.endgame);
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
@@ -126,6 +143,7 @@ pub fn run(args: Args) -> Result<()> {
         children_per_parent: args.children_per_parent,
         lookahead_blend: args.lookahead_blend,
         endgame: args.endgame,
+        second_ply: args.second_ply,
     };
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();

@@ -78,6 +78,11 @@ pub struct Refinements {
     /// (its weight falls to `remaining / (N + 1)` of itself): near the end a safe board is
     /// worth less than points banked, as the game ends after the last piece whatever the board.
     pub endgame: usize,
+    /// 0: off. Otherwise, with the lookahead, each pooled board's best `second_ply`
+    /// placements of the next piece are each followed by every placement of the piece
+    /// after, and the board ranks by the best value two pieces on: a deeper look at the
+    /// known sequence for about `1 + second_ply` times the lookahead's work.
+    pub second_ply: usize,
 }
 
 /// What the solver is asked to do.
@@ -353,8 +358,9 @@ pub struct BeamSearch {
     options: Options,
     /// The weights of the current step: the options' own, except in the endgame.
     weights: Weights,
-    /// The next piece's placements of each merged board, per chunk (lookahead only).
-    lookahead_chunks: Vec<Vec<Scored>>,
+    /// The next piece's placements of each merged board and, for the second ply, the
+    /// placements of the piece after, per chunk (lookahead only).
+    lookahead_chunks: Vec<(Vec<Scored>, Vec<Scored>)>,
     /// The lookahead value of each merged board.
     lookahead_values: Vec<f64>,
     /// Kept boards per parent (children_per_parent only).
@@ -372,7 +378,7 @@ impl BeamSearch {
         BeamSearch {
             options,
             weights: options.weights,
-            lookahead_chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
+            lookahead_chunks: (0..CHUNKS).map(|_| (Vec::new(), Vec::new())).collect(),
             lookahead_values: Vec::new(),
             children: Vec::new(),
             chunks: (0..CHUNKS).map(|_| Vec::new()).collect(),
@@ -391,8 +397,10 @@ impl BeamSearch {
         let mut distinct_boards = Vec::with_capacity(spawns.len());
         for (i, &spawn) in spawns.iter().enumerate() {
             let following = spawns.get(i + 1).map(|&s| (s, i + 2 < PIECE_LIMIT));
+            let after_following = spawns.get(i + 2).map(|&s| (s, i + 3 < PIECE_LIMIT));
             self.weights = self.step_weights(spawns.len() - i);
-            let (boards, candidates) = self.step(&beam, spawn, i + 1 < PIECE_LIMIT, following, &mut next);
+            let (boards, candidates) =
+                self.step(&beam, spawn, i + 1 < PIECE_LIMIT, [following, after_following], &mut next);
             if next.is_empty() {
                 break;
             }
@@ -429,13 +437,14 @@ impl BeamSearch {
 
     /// One piece: score every placement, keep the best-valued, build and merge their
     /// boards, cut to the beam. `following` is the next piece and whether it scores (for
-    /// the lookahead). Returns the numbers of merged boards and of placements.
+    /// the lookahead), then the piece after it (for its second ply). Returns the numbers
+    /// of merged boards and of placements.
     fn step(
         &mut self,
         beam: &[Entry],
         spawn: Spawn,
         scores: bool,
-        following: Option<(Spawn, bool)>,
+        [following, after_following]: [Option<(Spawn, bool)>; 2],
         next: &mut Vec<Entry>,
     ) -> (usize, usize) {
         let Options { beam: width, moves, .. } = self.options;
@@ -472,8 +481,8 @@ impl BeamSearch {
         }
         let boards = self.merged.len();
         if boards > width && lookahead {
-            if let Some((following, scores)) = following {
-                self.rank_by_lookahead(following, scores);
+            if let Some(following) = following {
+                self.rank_by_lookahead(following, after_following);
             }
         }
         if boards > width && self.options.refinements.children_per_parent > 0 {
@@ -492,22 +501,49 @@ impl BeamSearch {
 
     /// Sets each merged board's lookahead value, the smallest value among its placements
     /// of `following` (infinite when it has none), which the cut ranks before the board's
-    /// own value: the lookahead refinement. The search's own weights and move set judge the next piece.
-    fn rank_by_lookahead(&mut self, following: Spawn, scores: bool) {
+    /// own value: the lookahead refinement. With the second ply, the smallest value among
+    /// the placements of `after_following` on the boards of its best placements instead.
+    /// The search's own weights and move set judge both pieces. Each piece comes with
+    /// whether it scores.
+    fn rank_by_lookahead(&mut self, (following, scores): (Spawn, bool), after_following: Option<(Spawn, bool)>) {
         let moves = self.options.moves;
         let weights = self.weights;
+        let second_ply = if after_following.is_some() { self.options.refinements.second_ply } else { 0 };
         let merged = &self.merged;
         let chunk_len = merged.len().div_ceil(CHUNKS).max(1);
         self.lookahead_values.clear();
         self.lookahead_values.resize(merged.len(), f64::INFINITY);
         self.lookahead_values.par_chunks_mut(chunk_len).zip(self.lookahead_chunks.par_iter_mut()).enumerate().for_each(
-            |(chunk, (values, out))| {
+            |(chunk, (values, (out, deeper)))| {
                 for (offset, value) in values.iter_mut().enumerate() {
                     let m = &merged[chunk * chunk_len + offset];
                     let entry = Entry { grid: m.grid, score: m.score, node: ROOT };
                     out.clear();
                     score_placements(&entry, 0, following, moves, scores, Some(&weights), out);
-                    *value = out.iter().map(|s| s.value).fold(f64::INFINITY, f64::min);
+                    *value = match after_following {
+                        Some((after, after_scores)) if second_ply > 0 && !out.is_empty() => {
+                            let branches = second_ply.min(out.len());
+                            out.select_nth_unstable_by(branches - 1, |a, b| {
+                                a.value.total_cmp(&b.value).then_with(|| placement_order(a).cmp(&placement_order(b)))
+                            });
+                            let table = orientations(following.shape);
+                            let mut best = f64::INFINITY;
+                            for s in &out[..branches] {
+                                let mut grid = m.grid;
+                                grid.lock(
+                                    &table[s.placement.state as usize],
+                                    s.placement.x as i32,
+                                    s.placement.y as i32,
+                                );
+                                deeper.clear();
+                                let entry = Entry { grid, score: s.score, node: ROOT };
+                                score_placements(&entry, 0, after, moves, after_scores, Some(&weights), deeper);
+                                best = deeper.iter().map(|s| s.value).fold(best, f64::min);
+                            }
+                            best
+                        }
+                        _ => out.iter().map(|s| s.value).fold(f64::INFINITY, f64::min),
+                    };
                 }
             },
         );
@@ -594,6 +630,11 @@ impl BeamSearch {
             }
         }
     }
+}
+
+/// A fixed order of placements, for ties among equal values.
+fn placement_order(s: &Scored) -> (i8, i8, u8) {
+    (s.placement.x, s.placement.y, s.placement.state)
 }
 
 /// Scores every placement of `spawn` on the entry's board into `out`: the new score and,
@@ -856,6 +897,7 @@ mod tests {
             Refinements { lookahead: 1, children_per_parent: 3, ..Refinements::default() },
             Refinements { lookahead: 2, lookahead_blend: 50, ..Refinements::default() },
             Refinements { endgame: 100, ..Refinements::default() },
+            Refinements { lookahead: 2, second_ply: 2, ..Refinements::default() },
         ] {
             let run = |threads: usize| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -905,7 +947,7 @@ mod tests {
         let mut search = BeamSearch::new(options);
         search.merged = pool_after(options, &spawns[..39]);
         let following = spawns[39];
-        search.rank_by_lookahead(following, true);
+        search.rank_by_lookahead((following, true), None);
         let table = orientations(following.shape);
         for m in &search.merged {
             let mut best = f64::INFINITY;
@@ -919,6 +961,47 @@ mod tests {
     }
 
     #[test]
+    fn second_ply_values_are_the_best_values_two_pieces_on_through_the_best_branches() {
+        let spawns = sequence(41);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let options = Options::new(30, MoveSet::Full, weights);
+        let merged = pool_after(options, &spawns[..39]);
+        let (following, after) = (spawns[39], spawns[40]);
+        let ranked = |second_ply: usize| {
+            let refinements = Refinements { lookahead: 2, second_ply, ..Refinements::default() };
+            let mut search = BeamSearch::new(Options { refinements, ..options });
+            search.merged = merged.clone();
+            search.rank_by_lookahead((following, true), Some((after, true)));
+            search.merged.iter().map(|m| m.lookahead).collect::<Vec<f64>>()
+        };
+        let (one_ply, two, every) = (ranked(0), ranked(2), ranked(1000));
+        let (table, after_table) = (orientations(following.shape), orientations(after.shape));
+        let mut deeper_differs = false;
+        for (i, m) in merged.iter().enumerate() {
+            // Every placement of the next piece, by value, then the best of the piece after.
+            let mut branches = Vec::new();
+            full::placements(&m.grid, following, |p| {
+                let mut grid = m.grid;
+                let score = m.score + grid.lock(&table[p.state as usize], p.x as i32, p.y as i32).points();
+                let mut best = f64::INFINITY;
+                full::placements(&grid, after, |q| {
+                    let mut last = grid;
+                    let lock = last.lock(&after_table[q.state as usize], q.x as i32, q.y as i32);
+                    best = best.min(weights.value_of(&last, score + lock.points()));
+                });
+                branches.push((weights.value_of(&grid, score), (p.x, p.y, p.state), best));
+            });
+            branches.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let best_of = |n: usize| branches.iter().take(n).map(|b| b.2).fold(f64::INFINITY, f64::min);
+            assert_eq!(one_ply[i].to_bits(), branches.first().map_or(f64::INFINITY, |b| b.0).to_bits());
+            assert_eq!(two[i].to_bits(), best_of(2).to_bits(), "{:?}", m.grid);
+            assert_eq!(every[i].to_bits(), best_of(usize::MAX).to_bits(), "{:?}", m.grid);
+            deeper_differs |= two[i] != one_ply[i];
+        }
+        assert!(deeper_differs, "the second ply changes the ranking");
+    }
+
+    #[test]
     fn the_blend_ranks_the_pool_between_the_lookahead_and_the_own_value() {
         let spawns = sequence(40);
         let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
@@ -928,7 +1011,7 @@ mod tests {
             let refinements = Refinements { lookahead: 2, lookahead_blend: blend, ..Refinements::default() };
             let mut search = BeamSearch::new(Options { refinements, ..options });
             search.merged = merged.clone();
-            search.rank_by_lookahead(spawns[39], true);
+            search.rank_by_lookahead((spawns[39], true), None);
             search.merged.iter().map(|m| m.lookahead).collect::<Vec<f64>>()
         };
         let (pure, half, own) = (ranked(0), ranked(50), ranked(100));

@@ -119,6 +119,13 @@ const CASES: &[(&str, Action)] = &[
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25",
         RunAs("solve --moves full --beam 30 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --pieces 300"),
     ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2",
+        RunAs(
+            "solve --moves full --beam 30 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
+             --pieces 300",
+        ),
+    ),
     ("solve --moves full --beam 300 --threads 1 --weights FILE", Skip("usage template")),
     ("tune experiments/etetris-full-cmaes.toml --threads 1", Skip("8 CPU-minutes; tests/experiments.rs checks the file")),
     (

@@ -64,13 +64,6 @@ pub struct Args {
     pub jitter_percent: Option<f64>,
 }
 
-/// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
-const MAX_LOOKAHEAD: usize = 16;
-
-/// The most placements of the next piece the second ply follows (each costs about one
-/// more lookahead).
-const MAX_SECOND_PLY: usize = 16;
-
 /// Checks the options shared by `solve` and `bench` and reads the weights.
 pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves: MoveSet) -> Result<Options> {
     crate::limits::check_count("--beam", beam, crate::limits::MAX_BEAM)?;
@@ -108,26 +101,14 @@ pub fn run(args: Args) -> Result<()> {
             options.weights.to_toml().trim_end().replace('\n', ", ")
         );
     }
-    ensure!(
-        args.lookahead <= MAX_LOOKAHEAD,
-        "--lookahead = {} is more than the limit of {MAX_LOOKAHEAD}",
-        args.lookahead
-    );
-    ensure!(args.lookahead_blend <= 100, "--lookahead-blend must be in 0..=100, got {}", args.lookahead_blend);
-    ensure!(
-        args.lookahead_blend == 0 || args.lookahead > 0,
-        "--lookahead-blend blends the lookahead's ranking: give --lookahead too"
-    );
-    ensure!(
-        args.second_ply <= MAX_SECOND_PLY,
-        "--second-ply = {} is more than the limit of {MAX_SECOND_PLY}",
-        args.second_ply
-    );
-    ensure!(
-        args.second_ply == 0 || args.lookahead > 0,
-        "--second-ply deepens the lookahead's ranking: give --lookahead too"
-    );
-    ensure!(args.endgame <= PIECE_LIMIT, "--endgame must be in 0..={PIECE_LIMIT}, got {}", args.endgame);
+    let refinements = Refinements {
+        lookahead: args.lookahead,
+        children_per_parent: args.children_per_parent,
+        lookahead_blend: args.lookahead_blend,
+        endgame: args.endgame,
+        second_ply: args.second_ply,
+    };
+    refinements.check(|field| format!("--{}", field.replace('_', "-")))?;
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
@@ -138,13 +119,7 @@ pub fn run(args: Args) -> Result<()> {
     // Before the search, so an unwritable path fails at once.
     AtomicFile::check_writable(&path)?;
     let started = Instant::now();
-    options.refinements = Refinements {
-        lookahead: args.lookahead,
-        children_per_parent: args.children_per_parent,
-        lookahead_blend: args.lookahead_blend,
-        endgame: args.endgame,
-        second_ply: args.second_ply,
-    };
+    options.refinements = refinements;
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
     let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;

@@ -85,6 +85,46 @@ pub struct Refinements {
     pub second_ply: usize,
 }
 
+/// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
+pub const MAX_LOOKAHEAD: usize = 16;
+
+/// The most placements of the next piece the second ply follows (each costs about one
+/// more lookahead).
+pub const MAX_SECOND_PLY: usize = 16;
+
+impl Refinements {
+    /// Refuses what the search cannot do: a lookahead pool above [`MAX_LOOKAHEAD`] beams, a
+    /// blend above 100 %, an endgame longer than the game, a second ply above
+    /// [`MAX_SECOND_PLY`], or a blend or second ply without the lookahead they change. The
+    /// messages name each setting by `name` of its field name (`solve` gives `--second-ply`
+    /// for `second_ply`, an experiment file `[etetris] second_ply`).
+    pub fn check(&self, name: impl Fn(&str) -> String) -> Result<()> {
+        let (lookahead, blend, endgame, second_ply) =
+            (name("lookahead"), name("lookahead_blend"), name("endgame"), name("second_ply"));
+        ensure!(
+            self.lookahead <= MAX_LOOKAHEAD,
+            "{lookahead} = {} is more than the limit of {MAX_LOOKAHEAD}",
+            self.lookahead
+        );
+        ensure!(self.lookahead_blend <= 100, "{blend} must be in 0..=100, got {}", self.lookahead_blend);
+        ensure!(
+            self.lookahead_blend == 0 || self.lookahead > 0,
+            "{blend} blends the lookahead's ranking: give {lookahead} too"
+        );
+        ensure!(self.endgame <= PIECE_LIMIT, "{endgame} must be in 0..={PIECE_LIMIT}, got {}", self.endgame);
+        ensure!(
+            self.second_ply <= MAX_SECOND_PLY,
+            "{second_ply} = {} is more than the limit of {MAX_SECOND_PLY}",
+            self.second_ply
+        );
+        ensure!(
+            self.second_ply == 0 || self.lookahead > 0,
+            "{second_ply} deepens the lookahead's ranking: give {lookahead} too"
+        );
+        Ok(())
+    }
+}
+
 /// What the solver is asked to do.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {

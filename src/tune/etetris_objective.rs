@@ -18,7 +18,7 @@
 use super::objective::{Objective, Played};
 use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
-use crate::etetris::solver::{BeamSearch, MoveSet, Options};
+use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
 use crate::etetris::weights::{Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, SCORE_DIVISOR};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,19 @@ pub struct Settings {
     pub moves: MoveSet,
     /// Boards kept in the final scoring of the best and the published weights.
     pub held_out_beam: usize,
+    /// The search's refinements while tuning and in the final scoring, as `solve`'s flags
+    /// of the same names (`--lookahead`, ...; see [`Refinements`]): 0 is off.
+    pub lookahead: usize,
+    pub children_per_parent: usize,
+    pub lookahead_blend: u32,
+    pub endgame: usize,
+    pub second_ply: usize,
+    /// 0: off, one deterministic search a candidate. Otherwise each of a candidate's
+    /// `games` is a search with its weights jittered by up to this many percent, as
+    /// `solve --jitter SEED --jitter-percent P`, the game's seed drawing the jitter: the
+    /// mean over a few such searches measures weights above the chance that moves a
+    /// single search (see the README). The final scoring is not jittered.
+    pub jitter_percent: f64,
 }
 
 impl Default for Settings {
@@ -42,7 +55,17 @@ impl Default for Settings {
     /// smallest width of the README's benchmark); the final scoring at the published
     /// 1,000.
     fn default() -> Settings {
-        Settings { beam: 100, moves: MoveSet::Seed, held_out_beam: 1000 }
+        Settings {
+            beam: 100,
+            moves: MoveSet::Seed,
+            held_out_beam: 1000,
+            lookahead: 0,
+            children_per_parent: 0,
+            lookahead_blend: 0,
+            endgame: 0,
+            second_ply: 0,
+            jitter_percent: 0.0,
+        }
     }
 }
 
@@ -59,7 +82,27 @@ impl Settings {
                 bail!("[etetris] {key} = {beam} is more than the limit of {}", crate::limits::MAX_BEAM);
             }
         }
+        self.refinements().check(|field| format!("[etetris] {field}"))?;
+        if !(self.jitter_percent.is_finite() && (0.0..=50.0).contains(&self.jitter_percent)) {
+            bail!("[etetris] jitter_percent = {}: must be in 0..=50 (0: off)", self.jitter_percent);
+        }
         Ok(())
+    }
+
+    /// The searches' refinements (all off by default: the seed's search).
+    pub fn refinements(&self) -> Refinements {
+        Refinements {
+            lookahead: self.lookahead,
+            children_per_parent: self.children_per_parent,
+            lookahead_blend: self.lookahead_blend,
+            endgame: self.endgame,
+            second_ply: self.second_ply,
+        }
+    }
+
+    /// Whether a candidate's searches are jittered (then it may play several).
+    pub fn is_jittered(&self) -> bool {
+        self.jitter_percent > 0.0
     }
 }
 
@@ -113,8 +156,10 @@ impl ETetrisObjective {
 }
 
 impl Objective for ETetrisObjective {
-    /// The seed is ignored: the sequence is the contest's, and the search deterministic.
-    fn play(&self, vector: &[f64], _seed: u64, held_out: bool, live: &AtomicU64) -> Result<Played> {
+    /// The seed draws the jitter when the settings jitter the weights (not in the final
+    /// scoring); otherwise it is ignored: the sequence is the contest's, and the search
+    /// deterministic.
+    fn play(&self, vector: &[f64], seed: u64, held_out: bool, live: &AtomicU64) -> Result<Played> {
         let start = Instant::now();
         let Some(weights) = weights(vector) else {
             return Ok(Played { fitness: 0.0, pieces: 0, seconds: 0.0 });
@@ -123,10 +168,15 @@ impl Objective for ETetrisObjective {
         let moves = self.settings.moves;
         // BeamSearch expands with rayon: inside the driver's pool this nests, so a
         // generation of few candidates still uses every thread.
-        let solution =
-            BeamSearch::new(Options::new(beam, moves, weights)).solve(Grid::default(), &self.spawns, &mut |_| {
-                live.fetch_add(1, Ordering::Relaxed);
-            });
+        let weights = if self.settings.is_jittered() && !held_out {
+            weights.jittered(seed, self.settings.jitter_percent / 100.0)
+        } else {
+            weights
+        };
+        let options = Options { refinements: self.settings.refinements(), ..Options::new(beam, moves, weights) };
+        let solution = BeamSearch::new(options).solve(Grid::default(), &self.spawns, &mut |_| {
+            live.fetch_add(1, Ordering::Relaxed);
+        });
         if held_out {
             // The reported figure is the game's own count of the record, as `solve` prints.
             check(&self.spawns, &solution, moves)?;
@@ -156,7 +206,7 @@ mod tests {
 
     #[test]
     fn plays_what_the_beam_search_plays() {
-        let settings = Settings { beam: 40, moves: MoveSet::Seed, held_out_beam: 60 };
+        let settings = Settings { beam: 40, moves: MoveSet::Seed, held_out_beam: 60, ..Settings::default() };
         let objective = ETetrisObjective::new(settings, PIECES);
         let published = vector(&Weights::default());
         let live = AtomicU64::new(0);
@@ -187,6 +237,33 @@ mod tests {
         let expected = direct(weights(&wells).unwrap(), 40).0;
         assert_ne!(expected, score, "a weight on wells must change the search");
         assert_eq!(steered.fitness, expected as f64);
+    }
+
+    #[test]
+    fn jittered_refined_searches_are_solves_searches_drawn_by_the_games_seed() {
+        let settings = Settings { beam: 20, moves: MoveSet::Full, held_out_beam: 20, ..Settings::default() };
+        let refined = Settings { lookahead: 2, endgame: 50, second_ply: 2, jitter_percent: 5.0, ..settings.clone() };
+        let objective = ETetrisObjective::new(refined.clone(), 300);
+        let live = AtomicU64::new(0);
+        let published = vector(&Weights::default());
+        let solve = |weights: Weights| {
+            let options = Options { refinements: refined.refinements(), ..Options::new(20, MoveSet::Full, weights) };
+            BeamSearch::new(options).solve(Grid::default(), &sequence(300), &mut |_| {}).score as f64
+        };
+        let (one, two) = (Weights::default().jittered(7, 0.05), Weights::default().jittered(8, 0.05));
+        let (seven, eight) = (solve(one), solve(two));
+        assert_ne!(seven, eight, "two jitters, two games");
+        assert_eq!(objective.play(&published, 7, false, &live).unwrap().fitness, seven);
+        assert_eq!(objective.play(&published, 7, false, &live).unwrap().fitness, seven, "the same seed, the same game");
+        assert_eq!(objective.play(&published, 8, false, &live).unwrap().fitness, eight);
+        // The final scoring searches the weights as given, with the refinements.
+        let plain = solve(Weights::default());
+        assert_eq!(objective.play(&published, 7, true, &live).unwrap().fitness, plain);
+        assert_eq!(objective.play(&published, 8, true, &live).unwrap().fitness, plain);
+        // Without jitter the seed is ignored, as before.
+        let unjittered = ETetrisObjective::new(Settings { jitter_percent: 0.0, ..refined }, 300);
+        assert_eq!(unjittered.play(&published, 7, false, &live).unwrap().fitness, plain);
+        assert_eq!(unjittered.play(&published, 8, false, &live).unwrap().fitness, plain);
     }
 
     #[test]

@@ -39,7 +39,13 @@
 //! beam = 100                          # boards kept while tuning
 //! moves = "seed"                      # seed | full
 //! held_out_beam = 1000                # the final scoring, the published weights' width
+//! lookahead = 0                       # solve's refinements, while tuning and in the
+//! endgame = 0                         # final scoring (also children_per_parent,
+//! second_ply = 0                      # lookahead_blend): 0 is off
+//! jitter_percent = 0                  # > 0: each game a search with jittered weights
 //! ```
+//! With `jitter_percent`, `games` may exceed 1 (each game's seed draws the jitter; a
+//! candidate's fitness is the mean), and `reevaluation_games` may be set.
 
 use super::etetris_objective;
 use super::objective::{ExperimentText, Fitness, Objective};
@@ -478,10 +484,17 @@ fn target_etetris(file: &ExperimentFile) -> Result<Target> {
             presets::ETETRIS
         );
     }
-    if file.games != 1 {
-        bail!("field `games` = {}: {deterministic}, so a candidate plays exactly 1 game: set games = 1", file.games);
+    // Jittered searches differ by their seed: then a candidate may play several, and the
+    // incumbent may be measured again on fresh ones.
+    let jittered = settings.is_jittered();
+    if file.games != 1 && !jittered {
+        bail!(
+            "field `games` = {}: {deterministic}, so a candidate plays exactly 1 game: set games = 1 \
+             (or [etetris] jitter_percent, to average searches with jittered weights)",
+            file.games
+        );
     }
-    if let Some(n) = file.reevaluation_games.filter(|&n| n != 0) {
+    if let Some(n) = file.reevaluation_games.filter(|&n| n != 0 && !jittered) {
         bail!(
             "field `reevaluation_games` = {n}: {deterministic}, so a re-evaluation would repeat the same search: \
              set 0 or leave it out"
@@ -541,7 +554,7 @@ pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etetris::solver::MoveSet;
+    use crate::etetris::solver::{MoveSet, Refinements};
 
     const GOOD: &str = r#"
 preset = "dellacherie-simplified"
@@ -714,6 +727,19 @@ games = 40
             e.target,
             Target::ETetris { settings: etetris_objective::Settings { moves: MoveSet::Full, .. }, .. }
         ));
+        // Jittered searches: several a candidate, the incumbent measured again, and the
+        // search's refinements.
+        let jittered = ETETRIS
+            .replace("games = 1", "games = 2\nreevaluation_games = 2")
+            .replace("beam = 50", "beam = 50\njitter_percent = 1\nlookahead = 2\nendgame = 25\nsecond_ply = 2");
+        let e = Experiment::parse(&jittered, "t").unwrap();
+        assert_eq!((e.file.games, e.reevaluation_games, e.held_out_games), (2, 2, 1));
+        let Target::ETetris { settings, .. } = &e.target else { panic!("not an E-Tetris target") };
+        assert!(settings.is_jittered());
+        assert_eq!(
+            settings.refinements(),
+            Refinements { lookahead: 2, endgame: 25, second_ply: 2, ..Refinements::default() }
+        );
     }
 
     #[test]
@@ -724,6 +750,12 @@ games = 40
             ("beam = 50", "held_out_beam = 0", "[etetris] held_out_beam = 0"),
             ("beam = 50", "moves = \"sed\"", "did you mean `seed`"),
             ("games = 1", "games = 5", "`games` = 5: the E-Tetris score is deterministic"),
+            ("beam = 50", "jitter_percent = 51", "[etetris] jitter_percent = 51: must be in 0..=50"),
+            ("beam = 50", "jitter_percent = nan", "[etetris] jitter_percent = NaN"),
+            ("beam = 50", "lookahead = 17", "[etetris] lookahead = 17 is more than the limit of 16"),
+            ("beam = 50", "second_ply = 2", "[etetris] second_ply deepens the lookahead's ranking"),
+            ("beam = 50", "lookahead = 2\nlookahead_blend = 101", "[etetris] lookahead_blend must be in 0..=100"),
+            ("beam = 50", "endgame = 10001", "[etetris] endgame must be in 0..=10000"),
             ("games = 1", "games = 1\nreevaluation_games = 3", "would repeat the same search"),
             ("games = 1", "games = 1\nheld_out_games = 100", "`held_out_games` = 100"),
             ("games = 1", "games = 1\nfitness = \"rows\"", "use fitness = \"score\""),

@@ -97,10 +97,11 @@ impl Target {
                     "etetris {WIDTH}x{HEIGHT} (the contest's fixed sequence, {pieces} pieces, from the empty grid)"
                 ),
                 policy: format!(
-                    "beam search, {} moves, {} kept boards ({} in the held-out scoring)",
+                    "beam search, {} moves, {} kept boards ({} in the held-out scoring){}",
                     settings.moves.name(),
                     settings.beam,
-                    settings.held_out_beam
+                    settings.held_out_beam,
+                    refinements_text(&settings.refinements())
                 ),
             },
         })
@@ -112,6 +113,10 @@ impl Target {
             Target::Game { .. } => format!(
                 "over {games} games{}",
                 max_pieces.map(|m| format!(" of at most {m} pieces")).unwrap_or_default()
+            ),
+            Target::ETetris { settings, .. } if settings.is_jittered() => format!(
+                "the mean of {games} beam searches keeping {} boards, weights jittered by up to {} % (a seed each)",
+                settings.beam, settings.jitter_percent
             ),
             Target::ETetris { settings, .. } => format!("of one beam search keeping {} boards", settings.beam),
         }
@@ -142,16 +147,18 @@ impl Target {
                 preset.name,
                 size.map(|(w, h)| format!(" --board {w}x{h}")).unwrap_or_default()
             ),
-            Target::ETetris { settings, pieces } => format!(
-                "tetris-lab solve --beam {}{}{} --weights best.toml",
-                settings.held_out_beam,
-                if settings.moves == MoveSet::Seed {
-                    String::new()
-                } else {
-                    format!(" --moves {}", settings.moves.name())
-                },
-                if *pieces == PIECE_LIMIT { String::new() } else { format!(" --pieces {pieces}") }
-            ),
+            Target::ETetris { settings, pieces } => {
+                format!(
+                    "tetris-lab solve --beam {}{}{} --weights best.toml",
+                    settings.held_out_beam,
+                    if settings.moves == MoveSet::Seed {
+                        String::new()
+                    } else {
+                        format!(" --moves {}", settings.moves.name())
+                    },
+                    if *pieces == PIECE_LIMIT { String::new() } else { format!(" --pieces {pieces}") }
+                ) + &refinements_text(&settings.refinements()).replacen(',', "", 1)
+            }
         }
     }
 
@@ -172,12 +179,57 @@ impl Target {
     }
 }
 
+/// The search's refinements as `solve` flags (", --lookahead 2 --endgame 25"), or nothing
+/// for the seed's search.
+fn refinements_text(refinements: &crate::etetris::solver::Refinements) -> String {
+    let flags: Vec<String> = [
+        ("lookahead", refinements.lookahead),
+        ("children-per-parent", refinements.children_per_parent),
+        ("lookahead-blend", refinements.lookahead_blend as usize),
+        ("endgame", refinements.endgame),
+        ("second-ply", refinements.second_ply),
+    ]
+    .iter()
+    .filter(|(_, value)| *value > 0)
+    .map(|(flag, value)| format!("--{flag} {value}"))
+    .collect();
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", flags.join(" "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn etetris(pieces: usize) -> Target {
         Target::ETetris { settings: Default::default(), pieces }
+    }
+
+    #[test]
+    fn etetris_headers_say_the_refinements_and_the_jitter() {
+        let plain = etetris(PIECE_LIMIT);
+        assert_eq!(plain.measured_on(1, None), "of one beam search keeping 100 boards");
+        assert!(plain.about().unwrap().policy.ends_with("(1000 in the held-out scoring)"));
+        let settings =
+            etetris_objective::Settings { lookahead: 2, endgame: 25, jitter_percent: 1.0, ..Default::default() };
+        let refined = Target::ETetris { settings, pieces: PIECE_LIMIT };
+        assert_eq!(
+            refined.measured_on(2, None),
+            "the mean of 2 beam searches keeping 100 boards, weights jittered by up to 1 % (a seed each)"
+        );
+        assert_eq!(
+            refined.play_command(),
+            "tetris-lab solve --beam 1000 --weights best.toml --lookahead 2 --endgame 25"
+        );
+        assert_eq!(plain.play_command(), "tetris-lab solve --beam 1000 --weights best.toml");
+        assert!(
+            refined.about().unwrap().policy.ends_with("scoring), --lookahead 2 --endgame 25"),
+            "{}",
+            refined.about().unwrap().policy
+        );
     }
 
     #[test]

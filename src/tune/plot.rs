@@ -278,11 +278,13 @@ fn figure(x: f64) -> String {
     text
 }
 
-/// [`human`] with enough decimals that ticks `step` apart read differently (1.25M and
-/// 1.3M, not 1.2M twice, on a narrow axis).
+/// [`human`] with enough decimals that ticks about `step` apart read differently (1.25M
+/// and 1.3M, not 1.2M twice, on a narrow axis).
 fn human_step(x: f64, step: f64) -> String {
     let scale = suffix(x).0;
-    let digits = if step > 0.0 { (scale / step).log10().ceil().clamp(0.0, 3.0) as usize } else { 1 };
+    // One decimal more than the step's order of magnitude, so that steps of 2.5 units
+    // read too (1.41575M beside 1.4155M); trailing zeros are dropped.
+    let digits = if step > 0.0 { ((scale / step).log10().ceil().max(0.0) + 1.0).min(6.0) as usize } else { 1 };
     human_with(x, digits)
 }
 
@@ -760,6 +762,16 @@ mod tests {
         assert_eq!(human_step(500.0, 400.0), "500");
         assert_eq!(human_step(1500.0, 400.0), "1.5k");
         assert_eq!(human_step(-0.0001, 1.0), "0");
+        // A campaign's scores 1,415,500 to 1,417,750, ticks 250 points apart (the step
+        // given is the axis range over ten, as the plot passes it).
+        let ticks: Vec<String> = (0..10).map(|i| human_step(1_415_500.0 + 250.0 * i as f64, 237.4)).collect();
+        assert_eq!(
+            ticks,
+            [
+                "1.4155M", "1.41575M", "1.416M", "1.41625M", "1.4165M", "1.41675M", "1.417M", "1.41725M", "1.4175M",
+                "1.41775M"
+            ]
+        );
     }
 
     #[test]

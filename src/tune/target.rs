@@ -115,7 +115,7 @@ impl Target {
                 max_pieces.map(|m| format!(" of at most {m} pieces")).unwrap_or_default()
             ),
             Target::ETetris { settings, .. } if settings.is_jittered() => format!(
-                "the mean of {games} beam searches keeping {} boards, weights jittered by up to {} % (a seed each)",
+                "over {games} beam searches keeping {} boards (their mean), weights jittered by up to {} % (a seed each)",
                 settings.beam, settings.jitter_percent
             ),
             Target::ETetris { settings, .. } => format!("of one beam search keeping {} boards", settings.beam),
@@ -218,7 +218,7 @@ mod tests {
         let refined = Target::ETetris { settings, pieces: PIECE_LIMIT };
         assert_eq!(
             refined.measured_on(2, None),
-            "the mean of 2 beam searches keeping 100 boards, weights jittered by up to 1 % (a seed each)"
+            "over 2 beam searches keeping 100 boards (their mean), weights jittered by up to 1 % (a seed each)"
         );
         assert_eq!(
             refined.play_command(),

@@ -101,7 +101,10 @@ impl Target {
                     settings.moves.name(),
                     settings.beam,
                     settings.held_out_beam,
-                    refinements_text(&settings.refinements())
+                    match refinement_flags(&settings.refinements()) {
+                        flags if flags.is_empty() => flags,
+                        flags => format!(",{flags}"),
+                    }
                 ),
             },
         })
@@ -157,7 +160,7 @@ impl Target {
                         format!(" --moves {}", settings.moves.name())
                     },
                     if *pieces == PIECE_LIMIT { String::new() } else { format!(" --pieces {pieces}") }
-                ) + &refinements_text(&settings.refinements()).replacen(',', "", 1)
+                ) + &refinement_flags(&settings.refinements())
             }
         }
     }
@@ -179,10 +182,10 @@ impl Target {
     }
 }
 
-/// The search's refinements as `solve` flags (", --lookahead 2 --endgame 25"), or nothing
-/// for the seed's search.
-fn refinements_text(refinements: &crate::etetris::solver::Refinements) -> String {
-    let flags: Vec<String> = [
+/// The search's refinements as `solve` flags, each after a space (" --lookahead 2
+/// --endgame 25"), or nothing for the seed's search.
+fn refinement_flags(refinements: &crate::etetris::solver::Refinements) -> String {
+    [
         ("lookahead", refinements.lookahead),
         ("children-per-parent", refinements.children_per_parent),
         ("lookahead-blend", refinements.lookahead_blend as usize),
@@ -191,13 +194,8 @@ fn refinements_text(refinements: &crate::etetris::solver::Refinements) -> String
     ]
     .iter()
     .filter(|(_, value)| *value > 0)
-    .map(|(flag, value)| format!("--{flag} {value}"))
-    .collect();
-    if flags.is_empty() {
-        String::new()
-    } else {
-        format!(", {}", flags.join(" "))
-    }
+    .map(|(flag, value)| format!(" --{flag} {value}"))
+    .collect()
 }
 
 #[cfg(test)]

@@ -471,8 +471,9 @@ impl fmt::Debug for Grid {
     }
 }
 
-/// Where a piece locks: its pivot (x, y) and state.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Where a piece locks: its pivot (x, y) and state. Ordered by x, then y, then state:
+/// the solver's fixed tie-break.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Placement {
     pub x: i8,
     pub y: i8,

@@ -306,8 +306,7 @@ impl Merged {
     /// Merge rule: the higher score wins; among equal scores the lower parent, then the
     /// lower placement (a fixed rule, so the record does not depend on scheduling).
     fn beats(&self, other: &Merged) -> bool {
-        (self.score, other.parent, (other.placement.x, other.placement.y, other.placement.state))
-            > (other.score, self.parent, (self.placement.x, self.placement.y, self.placement.state))
+        (self.score, other.parent, other.placement) > (other.score, self.parent, self.placement)
     }
 }
 
@@ -564,7 +563,7 @@ impl BeamSearch {
                         Some((after, after_scores)) if second_ply > 0 && !out.is_empty() => {
                             let branches = second_ply.min(out.len());
                             out.select_nth_unstable_by(branches - 1, |a, b| {
-                                a.value.total_cmp(&b.value).then_with(|| placement_order(a).cmp(&placement_order(b)))
+                                a.value.total_cmp(&b.value).then_with(|| a.placement.cmp(&b.placement))
                             });
                             let table = orientations(following.shape);
                             let mut best = f64::INFINITY;
@@ -670,11 +669,6 @@ impl BeamSearch {
             }
         }
     }
-}
-
-/// A fixed order of placements, for ties among equal values.
-fn placement_order(s: &Scored) -> (i8, i8, u8) {
-    (s.placement.x, s.placement.y, s.placement.state)
 }
 
 /// Scores every placement of `spawn` on the entry's board into `out`: the new score and,

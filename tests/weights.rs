@@ -1,9 +1,10 @@
 //! The shipped evaluator weights (`weights/`) and the project's best E-Tetris record: every
 //! weights file parses as `solve --weights` reads it, the best record replays under the
 //! game's rules to more than the contest's winning score, and the README states the score
-//! it replays to.
+//! it replays to and what its points are made of (`replay --breakdown`).
 
 use std::path::{Path, PathBuf};
+use tetris_lab::etetris::breakdown::Breakdown;
 use tetris_lab::etetris::record::{replay, Record};
 use tetris_lab::etetris::weights::Weights;
 
@@ -39,4 +40,29 @@ fn the_best_record_replays_above_the_contest_winner_and_the_readme_says_its_scor
     let grouped = format!("{},{},{}", &digits[..1], &digits[1..4], &digits[4..]);
     let readme = std::fs::read_to_string(repository_file("README.md")).unwrap();
     assert!(readme.contains(&grouped), "README.md does not state the best record's score {grouped}");
+}
+
+#[test]
+fn the_best_records_breakdown_adds_up_and_the_readme_quotes_it() {
+    let text = std::fs::read_to_string(repository_file("weights/etetris-best-record.txt")).unwrap();
+    let breakdown = Breakdown::of(&Record::parse(&text).unwrap());
+    assert_eq!(breakdown.pieces, 10_000);
+    assert_eq!(breakdown.points.iter().sum::<u64>(), breakdown.score, "the clears' points are the score");
+    // The spec's count of I pieces among the 10,000, and only an I spans four rows.
+    assert_eq!(breakdown.i_pieces, 722);
+    assert_eq!(breakdown.clears_by_shape[0][3], breakdown.clears[3]);
+    assert!(breakdown.idle_i_pieces_that_could_clear_four <= breakdown.idle_i_pieces);
+    // 40,000 cells were played; a clear removes 10 a row.
+    assert!(breakdown.rows_cleared() <= 4_000);
+    // Words of the README with line breaks folded, as its paragraphs wrap anywhere.
+    let readme = std::fs::read_to_string(repository_file("README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for quoted in [
+        format!("{} four-row clears", breakdown.clears[3]),
+        format!("{} three-row", breakdown.clears[2]),
+        format!("{} of its {} I pieces clear nothing", breakdown.idle_i_pieces, breakdown.i_pieces),
+        format!("{} of those could have cleared four rows", breakdown.idle_i_pieces_that_could_clear_four),
+    ] {
+        assert!(readme.contains(&quoted), "README.md does not say \"{quoted}\" of the best record");
+    }
 }

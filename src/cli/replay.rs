@@ -1,9 +1,11 @@
 //! `tetris-lab replay FILE`: replays an E-Tetris record under the game's rules and prints
 //! `pieces=<n> score=<s>`. The record may be bare (`N,C1,L3,D17,...`) or the contest's
 //! JavaScript line (`game.playRecord('...')`). `--watch` draws the replay piece by piece
-//! (board, the piece's steps, score); `--gif`/`--png` draw it to images.
+//! (board, the piece's steps, score); `--gif`/`--png` draw it to images; `--breakdown` adds
+//! what the points are made of ([`crate::etetris::breakdown`]).
 
 use super::pictures::{check_delay, PictureArgs, Screen};
+use crate::etetris::breakdown::Breakdown;
 use crate::etetris::game::Game;
 use crate::etetris::record::{replay_game_observed, Record};
 use crate::view::etetris::picture;
@@ -14,6 +16,10 @@ use std::path::PathBuf;
 pub struct Args {
     /// The record file.
     pub file: PathBuf,
+    /// Also print what the points are made of: clears by size and shape, the cells on the
+    /// board at each, the stack's height before them, and the I pieces that cleared nothing.
+    #[arg(long)]
+    pub breakdown: bool,
     /// Draw the replay piece by piece: in place on a terminal, else the last picture.
     #[arg(long)]
     pub watch: bool,
@@ -59,5 +65,8 @@ pub fn run(args: Args) -> Result<()> {
         crate::etetris::record::replay(&record)
     };
     println!("pieces={} score={}", result.pieces, result.score);
+    if args.breakdown {
+        println!("{}", Breakdown::of(&record).report());
+    }
     Ok(())
 }

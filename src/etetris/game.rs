@@ -520,6 +520,11 @@ impl Game {
         Game { grid, spawns, pieces: 0, score: 0, is_over: false, falling: None }
     }
 
+    /// The pieces of the game, in order (the next to come is `spawns()[pieces]`).
+    pub fn spawns(&self) -> &[Spawn] {
+        &self.spawns
+    }
+
     /// Brings the next piece in at (4, 0); a collision there ends the game.
     pub fn spawn(&mut self) {
         if self.is_over {

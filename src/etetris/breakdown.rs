@@ -6,7 +6,7 @@
 //! clears fuller boards or clears more rows at a time; this says which.
 
 use super::full;
-use super::game::{orientations, Game, Grid, HEIGHT, PIECE_LIMIT};
+use super::game::{orientations, Game, HEIGHT, PIECE_LIMIT};
 use super::record::{replay_game_observed, LockStep, Record};
 use std::fmt::Write as _;
 
@@ -66,7 +66,7 @@ impl Breakdown {
             self.points[size] += lock.points() as u64;
             self.cells_at_clears[size] += lock.cells as u64;
             self.clears_by_shape[falling.shape][size] += 1;
-            self.stack_top_before_clears[stack_top(step.before).min(HEIGHT - 1)] += 1;
+            self.stack_top_before_clears[step.before.stack_top().min(HEIGHT - 1)] += 1;
             self.holes_before_clears += step.before.features().holes as u64;
         }
         if falling.shape == I_SHAPE {
@@ -134,11 +134,6 @@ impl Breakdown {
     }
 }
 
-/// The highest filled row (0 = top), `HEIGHT` on an empty board.
-fn stack_top(grid: &Grid) -> usize {
-    (0..HEIGHT).find(|&y| grid.row(y) != 0).unwrap_or(HEIGHT)
-}
-
 /// Whether some placement of the piece that just locked (from its spawn, by the game's
 /// moves) would have cleared four rows without touching the top row.
 fn could_clear_four(step: &LockStep) -> bool {
@@ -156,7 +151,7 @@ fn could_clear_four(step: &LockStep) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::etetris::game::Spawn;
+    use crate::etetris::game::{Grid, Spawn};
 
     /// Shapes by the game's index.
     const I: usize = 0;

@@ -13,11 +13,6 @@ use std::collections::VecDeque;
 /// columns where the piece fits.
 type Masks = [[u16; HEIGHT]; 4];
 
-/// The first row from the top with a filled cell (`HEIGHT` on an empty board).
-fn stack_top(grid: &Grid) -> usize {
-    (0..HEIGHT).find(|&y| grid.row(y) != 0).unwrap_or(HEIGHT)
-}
-
 /// Pivot rows `y` with `y + 2 < stack_top` only have cells in empty rows, in any state.
 const DEEPEST_CELL: usize = 2;
 
@@ -103,7 +98,7 @@ fn reachable(fits: &Masks, spawn: Spawn, stack_top: usize) -> Masks {
 /// Calls `emit` for every placement of `spawn` on `grid` under the full move set. The
 /// placement's state is the smallest equivalent one (`state < distinct_states`).
 pub fn placements(grid: &Grid, spawn: Spawn, mut emit: impl FnMut(Placement)) {
-    let top = stack_top(grid);
+    let top = grid.stack_top();
     let fits = fitting_masks(grid, spawn, top);
     let reach = reachable(&fits, spawn, top);
     let distinct = spawn.distinct_states();
@@ -159,7 +154,7 @@ pub fn placements(grid: &Grid, spawn: Spawn, mut emit: impl FnMut(Placement)) {
 /// The shortest list of single steps (each `Op` with count 1) from the spawn to the
 /// placement (any state with the same cells), or `None` if it is unreachable.
 pub fn shortest_steps(grid: &Grid, spawn: Spawn, target: Placement) -> Option<Vec<Op>> {
-    let fits = fitting_masks(grid, spawn, stack_top(grid));
+    let fits = fitting_masks(grid, spawn, grid.stack_top());
     let distinct = spawn.distinct_states();
     let index = |x: i32, y: i32, s: usize| (s * HEIGHT + y as usize) * WIDTH + x as usize;
     let fits_at = |x: i32, y: i32, s: usize| {

@@ -383,6 +383,12 @@ impl Grid {
         features
     }
 
+    /// The first row from the top with a filled cell (`HEIGHT` on an empty board).
+    #[inline]
+    pub fn stack_top(&self) -> usize {
+        (0..HEIGHT).find(|&y| self.row(y) != 0).unwrap_or(HEIGHT)
+    }
+
     /// Rows with exactly one empty cell (the `almost_full_rows` term).
     #[inline]
     pub fn almost_full_rows(&self) -> u32 {

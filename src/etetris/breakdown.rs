@@ -94,16 +94,14 @@ impl Breakdown {
     /// The breakdown as lines of text, for people.
     pub fn report(&self) -> String {
         let mut text = String::new();
-        let _ = writeln!(
-            text,
-            "{:>14} {:>7} {:>12} {:>9} {:>26}",
-            "rows at a time", "clears", "rows cleared", "points", "mean cells at the clear"
-        );
+        let header = ["rows at a time", "clears", "rows cleared", "points", "mean cells"];
+        let _ =
+            writeln!(text, "{:>14} {:>7} {:>12} {:>9} {:>11}", header[0], header[1], header[2], header[3], header[4]);
         for size in (0..4).rev() {
             let count = self.clears[size];
             let mean = if count == 0 { 0.0 } else { self.cells_at_clears[size] as f64 / count as f64 };
             let rows = (size as u64 + 1) * count as u64;
-            let _ = writeln!(text, "{:>14} {count:>7} {rows:>12} {:>9} {mean:>26.1}", size + 1, self.points[size]);
+            let _ = writeln!(text, "{:>14} {count:>7} {rows:>12} {:>9} {mean:>11.1}", size + 1, self.points[size]);
         }
         let total: u64 = self.points.iter().sum();
         let _ = writeln!(text, "{:>14} {:>7} {:>12} {total:>9}", "all", self.clear_count(), self.rows_cleared());

@@ -59,6 +59,7 @@ const CASES: &[(&str, Action)] = &[
     ("sequence etetris -n 3", Run),
     ("replay data/etetris/published_1378178.txt", Run),
     ("replay weights/etetris-best-record.txt --breakdown", Run),
+    ("replay data/etetris/published_1378178.txt --breakdown", Run),
     ("solve --beam 1000 --record k1000.txt", RunAs("solve --beam 1000 --record k1000.txt --pieces 800")),
     ("replay k1000.txt", Run),
     ("solve --moves full --beam 300", RunAs("solve --moves full --beam 300 --pieces 400")),

@@ -130,6 +130,7 @@ const CASES: &[(&str, Action)] = &[
     ),
     ("solve --moves full --beam 300 --threads 1 --weights FILE", Skip("usage template")),
     ("tune experiments/etetris-full-cmaes.toml --threads 1", Skip("8 CPU-minutes; tests/experiments.rs checks the file")),
+    ("tune experiments/etetris-full-jitter-cmaes.toml", Skip("4.5 CPU-hours; tests/experiments.rs checks the file")),
     (
         "plot results/etetris-full-cmaes/<run> --out docs/etetris-full-tuning.png",
         Skip("needs the full-move E-Tetris campaign above"),

@@ -6,12 +6,10 @@
 //! clears fuller boards or clears more rows at a time; this says which.
 
 use super::full;
-use super::game::{orientations, Game, HEIGHT, PIECE_LIMIT};
+use super::game::{orientations, Game, GAME_ORDER, HEIGHT, PIECE_LIMIT};
 use super::record::{replay_game_observed, LockStep, Record};
+use crate::piece::Piece;
 use std::fmt::Write as _;
-
-/// The game's index of the I piece (see [`super::game::GAME_ORDER`]).
-const I_SHAPE: usize = 0;
 
 /// The tallies of one replay; [`Breakdown::report`] prints them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -55,11 +53,9 @@ impl Breakdown {
     }
 
     fn add(&mut self, step: &LockStep) {
-        let falling = step.falling;
-        let mut after = *step.before;
-        let lock = after.lock(falling.orientation(), falling.x, falling.y);
-        // The piece scored unless it touched the top row or was the game's last.
-        let scored = !lock.top_touched && step.game.pieces < PIECE_LIMIT;
+        let (falling, lock) = (step.falling, step.lock);
+        // A lock that ends the game (the top row touched, or the last piece) scores nothing.
+        let scored = !step.game.is_over;
         if scored && lock.rows > 0 {
             let size = lock.rows as usize - 1;
             self.clears[size] += 1;
@@ -69,7 +65,7 @@ impl Breakdown {
             self.stack_top_before_clears[step.before.stack_top().min(HEIGHT - 1)] += 1;
             self.holes_before_clears += step.before.features().holes as u64;
         }
-        if falling.shape == I_SHAPE {
+        if GAME_ORDER[falling.shape] == Piece::I {
             self.i_pieces += 1;
             if lock.rows == 0 {
                 self.idle_i_pieces += 1;
@@ -105,12 +101,13 @@ impl Breakdown {
         }
         let total: u64 = self.points.iter().sum();
         let _ = writeln!(text, "{:>14} {:>7} {:>12} {total:>9}", "all", self.clear_count(), self.rows_cleared());
-        let shapes = ["I", "L", "J", "T", "O", "S", "Z"];
-        let by_shape: Vec<String> = shapes
+        let by_shape: Vec<String> = GAME_ORDER
             .iter()
             .zip(&self.clears_by_shape)
             .filter(|(_, counts)| counts.iter().any(|&c| c > 0))
-            .map(|(shape, counts)| format!("{shape} {}/{}/{}/{}", counts[0], counts[1], counts[2], counts[3]))
+            .map(|(piece, counts)| {
+                format!("{} {}/{}/{}/{}", piece.letter(), counts[0], counts[1], counts[2], counts[3])
+            })
             .collect();
         let _ = writeln!(text, "clears of 1/2/3/4 rows by shape: {}", by_shape.join(", "));
         let tops: Vec<String> = self

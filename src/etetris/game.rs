@@ -573,8 +573,9 @@ impl Game {
 
     /// Locks the falling piece where it is (even in mid-air) and applies the score and end
     /// rules: touching the top row or locking the 10,000th piece ends the game unscored.
-    pub fn lock(&mut self) {
-        let Some(falling) = self.falling.take() else { return };
+    /// Returns what the lock found (`None` with no piece falling).
+    pub fn lock(&mut self) -> Option<Lock> {
+        let falling = self.falling.take()?;
         let lock = self.grid.lock(falling.orientation(), falling.x, falling.y);
         self.pieces += 1;
         if lock.top_touched || self.pieces >= PIECE_LIMIT {
@@ -582,6 +583,7 @@ impl Game {
         } else {
             self.score += lock.points() as u64;
         }
+        Some(lock)
     }
 }
 

@@ -2,7 +2,7 @@
 //! and replaying under the game's rules (each step checked alone, invalid steps skipped,
 //! the piece locks where it is when its ops run out).
 
-use super::game::{Falling, Game, Grid};
+use super::game::{Falling, Game, Grid, Lock};
 use anyhow::{bail, ensure, Context, Result};
 use std::fmt;
 
@@ -230,6 +230,9 @@ pub struct LockStep<'a> {
     pub before: &'a Grid,
     /// Where the piece locked.
     pub falling: Falling,
+    /// What the lock found (cells, full rows, top row touched); it scored unless the game
+    /// is now over.
+    pub lock: Lock,
     /// The game after the lock (its grid, pieces, score and end).
     pub game: &'a Game,
 }
@@ -254,9 +257,8 @@ pub fn replay_game_observed(record: &Record, mut game: Game, on_lock: &mut dyn F
         }
         let before = game.grid;
         let falling = game.falling;
-        game.lock();
-        if let Some(falling) = falling {
-            on_lock(&LockStep { ops, before: &before, falling, game: &game });
+        if let (Some(falling), Some(lock)) = (falling, game.lock()) {
+            on_lock(&LockStep { ops, before: &before, falling, lock, game: &game });
         }
         if game.is_over {
             break;

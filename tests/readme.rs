@@ -128,6 +128,14 @@ const CASES: &[(&str, Action)] = &[
              --pieces 300",
         ),
     ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
+         --phase-quota 30",
+        RunAs(
+            "solve --moves full --beam 30 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
+             --phase-quota 30 --pieces 300",
+        ),
+    ),
     ("solve --moves full --beam 300 --threads 1 --weights FILE", Skip("usage template")),
     ("tune experiments/etetris-full-cmaes.toml --threads 1", Skip("8 CPU-minutes; tests/experiments.rs checks the file")),
     ("tune experiments/etetris-full-jitter-cmaes.toml", Skip("4.5 CPU-hours; tests/experiments.rs checks the file")),

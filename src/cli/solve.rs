@@ -54,6 +54,14 @@ pub struct Args {
     /// with the piece after, and rank the board by the best value two pieces on (0: off).
     #[arg(long, default_value_t = 0)]
     pub second_ply: usize,
+    /// Keep at most this percentage of the beam from boards of one phase (the same cell
+    /// count: the same rows cleared so far), then fill the beam in key order (0: off).
+    #[arg(long, default_value_t = 0)]
+    pub phase_quota: u32,
+    /// With --phase-quota: the cut chooses from the best-valued PHASE_POOL x beam new boards
+    /// [default: 2].
+    #[arg(long)]
+    pub phase_pool: Option<usize>,
     /// Jitter the weights: every term but cells times 1 + u x JITTER_PERCENT / 100, u
     /// uniform in [-1, 1) drawn from this seed (0: off, the weights as given). Searches
     /// with nearby weights play other games: their spread measures chance.
@@ -107,6 +115,8 @@ pub fn run(args: Args) -> Result<()> {
         lookahead_blend: args.lookahead_blend,
         endgame: args.endgame,
         second_ply: args.second_ply,
+        phase_quota: args.phase_quota,
+        phase_pool: args.phase_pool.unwrap_or(0),
     };
     refinements.check(|field| format!("--{}", field.replace('_', "-")))?;
     let pool = thread_pool(args.threads)?;

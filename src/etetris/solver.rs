@@ -12,8 +12,8 @@
 //!
 //! Beyond the seed, opt in ([`Options::refinements`]): a one-piece lookahead that ranks the cut by
 //! each board's best placement of the next piece (optionally blended with the board's own
-//! value), a cap on the boards kept per parent, and an endgame that weighs the score more
-//! over the last pieces.
+//! value), a cap on the boards kept per parent, a quota on the boards of one phase (the rows
+//! cleared so far), and an endgame that weighs the score more over the last pieces.
 
 use super::full;
 use super::game::{
@@ -56,7 +56,8 @@ const _: fn() = || {
 };
 
 /// Opt-in changes to the seed's search (`solve --lookahead`, `--children-per-parent`,
-/// `--lookahead-blend`, `--endgame`), the field [`Options::refinements`].
+/// `--lookahead-blend`, `--endgame`, `--second-ply`, `--phase-quota`, `--phase-pool`), the
+/// field [`Options::refinements`].
 /// The default changes nothing: the search stays the seed's, bit for bit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Refinements {
@@ -83,7 +84,22 @@ pub struct Refinements {
     /// after, and the board ranks by the best value two pieces on: a deeper look at the
     /// known sequence for about `1 + second_ply` times the lookahead's work.
     pub second_ply: usize,
+    /// 0: off. Otherwise the cut keeps, in its order, at most this percentage of the beam
+    /// from boards of one phase, then fills any places left in its order. After a piece
+    /// every board holds the same pieces, so its cell count says how many rows it has
+    /// cleared: a phase is a cell count. The key weighs rows cleared against points with
+    /// one rate, and left alone the cut lets one phase fill the beam (at beam 3,000, 2,885
+    /// of the boards kept after piece 5,000); the quota keeps boards that cleared earlier
+    /// or will clear later alive. The pool it chooses from: `phase_pool`.
+    pub phase_quota: u32,
+    /// With `phase_quota`: the best-valued `phase_pool x beam` new boards (never fewer than
+    /// the merge already builds, nor than the lookahead's pool) are the cut's pool;
+    /// 0 means [`DEFAULT_PHASE_POOL`].
+    pub phase_pool: usize,
 }
+
+/// The phase quota's pool when `phase_pool` is 0, in beams.
+pub const DEFAULT_PHASE_POOL: usize = 2;
 
 /// The widest lookahead pool, in beams (each pooled board costs a board's expansion).
 pub const MAX_LOOKAHEAD: usize = 16;
@@ -93,14 +109,16 @@ pub const MAX_LOOKAHEAD: usize = 16;
 pub const MAX_SECOND_PLY: usize = 16;
 
 impl Refinements {
-    /// Refuses what the search cannot do: a lookahead pool above [`MAX_LOOKAHEAD`] beams, a
-    /// blend above 100 %, an endgame longer than the game, a second ply above
-    /// [`MAX_SECOND_PLY`], or a blend or second ply without the lookahead they change. The
+    /// Refuses what the search cannot do: a lookahead or phase pool above [`MAX_LOOKAHEAD`]
+    /// beams, a blend or quota above 100 %, an endgame longer than the game, a second ply
+    /// above [`MAX_SECOND_PLY`], or a blend, second ply or phase pool without the lookahead
+    /// or quota they change. The
     /// messages name each setting by `name` of its field name (`solve` gives `--second-ply`
     /// for `second_ply`, an experiment file `[etetris] second_ply`).
     pub fn check(&self, name: impl Fn(&str) -> String) -> Result<()> {
         let (lookahead, blend, endgame, second_ply) =
             (name("lookahead"), name("lookahead_blend"), name("endgame"), name("second_ply"));
+        let (quota, pool) = (name("phase_quota"), name("phase_pool"));
         ensure!(
             self.lookahead <= MAX_LOOKAHEAD,
             "{lookahead} = {} is more than the limit of {MAX_LOOKAHEAD}",
@@ -121,6 +139,13 @@ impl Refinements {
             self.second_ply == 0 || self.lookahead > 0,
             "{second_ply} deepens the lookahead's ranking: give {lookahead} too"
         );
+        ensure!(self.phase_quota <= 100, "{quota} must be in 0..=100, got {}", self.phase_quota);
+        ensure!(
+            self.phase_pool <= MAX_LOOKAHEAD,
+            "{pool} = {} is more than the limit of {MAX_LOOKAHEAD}",
+            self.phase_pool
+        );
+        ensure!(self.phase_pool == 0 || self.phase_quota > 0, "{pool} sets the pool of {quota}: give {quota} too");
         Ok(())
     }
 }
@@ -510,6 +535,14 @@ impl BeamSearch {
         if lookahead {
             wanted = wanted.max(width.saturating_mul(self.options.refinements.lookahead)).min(candidates);
         }
+        let phase_quota = cut && self.options.refinements.phase_quota > 0;
+        if phase_quota {
+            let pool = match self.options.refinements.phase_pool {
+                0 => DEFAULT_PHASE_POOL,
+                pool => pool,
+            };
+            wanted = wanted.max(width.saturating_mul(pool)).min(candidates);
+        }
         loop {
             let taken = if wanted < candidates { self.best_valued(wanted) } else { candidates };
             self.merge(beam, spawn, taken);
@@ -524,8 +557,8 @@ impl BeamSearch {
                 self.rank_by_lookahead(following, after_following);
             }
         }
-        if boards > width && self.options.refinements.children_per_parent > 0 {
-            self.cut_per_parent(beam.len(), width);
+        if boards > width && (self.options.refinements.children_per_parent > 0 || phase_quota) {
+            self.cut_with_limits(beam.len(), width);
         } else if boards > width {
             self.merged.select_nth_unstable_by(width - 1, Merged::cut_order);
             self.merged.truncate(width);
@@ -593,18 +626,28 @@ impl BeamSearch {
         }
     }
 
-    /// The cut with at most `children_per_parent` boards from one parent (in key order),
-    /// then the best of the rest to fill the beam.
-    fn cut_per_parent(&mut self, parents: usize, width: usize) {
-        let limit = self.options.refinements.children_per_parent as u32;
+    /// The cut with at most `children_per_parent` boards from one parent and at most
+    /// `phase_quota` % of the beam from one phase (each limit when set), in the cut's
+    /// order, then the best of the rest to fill the beam.
+    fn cut_with_limits(&mut self, parents: usize, width: usize) {
+        let refinements = self.options.refinements;
+        let per_parent = if refinements.children_per_parent > 0 { refinements.children_per_parent } else { usize::MAX };
+        let per_phase = if refinements.phase_quota > 0 {
+            (width * refinements.phase_quota as usize / 100).max(1)
+        } else {
+            usize::MAX
+        };
         self.merged.sort_unstable_by(Merged::cut_order);
         self.children.clear();
         self.children.resize(parents, 0);
+        let mut phases = [0u32; WIDTH * HEIGHT + 1];
         let mut kept = 0;
         for i in 0..self.merged.len() {
             let parent = self.merged[i].parent as usize;
-            if self.children[parent] < limit {
+            let phase = self.merged[i].grid.cells() as usize;
+            if (self.children[parent] as usize) < per_parent && (phases[phase] as usize) < per_phase {
                 self.children[parent] += 1;
+                phases[phase] += 1;
                 self.merged.swap(kept, i);
                 kept += 1;
                 if kept == width {
@@ -932,6 +975,8 @@ mod tests {
             Refinements { lookahead: 2, lookahead_blend: 50, ..Refinements::default() },
             Refinements { endgame: 100, ..Refinements::default() },
             Refinements { lookahead: 2, second_ply: 2, ..Refinements::default() },
+            Refinements { phase_quota: 40, ..Refinements::default() },
+            Refinements { phase_quota: 60, phase_pool: 3, lookahead: 2, ..Refinements::default() },
         ] {
             let run = |threads: usize| {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -1101,16 +1146,79 @@ mod tests {
                 }
             })
             .collect();
-        search.cut_per_parent(3, 5);
+        search.cut_with_limits(3, 5);
         let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
         // Two of parent 0, both of parent 1, parent 2's, and none left to fill.
         assert_eq!(kept, vec![0.0, 1.0, 4.0, 5.0, 6.0]);
         search.options.refinements.children_per_parent = 1;
         search.merged.push(Merged { value: 2.0, parent: 0, ..search.merged[0] });
-        search.cut_per_parent(3, 4);
+        search.cut_with_limits(3, 4);
         let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
         // One each of parents 0, 1, 2, then the best left: parent 0's second.
         assert_eq!(kept, vec![0.0, 4.0, 6.0, 1.0]);
+    }
+
+    #[test]
+    fn the_phase_quota_keeps_at_most_its_share_from_one_cell_count_then_fills_in_key_order() {
+        // Boards of 4, 8 and 12 cells (one, two and three vertical I pieces), by key:
+        // the four best hold 4 cells, then two of 8, then one of 12.
+        let cells = [4, 4, 4, 4, 8, 8, 12];
+        let board = |i: usize, pieces: usize| {
+            let mut grid = Grid::default();
+            for column in 0..pieces {
+                grid.put(&orientations(0)[0], (column + i * 3) as i32 % WIDTH as i32, 10);
+            }
+            grid
+        };
+        let merged: Vec<Merged> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, &count)| Merged {
+                grid: board(i, count / 4),
+                value: i as f64,
+                lookahead: 0.0,
+                score: 0,
+                parent: i as u32,
+                placement: Placement { x: i as i8, y: 10, state: 0 },
+            })
+            .collect();
+        for (m, &count) in merged.iter().zip(&cells) {
+            assert_eq!(m.grid.cells() as usize, count);
+        }
+        // 40 % of a beam of 5 is 2 boards a phase: two of 4 cells, both of 8, the one of
+        // 12, nothing left to fill.
+        let refinements = Refinements { phase_quota: 40, ..Refinements::default() };
+        let mut search = BeamSearch::new(Options { refinements, ..options(5, MoveSet::Seed) });
+        search.merged = merged.clone();
+        search.cut_with_limits(7, 5);
+        let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
+        assert_eq!(kept, vec![0.0, 1.0, 4.0, 5.0, 6.0]);
+        // 25 % of a beam of 4 is one a phase: one of each, then the best left.
+        search.options.refinements.phase_quota = 25;
+        search.merged = merged.clone();
+        search.cut_with_limits(7, 4);
+        let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
+        assert_eq!(kept, vec![0.0, 4.0, 6.0, 1.0]);
+        // With a per-parent limit too, both hold. Board 0 is parent 0's, the rest parent
+        // 1's; at a beam of 3, one board a parent and one a phase: board 0, then board 4
+        // (boards 1 to 3 are of board 0's phase), then the best left, board 1.
+        search.options.refinements = Refinements { phase_quota: 40, children_per_parent: 1, ..Refinements::default() };
+        search.merged = merged.iter().map(|m| Merged { parent: m.parent.min(1), ..*m }).collect();
+        search.cut_with_limits(2, 3);
+        let kept: Vec<f64> = search.merged.iter().map(|m| m.value).collect();
+        assert_eq!(kept, vec![0.0, 4.0, 1.0]);
+    }
+
+    #[test]
+    fn phase_settings_are_checked() {
+        let name = |field: &str| format!("--{}", field.replace('_', "-"));
+        let error = |r: Refinements| r.check(name).unwrap_err().to_string();
+        assert!(Refinements { phase_quota: 60, phase_pool: 3, ..Refinements::default() }.check(name).is_ok());
+        assert!(error(Refinements { phase_quota: 101, ..Refinements::default() })
+            .contains("--phase-quota must be in 0..=100"));
+        assert!(error(Refinements { phase_quota: 50, phase_pool: 17, ..Refinements::default() })
+            .contains("--phase-pool = 17 is more than the limit of 16"));
+        assert!(error(Refinements { phase_pool: 2, ..Refinements::default() }).contains("give --phase-quota too"));
     }
 
     #[test]

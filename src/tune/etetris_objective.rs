@@ -42,6 +42,8 @@ pub struct Settings {
     pub lookahead_blend: u32,
     pub endgame: usize,
     pub second_ply: usize,
+    pub phase_quota: u32,
+    pub phase_pool: usize,
     /// 0: off, one deterministic search a candidate. Otherwise each of a candidate's
     /// `games` is a search with its weights jittered by up to this many percent, as
     /// `solve --jitter SEED --jitter-percent P`, the game's seed drawing the jitter: the
@@ -64,6 +66,8 @@ impl Default for Settings {
             lookahead_blend: 0,
             endgame: 0,
             second_ply: 0,
+            phase_quota: 0,
+            phase_pool: 0,
             jitter_percent: 0.0,
         }
     }
@@ -97,6 +101,8 @@ impl Settings {
             lookahead_blend: self.lookahead_blend,
             endgame: self.endgame,
             second_ply: self.second_ply,
+            phase_quota: self.phase_quota,
+            phase_pool: self.phase_pool,
         }
     }
 

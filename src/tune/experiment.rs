@@ -41,7 +41,8 @@
 //! held_out_beam = 1000                # the final scoring, the published weights' width
 //! lookahead = 0                       # solve's refinements, while tuning and in the
 //! endgame = 0                         # final scoring (also children_per_parent,
-//! second_ply = 0                      # lookahead_blend): 0 is off
+//! second_ply = 0                      # lookahead_blend, phase_quota, phase_pool):
+//!                                     # 0 is off (phase_pool 0: the default, 2)
 //! jitter_percent = 0                  # > 0: each game a search with jittered weights
 //! ```
 //! With `jitter_percent`, `games` may exceed 1 (each game's seed draws the jitter; a
@@ -731,14 +732,24 @@ games = 40
         // search's refinements.
         let jittered = ETETRIS
             .replace("games = 1", "games = 2\nreevaluation_games = 2")
-            .replace("beam = 50", "beam = 50\njitter_percent = 1\nlookahead = 2\nendgame = 25\nsecond_ply = 2");
+            .replace(
+                "beam = 50",
+                "beam = 50\njitter_percent = 1\nlookahead = 2\nendgame = 25\nsecond_ply = 2\nphase_quota = 60\nphase_pool = 3",
+            );
         let e = Experiment::parse(&jittered, "t").unwrap();
         assert_eq!((e.file.games, e.reevaluation_games, e.held_out_games), (2, 2, 1));
         let Target::ETetris { settings, .. } = &e.target else { panic!("not an E-Tetris target") };
         assert!(settings.is_jittered());
         assert_eq!(
             settings.refinements(),
-            Refinements { lookahead: 2, endgame: 25, second_ply: 2, ..Refinements::default() }
+            Refinements {
+                lookahead: 2,
+                endgame: 25,
+                second_ply: 2,
+                phase_quota: 60,
+                phase_pool: 3,
+                ..Default::default()
+            }
         );
     }
 
@@ -756,6 +767,8 @@ games = 40
             ("beam = 50", "second_ply = 2", "[etetris] second_ply deepens the lookahead's ranking"),
             ("beam = 50", "lookahead = 2\nlookahead_blend = 101", "[etetris] lookahead_blend must be in 0..=100"),
             ("beam = 50", "endgame = 10001", "[etetris] endgame must be in 0..=10000"),
+            ("beam = 50", "phase_quota = 101", "[etetris] phase_quota must be in 0..=100"),
+            ("beam = 50", "phase_pool = 2", "[etetris] phase_pool sets the pool of [etetris] phase_quota"),
             ("games = 1", "games = 1\nreevaluation_games = 3", "would repeat the same search"),
             ("games = 1", "games = 1\nheld_out_games = 100", "`held_out_games` = 100"),
             ("games = 1", "games = 1\nfitness = \"rows\"", "use fitness = \"score\""),

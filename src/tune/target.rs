@@ -191,6 +191,8 @@ fn refinement_flags(refinements: &crate::etetris::solver::Refinements) -> String
         ("lookahead-blend", refinements.lookahead_blend as usize),
         ("endgame", refinements.endgame),
         ("second-ply", refinements.second_ply),
+        ("phase-quota", refinements.phase_quota as usize),
+        ("phase-pool", refinements.phase_pool),
     ]
     .iter()
     .filter(|(_, value)| *value > 0)
@@ -213,6 +215,11 @@ mod tests {
         assert!(plain.about().unwrap().policy.ends_with("(1000 in the held-out scoring)"));
         let settings =
             etetris_objective::Settings { lookahead: 2, endgame: 25, jitter_percent: 1.0, ..Default::default() };
+        let quota = etetris_objective::Settings { phase_quota: 60, phase_pool: 3, ..Default::default() };
+        assert_eq!(
+            Target::ETetris { settings: quota, pieces: PIECE_LIMIT }.play_command(),
+            "tetris-lab solve --beam 1000 --weights best.toml --phase-quota 60 --phase-pool 3"
+        );
         let refined = Target::ETetris { settings, pieces: PIECE_LIMIT };
         assert_eq!(
             refined.measured_on(2, None),

@@ -130,10 +130,10 @@ const CASES: &[(&str, Action)] = &[
     ),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
-         --phase-quota 30",
+         --phase-quota 20",
         RunAs(
             "solve --moves full --beam 30 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
-             --phase-quota 30 --pieces 300",
+             --phase-quota 20 --pieces 300",
         ),
     ),
     ("solve --moves full --beam 300 --threads 1 --weights FILE", Skip("usage template")),

@@ -1,4 +1,4 @@
-//! The E-Tetris subcommands run as a user would: `sequence`, `replay`, `solve`, and their
+//! The E-Tetris subcommands run as a user would: `sequence`, `replay`, `solve`, `polish`, and their
 //! errors on bad input.
 
 use std::path::{Path, PathBuf};
@@ -73,6 +73,34 @@ fn solve_writes_records_that_replay_to_the_printed_score() {
         assert_eq!(field(&replayed, "score"), score, "{moves}: {line} vs {replayed}");
         assert_eq!(field(&replayed, "pieces"), field(&line, "pieces"), "{moves}: {line} vs {replayed}");
     }
+}
+
+#[test]
+fn polish_improves_a_record_and_writes_one_that_replays_to_the_printed_score() {
+    let dir = tempfile::tempdir().unwrap();
+    stdout(&run(&["solve", "--beam", "15", "--pieces", "400", "--record", "weak.txt"], dir.path()));
+    let before = field(&stdout(&run(&["replay", "weak.txt"], dir.path())), "score");
+    let polish = |threads: &str, out: &str| {
+        let args = ["polish", "weak.txt", "--moves", "full", "--beam", "50", "--window", "60", "--stride", "30"];
+        stdout(&run(&args.into_iter().chain(["--threads", threads, "--record", out]).collect::<Vec<_>>(), dir.path()))
+    };
+    let line = polish("1", "one.txt");
+    let score = field(&line, "score");
+    assert_eq!(field(&line, "before"), before, "{line}");
+    assert!(score > before, "{line}");
+    assert_eq!(field(&line, "gain"), score - before, "{line}");
+    assert!(field(&line, "detours") > 0, "{line}");
+    let replayed = stdout(&run(&["replay", "one.txt"], dir.path()));
+    assert_eq!((field(&replayed, "score"), field(&replayed, "pieces")), (score, 400), "{replayed}");
+    polish("2", "two.txt");
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("one.txt"), read("two.txt"), "the same game at any thread count");
+    // The default output is beside the other results, named after the record.
+    let line = stdout(&run(&["polish", "weak.txt", "--beam", "5", "--window", "50"], dir.path()));
+    assert!(line.ends_with("record=results/weak-polished.txt\n"), "{line}");
+    assert!(field(&line, "score") >= before);
+    expect_error(&["polish", "weak.txt", "--record", "weak.txt"], dir.path(), "the record being polished");
+    assert_eq!(field(&stdout(&run(&["replay", "weak.txt"], dir.path())), "score"), before, "the input is kept");
 }
 
 #[test]

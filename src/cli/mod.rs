@@ -13,6 +13,7 @@ pub mod list;
 pub mod pictures;
 pub mod play;
 pub mod plot;
+pub mod polish;
 pub mod replay;
 pub mod reproduce;
 pub mod sequence;
@@ -49,6 +50,8 @@ pub enum Command {
     Sequence(sequence::Args),
     /// Solve E-Tetris with the beam search and write the record.
     Solve(solve::Args),
+    /// Improve an E-Tetris record window by window (the second stage of a two-stage search).
+    Polish(polish::Args),
     /// Time a solver at several settings.
     Bench(bench::Args),
     /// Run a tuning campaign from an experiment file (default experiments/quickstart.toml).
@@ -91,6 +94,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Sequence(args) => sequence::run(args),
         Command::Solve(args) => solve::run(args),
+        Command::Polish(args) => polish::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Plot(args) => plot::run(args),

@@ -34,6 +34,21 @@ pub struct Args {
     /// Pieces to place (the game has 10,000).
     #[arg(long, default_value_t = PIECE_LIMIT)]
     pub pieces: usize,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Jitter the weights: every term but cells times 1 + u x JITTER_PERCENT / 100, u
+    /// uniform in [-1, 1) drawn from this seed (0: off, the weights as given). Searches
+    /// with nearby weights play other games: their spread measures chance.
+    #[arg(long, default_value_t = 0)]
+    pub jitter: u64,
+    /// With --jitter: the largest change of a weight, in percent [default: 1].
+    #[arg(long)]
+    pub jitter_percent: Option<f64>,
+}
+
+/// The opt-in refinements of the search (`solve` and `polish`).
+#[derive(clap::Args, Debug)]
+pub struct SearchArgs {
     /// Rank the best-valued LOOKAHEAD x beam new boards by their best placement of the
     /// next piece before the cut (0: off, the seed's cut).
     #[arg(long, default_value_t = 0)]
@@ -62,14 +77,23 @@ pub struct Args {
     /// [default: 2].
     #[arg(long)]
     pub phase_pool: Option<usize>,
-    /// Jitter the weights: every term but cells times 1 + u x JITTER_PERCENT / 100, u
-    /// uniform in [-1, 1) drawn from this seed (0: off, the weights as given). Searches
-    /// with nearby weights play other games: their spread measures chance.
-    #[arg(long, default_value_t = 0)]
-    pub jitter: u64,
-    /// With --jitter: the largest change of a weight, in percent [default: 1].
-    #[arg(long)]
-    pub jitter_percent: Option<f64>,
+}
+
+impl SearchArgs {
+    /// The refinements, checked (each named by its flag).
+    pub fn refinements(&self) -> Result<Refinements> {
+        let refinements = Refinements {
+            lookahead: self.lookahead,
+            children_per_parent: self.children_per_parent,
+            lookahead_blend: self.lookahead_blend,
+            endgame: self.endgame,
+            second_ply: self.second_ply,
+            phase_quota: self.phase_quota,
+            phase_pool: self.phase_pool.unwrap_or(0),
+        };
+        refinements.check(|field| format!("--{}", field.replace('_', "-")))?;
+        Ok(refinements)
+    }
 }
 
 /// Checks the options shared by `solve` and `bench` and reads the weights.
@@ -109,16 +133,7 @@ pub fn run(args: Args) -> Result<()> {
             options.weights.to_toml().trim_end().replace('\n', ", ")
         );
     }
-    let refinements = Refinements {
-        lookahead: args.lookahead,
-        children_per_parent: args.children_per_parent,
-        lookahead_blend: args.lookahead_blend,
-        endgame: args.endgame,
-        second_ply: args.second_ply,
-        phase_quota: args.phase_quota,
-        phase_pool: args.phase_pool.unwrap_or(0),
-    };
-    refinements.check(|field| format!("--{}", field.replace('_', "-")))?;
+    let refinements = args.search.refinements()?;
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));

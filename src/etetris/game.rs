@@ -342,6 +342,11 @@ impl Grid {
         lock
     }
 
+    /// Cells filled in one board and empty in the other.
+    pub fn distance(&self, other: &Grid) -> u32 {
+        self.rows().iter().zip(other.rows().iter()).map(|(a, b)| (a ^ b).count_ones()).sum()
+    }
+
     /// For each column, the row of its topmost filled cell (`HEIGHT` when empty).
     #[inline]
     pub fn surface(&self) -> [i8; WIDTH] {

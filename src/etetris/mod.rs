@@ -7,6 +7,7 @@ pub mod breakdown;
 pub mod checked;
 pub mod full;
 pub mod game;
+pub mod polish;
 pub mod record;
 pub mod solver;
 pub mod weights;

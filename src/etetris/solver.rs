@@ -195,6 +195,30 @@ pub struct Solution {
     pub final_boards: Vec<(Grid, u32)>,
 }
 
+/// A better way through part of a finished game, found by [`BeamSearch::find_detour`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Detour {
+    /// Points gained over the game's own way.
+    pub gain: u32,
+    /// The placements from the search's start, one per piece, up to the board it rejoins
+    /// the game on (or the end of the game).
+    pub placements: Vec<Placement>,
+}
+
+/// Where a search's pieces are in the game: the first one's index, and the game's length
+/// (the endgame counts the pieces left to it).
+#[derive(Clone, Copy)]
+struct Span {
+    first: usize,
+    game_pieces: usize,
+}
+
+/// Sees a step's merged boards before the cut (with the step's index in the search, the
+/// beam they grew from and its paths), and may change their keys.
+type MergedHook<'a> = dyn FnMut(usize, &mut [Merged], &[Entry], &Paths) + 'a;
+/// [`MergedHook`] within one step.
+type StepHook<'a> = dyn FnMut(&mut [Merged], &[Entry], &Paths) + 'a;
+
 /// The seed's move generator. For each of the shape's distinct orientations in turn
 /// (rotating at the spawn point): stop if the piece cannot drop from column 4 without
 /// sticking out of the top; sweep left from column 4 and right from column 5, stopping a
@@ -456,15 +480,94 @@ impl BeamSearch {
     /// Places `spawns` in turn from `start`. Piece `i` of the list is the game's piece
     /// `i`, so the 10,000th scores nothing. Stops early if no board can take a piece.
     pub fn solve(&mut self, start: Grid, spawns: &[Spawn], on_step: &mut dyn FnMut(&Progress)) -> Solution {
+        let span = Span { first: 0, game_pieces: spawns.len() };
+        self.run(start, spawns, span, on_step, &mut |_, _, _, _| {})
+    }
+
+    /// The second stage of a two-stage search: searches `spawns`, the game's pieces from
+    /// `first` on (of `game_pieces` in all), from `start`, a board of a finished game, for
+    /// a better way to one of that game's later boards. `targets[i]` is the game's board
+    /// after piece `i` of `spawns` and the points it scored since `start`. Returns the
+    /// way that gains the most (the earliest of equal gains), if any gains: since it ends
+    /// on the game's own board, the rest of the game stays as it was and the gain is
+    /// the game's. When `spawns` reach the end of the game, any final board will do.
+    ///
+    /// `guide` (0: off) adds `guide` times the cells a board differs from the game's board
+    /// after the same piece to the cut's key, so the beam stays near the game, where the
+    /// ways back to it are.
+    pub fn find_detour(
+        &mut self,
+        start: Grid,
+        spawns: &[Spawn],
+        (first, game_pieces): (usize, usize),
+        targets: &[(Grid, u32)],
+        guide: f64,
+    ) -> Option<Detour> {
+        assert_eq!(spawns.len(), targets.len(), "one target per piece");
+        let mut best: Option<Detour> = None;
+        let mut consider = |detour: Detour| {
+            if best.as_ref().is_none_or(|b| detour.gain > b.gain) {
+                best = Some(detour);
+            }
+        };
+        let span = Span { first, game_pieces };
+        let ranks_by_lookahead = self.options.refinements.lookahead > 0;
+        let free_end = first + spawns.len() == game_pieces;
+        self.run(start, spawns, span, &mut |_| {}, &mut |step, merged, beam, paths| {
+            let (target, points) = targets[step];
+            let last = step + 1 == spawns.len();
+            if guide != 0.0 {
+                for m in merged.iter_mut() {
+                    let pull = guide * m.grid.distance(&target) as f64;
+                    m.value += pull;
+                    if ranks_by_lookahead && !last {
+                        m.lookahead += pull;
+                    }
+                }
+            }
+            let reached = if free_end && last {
+                // The game ends here: the best-scored board will do, whatever it is.
+                merged.iter().max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
+            } else {
+                merged.iter().find(|m| m.grid == target)
+            };
+            if let Some(m) = reached.filter(|m| m.score > points) {
+                let mut placements = paths.path(beam[m.parent as usize].node);
+                placements.push(m.placement);
+                consider(Detour { gain: m.score - points, placements });
+            }
+        });
+        best
+    }
+
+    /// The search behind [`BeamSearch::solve`] and [`BeamSearch::find_detour`]:
+    /// `on_merged` sees each step's merged boards (with the beam they grew from and its
+    /// paths) before the cut, and may change their keys.
+    fn run(
+        &mut self,
+        start: Grid,
+        spawns: &[Spawn],
+        span: Span,
+        on_step: &mut dyn FnMut(&Progress),
+        on_merged: &mut MergedHook,
+    ) -> Solution {
         let mut beam = vec![Entry { grid: start, score: 0, node: ROOT }];
         let mut next = Vec::new();
         let mut distinct_boards = Vec::with_capacity(spawns.len());
+        self.paths = Paths::default();
         for (i, &spawn) in spawns.iter().enumerate() {
-            let following = spawns.get(i + 1).map(|&s| (s, i + 2 < PIECE_LIMIT));
-            let after_following = spawns.get(i + 2).map(|&s| (s, i + 3 < PIECE_LIMIT));
-            self.weights = self.step_weights(spawns.len() - i);
-            let (boards, candidates) =
-                self.step(&beam, spawn, i + 1 < PIECE_LIMIT, [following, after_following], &mut next);
+            let piece = span.first + i;
+            let following = spawns.get(i + 1).map(|&s| (s, piece + 2 < PIECE_LIMIT));
+            let after_following = spawns.get(i + 2).map(|&s| (s, piece + 3 < PIECE_LIMIT));
+            self.weights = self.step_weights(span.game_pieces.saturating_sub(piece));
+            let (boards, candidates) = self.step(
+                &beam,
+                spawn,
+                piece + 1 < PIECE_LIMIT,
+                [following, after_following],
+                &mut next,
+                &mut |merged, beam, paths| on_merged(i, merged, beam, paths),
+            );
             if next.is_empty() {
                 break;
             }
@@ -510,6 +613,7 @@ impl BeamSearch {
         scores: bool,
         [following, after_following]: [Option<(Spawn, bool)>; 2],
         next: &mut Vec<Entry>,
+        on_merged: &mut StepHook,
     ) -> (usize, usize) {
         let Options { beam: width, moves, .. } = self.options;
         let weights = self.weights;
@@ -557,6 +661,7 @@ impl BeamSearch {
                 self.rank_by_lookahead(following, after_following);
             }
         }
+        on_merged(&mut self.merged, beam, &self.paths);
         if boards > width && (self.options.refinements.children_per_parent > 0 || phase_quota) {
             self.cut_with_limits(beam.len(), width);
         } else if boards > width {

@@ -1,0 +1,276 @@
+//! The second stage of a two-stage search: a finished game improved window by window.
+//! From the game's board before a window, a beam search as wide as the first stage's, but
+//! spent on that one board's descendants alone, looks for a better-scoring way to one of
+//! the game's own later boards ([`BeamSearch::find_detour`]). Ending on the game's board,
+//! the detour leaves the rest of the game as it was, so its gain is the game's and the
+//! game never gets worse. The window that reaches the end of the game may end anywhere.
+//! Pieces outside the detours keep their record's key presses, so any record can be
+//! polished, whatever wrote it.
+
+use super::game::{orientations, sequence, Game, Grid, Spawn, PIECE_LIMIT};
+use super::record::{replay, replay_game_observed, Op, Record};
+use super::solver::{placement_steps, BeamSearch, Options};
+use anyhow::{ensure, Context, Result};
+
+/// How the game is cut into windows, and how their searches keep near it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Windows {
+    /// Pieces in a window.
+    pub length: usize,
+    /// Pieces from one window's start to the next one's.
+    pub stride: usize,
+    /// Added to the key per cell a board differs from the game's board after the same
+    /// piece (0: off), keeping the search near the game (see [`BeamSearch::find_detour`]).
+    pub guide: f64,
+}
+
+/// A game of the contest: each piece's key presses, with the board and score after it.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// The key presses of each piece (after its `N`).
+    pub ops: Vec<Vec<Op>>,
+    /// `boards[i]`: the board after `i` pieces (`boards[0]` is the empty start).
+    pub boards: Vec<Grid>,
+    /// `scores[i]`: the score after `i` pieces.
+    pub scores: Vec<u32>,
+}
+
+impl Line {
+    /// Replays a record from the contest's start. Pieces that never lock (the game ended
+    /// at a spawn) are dropped.
+    pub fn new(record: &Record) -> Line {
+        let mut line = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
+        replay_game_observed(record, Game::default(), &mut |step| {
+            line.ops.push(step.ops.to_vec());
+            line.boards.push(step.game.grid);
+            line.scores.push(step.game.score as u32);
+        });
+        line
+    }
+
+    /// Pieces locked.
+    pub fn pieces(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// The score at the end.
+    pub fn score(&self) -> u32 {
+        *self.scores.last().unwrap_or(&0)
+    }
+
+    /// The record: each piece's key presses after an `N`.
+    pub fn record(&self) -> Record {
+        let mut record = Record::default();
+        for ops in &self.ops {
+            record.push_piece(ops);
+        }
+        record
+    }
+}
+
+/// One window searched.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowReport {
+    /// The window's first piece (0-based) and its number of pieces.
+    pub first: usize,
+    pub pieces: usize,
+    /// Points this window's detour gained (0: none found).
+    pub gain: u32,
+    /// The game's score after it.
+    pub score: u32,
+}
+
+/// Improves the game of `record` window by window with `options`' search; `on_window`
+/// hears of each window. The windows start at piece 0, then every `stride` pieces; a
+/// detour is taken as soon as it is found, so later windows search the improved game.
+/// The result never scores less than the record; it is replayed and checked.
+pub fn polish(
+    options: Options,
+    record: &Record,
+    windows: Windows,
+    on_window: &mut dyn FnMut(&WindowReport),
+) -> Result<Line> {
+    ensure!(windows.length >= 1 && windows.stride >= 1, "a window has at least one piece");
+    ensure!(windows.guide.is_finite() && windows.guide >= 0.0, "the guide must be at least 0, got {}", windows.guide);
+    let mut line = Line::new(record);
+    let pieces = line.pieces();
+    let spawns: Vec<Spawn> = sequence(PIECE_LIMIT);
+    let mut search = BeamSearch::new(options);
+    let mut first = 0;
+    while first < pieces {
+        let end = (first + windows.length).min(pieces);
+        let base = line.scores[first];
+        let targets: Vec<(Grid, u32)> =
+            (first + 1..=end).map(|i| (line.boards[i], line.scores[i].saturating_sub(base))).collect();
+        let detour =
+            search.find_detour(line.boards[first], &spawns[first..end], (first, pieces), &targets, windows.guide);
+        let mut gain = 0;
+        if let Some(detour) = detour {
+            let rejoined = first + detour.placements.len();
+            let (target, old_score) = (line.boards[rejoined], line.scores[rejoined]);
+            let (mut grid, mut score) = (line.boards[first], base);
+            for (offset, &placement) in detour.placements.iter().enumerate() {
+                let i = first + offset;
+                let spawn = spawns[i];
+                line.ops[i] = placement_steps(&grid, spawn, placement, options.moves)
+                    .context("internal error: a detour's placement cannot be written as key presses")?;
+                let orientation = &orientations(spawn.shape)[placement.state as usize];
+                let lock = grid.lock(orientation, placement.x as i32, placement.y as i32);
+                if i + 1 < PIECE_LIMIT && !lock.top_touched {
+                    score += lock.points();
+                }
+                line.boards[i + 1] = grid;
+                line.scores[i + 1] = score;
+            }
+            ensure!(
+                rejoined == pieces || grid == target,
+                "internal error: a detour ends off the game's board at piece {rejoined}"
+            );
+            ensure!(
+                score == old_score + detour.gain,
+                "internal error: a detour of {} points scored {score} where the game had {old_score}",
+                detour.gain
+            );
+            for later in &mut line.scores[rejoined + 1..] {
+                *later += detour.gain;
+            }
+            gain = detour.gain;
+        }
+        on_window(&WindowReport { first, pieces: end - first, gain, score: line.score() });
+        if end == pieces {
+            break;
+        }
+        first += windows.stride;
+    }
+    let replayed = replay(&line.record());
+    ensure!(
+        replayed.score == line.score() as u64 && replayed.pieces == pieces,
+        "internal error: the polished record replays to {} points over {} pieces, not {} over {pieces}",
+        replayed.score,
+        replayed.pieces,
+        line.score()
+    );
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etetris::solver::{write_record, MoveSet};
+    use crate::etetris::weights::Weights;
+
+    fn options(beam: usize, moves: MoveSet) -> Options {
+        Options::new(beam, moves, Weights::default())
+    }
+
+    /// A weak game to improve: the seed's search at beam 15 over the first `pieces` pieces.
+    fn weak_record(pieces: usize) -> Record {
+        let spawns = sequence(pieces);
+        let solution = BeamSearch::new(options(15, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
+        write_record(Grid::default(), &spawns, &solution.placements, MoveSet::Seed).unwrap()
+    }
+
+    #[test]
+    fn a_detour_ends_on_the_games_board_and_gains_what_it_says() {
+        let line = Line::new(&weak_record(300));
+        let spawns = sequence(300);
+        let mut search = BeamSearch::new(options(200, MoveSet::Full));
+        let mut found = 0;
+        for (first, guide) in (0..250).step_by(25).flat_map(|first| [(first, 0.0), (first, 10.0)]) {
+            let end = first + 40;
+            let targets: Vec<(Grid, u32)> =
+                (first + 1..=end).map(|i| (line.boards[i], line.scores[i] - line.scores[first])).collect();
+            let Some(detour) =
+                search.find_detour(line.boards[first], &spawns[first..end], (first, 300), &targets, guide)
+            else {
+                continue;
+            };
+            found += 1;
+            assert!(detour.gain > 0 && !detour.placements.is_empty());
+            let (mut grid, mut points) = (line.boards[first], 0);
+            for (p, spawn) in detour.placements.iter().zip(&spawns[first..]) {
+                let orientation = &orientations(spawn.shape)[p.state as usize];
+                assert!(grid.fits(orientation, p.x as i32, p.y as i32));
+                points += grid.lock(orientation, p.x as i32, p.y as i32).points();
+            }
+            let rejoined = first + detour.placements.len();
+            assert_eq!(grid, line.boards[rejoined], "window at {first}");
+            assert_eq!(points, line.scores[rejoined] - line.scores[first] + detour.gain, "window at {first}");
+        }
+        assert!(found >= 4, "a beam of 15 leaves room for detours; found {found}");
+    }
+
+    #[test]
+    fn polishing_gains_replays_and_does_not_depend_on_the_thread_count() {
+        let record = weak_record(400);
+        let before = Line::new(&record);
+        let windows = Windows { length: 60, stride: 30, guide: 0.0 };
+        let run = |threads: usize, guide: f64| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut reports = Vec::new();
+            let windows = Windows { guide, ..windows };
+            let line = pool
+                .install(|| polish(options(50, MoveSet::Full), &record, windows, &mut |w| reports.push(*w)))
+                .unwrap();
+            (line, reports)
+        };
+        let ((one, reports), (two, _)) = (run(1, 0.0), run(2, 0.0));
+        assert_eq!(one.record(), two.record());
+        assert!(one.score() > before.score(), "{} against {}", one.score(), before.score());
+        assert_eq!(replay(&one.record()).score, one.score() as u64);
+        // Windows at 0, 30, ..., 360 (the last reaches the end), each reporting the score so far.
+        assert_eq!(reports.iter().map(|w| w.first).collect::<Vec<_>>(), (0..=360).step_by(30).collect::<Vec<_>>());
+        assert_eq!(reports.last().unwrap().score, one.score());
+        let gains: u32 = reports.iter().map(|w| w.gain).sum();
+        assert_eq!(before.score() + gains, one.score());
+        // The guide changes the search, and it too never loses.
+        let ((guided, _), (guided_two, _)) = (run(1, 10.0), run(2, 10.0));
+        assert_eq!(guided.record(), guided_two.record());
+        assert_ne!(guided.record(), one.record());
+        assert!(guided.score() > before.score() && replay(&guided.record()).score == guided.score() as u64);
+        // Pieces outside the windows that gained keep their key presses.
+        for i in 0..400 {
+            let in_a_detour = reports.iter().any(|w| w.gain > 0 && (w.first..w.first + w.pieces).contains(&i));
+            if !in_a_detour {
+                assert_eq!(one.ops[i], before.ops[i], "piece {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_window_at_the_end_may_end_anywhere() {
+        // One window over the whole game is a fresh search whose end is free: the result
+        // is at least that search's own game.
+        let record = weak_record(200);
+        let before = Line::new(&record).score();
+        let fresh = BeamSearch::new(options(100, MoveSet::Full)).solve(Grid::default(), &sequence(200), &mut |_| {});
+        assert!(fresh.score > before);
+        let polished =
+            polish(options(100, MoveSet::Full), &record, Windows { length: 200, stride: 200, guide: 0.0 }, &mut |_| {})
+                .unwrap();
+        assert!(polished.score() >= fresh.score, "{} against {}", polished.score(), fresh.score);
+    }
+
+    #[test]
+    fn a_game_that_ended_on_the_top_row_is_polished_too() {
+        let spawns = sequence(300);
+        let dying = BeamSearch::new(options(3, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
+        let mut record = write_record(Grid::default(), &spawns, &dying.placements, MoveSet::Seed).unwrap();
+        // The search stopped where no board could take the next piece; that piece, locked
+        // one step down, ends the game on the top row.
+        record.push_piece(&[Op::Down(1)]);
+        let before = replay(&record);
+        assert!(
+            before.is_over && before.pieces < 300,
+            "beam 3 dies early ({} pieces, over: {})",
+            before.pieces,
+            before.is_over
+        );
+        let polished =
+            polish(options(50, MoveSet::Full), &record, Windows { length: 30, stride: 30, guide: 0.0 }, &mut |_| {})
+                .unwrap();
+        let after = replay(&polished.record());
+        assert_eq!((after.pieces, after.score), (before.pieces, polished.score() as u64));
+        assert!(after.score > before.score);
+    }
+}

@@ -683,6 +683,8 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&["polish", "keep.txt", "--record", "out.txt", "--window", "10001"], "--window"),
         refused(&["polish", "keep.txt", "--record", "out.txt", "--stride", "0"], "--stride"),
         refused(&["polish", "keep.txt", "--record", "out.txt", "--guide", "NaN"], "--guide"),
+        refused(&["polish", "keep.txt", "--record", "out.txt", "--from", "1"], "--from"),
+        usage(&["polish", "keep.txt", "--record", "out.txt", "--from=-1"], "--from"),
         refused(&["polish", "keep.txt", "--record", "out.txt", "--guide=-1"], "--guide"),
         usage(&["polish", "keep.txt", "--record", "out.txt", "--guide", "much"], "--guide"),
         refused(&["polish", "keep.txt", "--record", "out.txt", "--weights", "nan.toml"], "holes"),

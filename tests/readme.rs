@@ -136,6 +136,30 @@ const CASES: &[(&str, Action)] = &[
              --phase-quota 20 --pieces 300",
         ),
     ),
+    (
+        "polish weights/etetris-best-record.txt --moves full --beam 10000 --weights weights/etetris-full.toml \
+         --window 100 --guide 10 --record pass1.txt",
+        RunAs(
+            "polish weights/etetris-best-record.txt --moves full --beam 10 --weights weights/etetris-full.toml \
+             --window 100 --guide 10 --record pass1.txt",
+        ),
+    ),
+    (
+        "polish pass1.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 200 --stride 100 \
+         --guide 10 --record pass2.txt",
+        RunAs(
+            "polish pass1.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 200 --stride 100 \
+             --guide 10 --record pass2.txt",
+        ),
+    ),
+    (
+        "polish data/etetris/published_1378178.txt --moves full --beam 1000 --weights weights/etetris-full.toml \
+         --guide 10 --threads 1",
+        RunAs(
+            "polish data/etetris/published_1378178.txt --moves full --beam 10 --weights weights/etetris-full.toml \
+             --guide 10 --threads 1",
+        ),
+    ),
     ("solve --moves full --beam 300 --threads 1 --weights FILE", Skip("usage template")),
     ("tune experiments/etetris-full-cmaes.toml --threads 1", Skip("8 CPU-minutes; tests/experiments.rs checks the file")),
     ("tune experiments/etetris-full-jitter-cmaes.toml", Skip("4.5 CPU-hours; tests/experiments.rs checks the file")),

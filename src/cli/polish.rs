@@ -22,6 +22,10 @@ pub struct Args {
     /// Boards kept after each piece of a window's search.
     #[arg(long, default_value_t = 1000)]
     pub beam: usize,
+    /// The first window's first piece (0-based; the pieces before it stay as they are):
+    /// e.g. the game's last stretch alone, whose window may end on any board.
+    #[arg(long, default_value_t = 0)]
+    pub from: usize,
     /// Pieces in a window.
     #[arg(long, default_value_t = 100)]
     pub window: usize,
@@ -61,6 +65,12 @@ pub fn run(args: Args) -> Result<()> {
     let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;
     let before = Line::new(&record);
     ensure!(before.pieces() > 0, "record file {}: no piece locks", args.file.display());
+    ensure!(
+        args.from < before.pieces(),
+        "--from {} is past the record's last piece (it has {} pieces, numbered from 0)",
+        args.from,
+        before.pieces()
+    );
     let path = args.record.unwrap_or_else(|| {
         let stem = args.file.file_stem().map_or("record".into(), |s| s.to_string_lossy().into_owned());
         PathBuf::from(format!("results/{stem}-polished.txt"))
@@ -86,7 +96,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     let started = Instant::now();
     let mut detours = 0;
-    let windows = Windows { length: args.window, stride, guide: args.guide };
+    let windows = Windows { from: args.from, length: args.window, stride, guide: args.guide };
     let after = pool.install(|| {
         polish(options, &record, windows, &mut |window| {
             detours += (window.gain > 0) as usize;

@@ -15,6 +15,8 @@ use anyhow::{ensure, Context, Result};
 /// How the game is cut into windows, and how their searches keep near it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Windows {
+    /// The first window's first piece (0-based): the pieces before it are kept as they are.
+    pub from: usize,
     /// Pieces in a window.
     pub length: usize,
     /// Pieces from one window's start to the next one's.
@@ -81,7 +83,7 @@ pub struct WindowReport {
 }
 
 /// Improves the game of `record` window by window with `options`' search; `on_window`
-/// hears of each window. The windows start at piece 0, then every `stride` pieces; a
+/// hears of each window. The windows start at piece `from`, then every `stride` pieces; a
 /// detour is taken as soon as it is found, so later windows search the improved game.
 /// The result never scores less than the record; it is replayed and checked.
 pub fn polish(
@@ -96,7 +98,7 @@ pub fn polish(
     let pieces = line.pieces();
     let spawns: Vec<Spawn> = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
-    let mut first = 0;
+    let mut first = windows.from;
     while first < pieces {
         let end = (first + windows.length).min(pieces);
         let base = line.scores[first];
@@ -204,7 +206,7 @@ mod tests {
     fn polishing_gains_replays_and_does_not_depend_on_the_thread_count() {
         let record = weak_record(400);
         let before = Line::new(&record);
-        let windows = Windows { length: 60, stride: 30, guide: 0.0 };
+        let windows = Windows { from: 0, length: 60, stride: 30, guide: 0.0 };
         let run = |threads: usize, guide: f64| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let mut reports = Vec::new();
@@ -245,9 +247,13 @@ mod tests {
         let before = Line::new(&record).score();
         let fresh = BeamSearch::new(options(100, MoveSet::Full)).solve(Grid::default(), &sequence(200), &mut |_| {});
         assert!(fresh.score > before);
-        let polished =
-            polish(options(100, MoveSet::Full), &record, Windows { length: 200, stride: 200, guide: 0.0 }, &mut |_| {})
-                .unwrap();
+        let polished = polish(
+            options(100, MoveSet::Full),
+            &record,
+            Windows { from: 0, length: 200, stride: 200, guide: 0.0 },
+            &mut |_| {},
+        )
+        .unwrap();
         assert!(polished.score() >= fresh.score, "{} against {}", polished.score(), fresh.score);
     }
 
@@ -266,11 +272,29 @@ mod tests {
             before.pieces,
             before.is_over
         );
-        let polished =
-            polish(options(50, MoveSet::Full), &record, Windows { length: 30, stride: 30, guide: 0.0 }, &mut |_| {})
-                .unwrap();
+        let polished = polish(
+            options(50, MoveSet::Full),
+            &record,
+            Windows { from: 0, length: 30, stride: 30, guide: 0.0 },
+            &mut |_| {},
+        )
+        .unwrap();
         let after = replay(&polished.record());
         assert_eq!((after.pieces, after.score), (before.pieces, polished.score() as u64));
         assert!(after.score > before.score);
+    }
+
+    #[test]
+    fn polishing_from_a_piece_keeps_the_pieces_before_it() {
+        let record = weak_record(400);
+        let before = Line::new(&record);
+        let mut firsts = Vec::new();
+        let windows = Windows { from: 250, length: 60, stride: 60, guide: 10.0 };
+        let after = polish(options(50, MoveSet::Full), &record, windows, &mut |w| firsts.push(w.first)).unwrap();
+        assert_eq!(firsts, [250, 310, 370]);
+        assert_eq!(after.ops[..250], before.ops[..250]);
+        assert_eq!(after.scores[..=250], before.scores[..=250]);
+        assert!(after.score() > before.score(), "{} against {}", after.score(), before.score());
+        assert_eq!(replay(&after.record()).score, after.score() as u64);
     }
 }

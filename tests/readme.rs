@@ -137,8 +137,9 @@ const CASES: &[(&str, Action)] = &[
         ),
     ),
     (
-        "polish weights/etetris-best-record.txt --moves full --beam 10000 --weights weights/etetris-full.toml \
+        "polish results/etetris-full-k10000.txt --moves full --beam 10000 --weights weights/etetris-full.toml \
          --window 100 --guide 10 --record pass1.txt",
+        // The README's input is the record's first stage (16 minutes of `solve` above); the shipped record stands in.
         RunAs(
             "polish weights/etetris-best-record.txt --moves full --beam 10 --weights weights/etetris-full.toml \
              --window 100 --guide 10 --record pass1.txt",
@@ -150,6 +151,22 @@ const CASES: &[(&str, Action)] = &[
         RunAs(
             "polish pass1.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 200 --stride 100 \
              --guide 10 --record pass2.txt",
+        ),
+    ),
+    (
+        "polish pass2.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 300 --stride 150 \
+         --guide 10 --threads 1 --record pass3.txt",
+        RunAs(
+            "polish pass2.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 300 --stride 150 \
+             --guide 10 --threads 1 --record pass3.txt",
+        ),
+    ),
+    (
+        "polish pass3.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --stride 50 \
+         --guide 30 --record pass4.txt",
+        RunAs(
+            "polish pass3.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --stride 50 \
+             --guide 30 --record pass4.txt",
         ),
     ),
     (

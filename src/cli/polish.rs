@@ -3,14 +3,14 @@
 //! ways back to its own boards, writes the improved record (never worse; replayed and
 //! checked) and prints the score before and after; shows a progress bar on stderr.
 
-use super::solve::{checked_options, thread_pool, SearchArgs};
+use super::solve::{checked_options, prepare_record_path, thread_pool, SearchArgs};
+use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
 use crate::etetris::record::Record;
 use crate::etetris::solver::MoveSet;
 use crate::report::atomic_file::AtomicFile;
 use anyhow::{ensure, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -82,18 +82,9 @@ pub fn run(args: Args) -> Result<()> {
         "--record {} is the record being polished: write the improved one elsewhere",
         path.display()
     );
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        eprintln!("created folder {} for the record (--record FILE writes it elsewhere)", dir.display());
-    }
-    AtomicFile::check_writable(&path)?;
+    prepare_record_path(&path)?;
     let pool = thread_pool(args.threads)?;
-    let bar = ProgressBar::new(before.pieces() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} pieces, {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = pieces_bar(before.pieces(), true);
     let started = Instant::now();
     let mut detours = 0;
     let windows = Windows { from: args.from, length: args.window, stride, guide: args.guide };

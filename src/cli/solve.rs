@@ -107,6 +107,16 @@ pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves
     Ok(Options::new(beam, moves, weights))
 }
 
+/// Makes the record's folder if missing and checks the record can be written there, before
+/// the search, so an unwritable path fails at once.
+pub fn prepare_record_path(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        eprintln!("created folder {} for the record (--record FILE writes it elsewhere)", dir.display());
+    }
+    AtomicFile::check_writable(path)
+}
+
 /// Builds a pool of `threads` workers (0: one per core; more than the cores is capped to
 /// them, see [`crate::limits::threads`]).
 pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
@@ -137,12 +147,7 @@ pub fn run(args: Args) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
     let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        eprintln!("created folder {} for the record (--record FILE writes it elsewhere)", dir.display());
-    }
-    // Before the search, so an unwritable path fails at once.
-    AtomicFile::check_writable(&path)?;
+    prepare_record_path(&path)?;
     let started = Instant::now();
     options.refinements = refinements;
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));

@@ -32,8 +32,8 @@ pub fn solve_checked(options: Options, pieces: usize, show: bool) -> Result<(Sol
     Ok((solution, record, replayed))
 }
 
-/// Solves with a progress bar on stderr (hidden unless `show`), refinements included.
-pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solution {
+/// A progress bar over a game's pieces on stderr (hidden unless `show`), with a message.
+pub fn pieces_bar(pieces: usize, show: bool) -> ProgressBar {
     let bar = if show {
         ProgressBar::new(pieces as u64)
     } else {
@@ -44,6 +44,12 @@ pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solut
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
+    bar
+}
+
+/// Solves with a progress bar on stderr (hidden unless `show`), refinements included.
+pub fn solve_with_progress(options: Options, pieces: usize, show: bool) -> Solution {
+    let bar = pieces_bar(pieces, show);
     let spawns = sequence(pieces);
     let mut candidates = 0usize;
     let solution = BeamSearch::new(options).solve(Grid::default(), &spawns, &mut |progress| {

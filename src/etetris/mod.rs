@@ -1,7 +1,8 @@
 //! E-Tetris, the 2021 contest game: its rules ([`game`]), records ([`record`]) and what
 //! their points are made of ([`breakdown`]), the seed's beam solver made fast ([`solver`]),
 //! its checked solve ([`checked`]), the second stage that polishes a finished record
-//! ([`polish`]), the full move set ([`full`]) and the evaluator's weights ([`weights`]). Every rule and figure is in `shared/spec/etetris.md`.
+//! ([`polish`]), the full move set ([`full`]) and the evaluator's weights ([`weights`]).
+//! Every rule and figure is in `shared/spec/etetris.md`.
 
 pub mod breakdown;
 pub mod checked;

@@ -170,6 +170,22 @@ const CASES: &[(&str, Action)] = &[
         ),
     ),
     (
+        "polish pass4.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 \
+         --lookahead 2 --second-ply 2 --record pass5.txt",
+        RunAs(
+            "polish pass4.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 \
+             --lookahead 2 --second-ply 2 --record pass5.txt",
+        ),
+    ),
+    (
+        "polish pass5.txt --moves full --beam 10000 --weights weights/etetris-full.toml --from 50 --window 100 \
+         --guide 10 --lookahead 2 --second-ply 2 --record pass6.txt",
+        RunAs(
+            "polish pass5.txt --moves full --beam 10 --weights weights/etetris-full.toml --from 50 --window 100 \
+             --guide 10 --lookahead 2 --second-ply 2 --record pass6.txt",
+        ),
+    ),
+    (
         "polish data/etetris/published_1378178.txt --moves full --beam 1000 --weights weights/etetris-full.toml \
          --guide 10 --threads 1",
         RunAs(

@@ -597,6 +597,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn distance_counts_the_cells_filled_in_one_board_only() {
+        let a = Grid::parse("#.........\n##.......#\n").unwrap();
+        let b = Grid::parse("..........\n###......#\n").unwrap();
+        assert_eq!(a.distance(&a), 0);
+        assert_eq!(a.distance(&b), 2);
+        assert_eq!(b.distance(&a), 2);
+        assert_eq!(a.distance(&Grid::default()), a.cells());
+    }
+
+    #[test]
     fn extra_features_count_wells_rows_with_holes_and_almost_full_rows() {
         // Column 1 is a well of depth 2 (1 + 2), column 8 one of depth 1 in the middle row;
         // column 9 of the bottom row is covered, so a hole and no well.

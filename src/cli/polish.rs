@@ -87,12 +87,13 @@ pub fn run(args: Args) -> Result<()> {
     let bar = pieces_bar(before.pieces(), true);
     let started = Instant::now();
     let mut detours = 0;
+    let before_score = before.score();
     let windows = Windows { from: args.from, length: args.window, stride, guide: args.guide };
     let after = pool.install(|| {
-        polish(options, &record, windows, &mut |window| {
+        polish(options, before, windows, &mut |window| {
             detours += (window.gain > 0) as usize;
             bar.set_position((window.first + window.pieces) as u64);
-            bar.set_message(format!("score {} (+{}), {detours} detours", window.score, window.score - before.score()));
+            bar.set_message(format!("score {} (+{}), {detours} detours", window.score, window.score - before_score));
         })
     })?;
     bar.finish_and_clear();
@@ -104,8 +105,8 @@ pub fn run(args: Args) -> Result<()> {
     println!(
         "score={} before={} gain={} detours={detours} pieces={} seconds={seconds:.2} record={}",
         after.score(),
-        before.score(),
-        after.score() - before.score(),
+        before_score,
+        after.score() - before_score,
         after.pieces(),
         path.display()
     );

@@ -82,19 +82,18 @@ pub struct WindowReport {
     pub score: u32,
 }
 
-/// Improves the game of `record` window by window with `options`' search; `on_window`
-/// hears of each window. The windows start at piece `from`, then every `stride` pieces; a
+/// Improves `line`, a game of the contest ([`Line::new`] of its record), window by window
+/// with `options`' search; `on_window` hears of each window. The windows start at piece `from`, then every `stride` pieces; a
 /// detour is taken as soon as it is found, so later windows search the improved game.
-/// The result never scores less than the record; it is replayed and checked.
+/// The result never scores less than `line`; its record is replayed and checked.
 pub fn polish(
     options: Options,
-    record: &Record,
+    mut line: Line,
     windows: Windows,
     on_window: &mut dyn FnMut(&WindowReport),
 ) -> Result<Line> {
     ensure!(windows.length >= 1 && windows.stride >= 1, "a window has at least one piece");
     ensure!(windows.guide.is_finite() && windows.guide >= 0.0, "the guide must be at least 0, got {}", windows.guide);
-    let mut line = Line::new(record);
     let pieces = line.pieces();
     let spawns: Vec<Spawn> = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
@@ -212,7 +211,7 @@ mod tests {
             let mut reports = Vec::new();
             let windows = Windows { guide, ..windows };
             let line = pool
-                .install(|| polish(options(50, MoveSet::Full), &record, windows, &mut |w| reports.push(*w)))
+                .install(|| polish(options(50, MoveSet::Full), before.clone(), windows, &mut |w| reports.push(*w)))
                 .unwrap();
             (line, reports)
         };
@@ -249,7 +248,7 @@ mod tests {
         assert!(fresh.score > before);
         let polished = polish(
             options(100, MoveSet::Full),
-            &record,
+            Line::new(&record),
             Windows { from: 0, length: 200, stride: 200, guide: 0.0 },
             &mut |_| {},
         )
@@ -274,7 +273,7 @@ mod tests {
         );
         let polished = polish(
             options(50, MoveSet::Full),
-            &record,
+            Line::new(&record),
             Windows { from: 0, length: 30, stride: 30, guide: 0.0 },
             &mut |_| {},
         )
@@ -290,7 +289,7 @@ mod tests {
         let before = Line::new(&record);
         let mut firsts = Vec::new();
         let windows = Windows { from: 250, length: 60, stride: 60, guide: 10.0 };
-        let after = polish(options(50, MoveSet::Full), &record, windows, &mut |w| firsts.push(w.first)).unwrap();
+        let after = polish(options(50, MoveSet::Full), before.clone(), windows, &mut |w| firsts.push(w.first)).unwrap();
         assert_eq!(firsts, [250, 310, 370]);
         assert_eq!(after.ops[..250], before.ops[..250]);
         assert_eq!(after.scores[..=250], before.scores[..=250]);

@@ -186,6 +186,51 @@ const CASES: &[(&str, Action)] = &[
         ),
     ),
     (
+        "polish pass6.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 200 --stride 100 \
+         --guide 10 --lookahead 2 --second-ply 2 --record pass7.txt",
+        RunAs(
+            "polish pass6.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 200 --stride 100 \
+             --guide 10 --lookahead 2 --second-ply 2 --record pass7.txt",
+        ),
+    ),
+    ("replay weights/etetris-best-record-k10000.txt", Run),
+    (
+        "solve --moves full --beam 30000 --weights weights/etetris-full.toml --threads 2 --record k30000-plain.txt",
+        RunAs("solve --moves full --beam 30 --weights weights/etetris-full.toml --threads 2 --pieces 300 --record k30000-plain.txt"),
+    ),
+    (
+        "solve --moves full --beam 30000 --weights weights/etetris-full.toml --threads 2 --lookahead 2 --endgame 25 \
+         --second-ply 2 --phase-quota 20 --record k30000.txt",
+        RunAs(
+            "solve --moves full --beam 30 --weights weights/etetris-full.toml --threads 2 --lookahead 2 --endgame 25 \
+             --second-ply 2 --phase-quota 20 --pieces 300 --record k30000.txt",
+        ),
+    ),
+    (
+        "polish k30000.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 \
+         --threads 1 --record k30000-pass1.txt",
+        RunAs(
+            "polish k30000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 \
+             --threads 1 --record k30000-pass1.txt",
+        ),
+    ),
+    (
+        "polish k30000-pass1.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 200 \
+         --stride 100 --guide 10 --threads 1 --record k30000-pass2.txt",
+        RunAs(
+            "polish k30000-pass1.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 200 \
+             --stride 100 --guide 10 --threads 1 --record k30000-pass2.txt",
+        ),
+    ),
+    (
+        "polish k30000-pass2.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 \
+         --guide 10 --lookahead 2 --second-ply 2 --threads 1 --record k30000-pass3.txt",
+        RunAs(
+            "polish k30000-pass2.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 \
+             --guide 10 --lookahead 2 --second-ply 2 --threads 1 --record k30000-pass3.txt",
+        ),
+    ),
+    (
         "polish data/etetris/published_1378178.txt --moves full --beam 1000 --weights weights/etetris-full.toml \
          --guide 10 --threads 1",
         RunAs(

@@ -103,8 +103,7 @@ pub fn polish(
         let base = line.scores[first];
         let targets: Vec<(Grid, u32)> =
             (first + 1..=end).map(|i| (line.boards[i], line.scores[i].saturating_sub(base))).collect();
-        let detour =
-            search.find_detour(line.boards[first], &spawns[first..end], (first, pieces), &targets, windows.guide);
+        let detour = search.find_detour(line.boards[first], &spawns[first..], (first, pieces), &targets, windows.guide);
         let mut gain = 0;
         if let Some(detour) = detour {
             let rejoined = first + detour.placements.len();

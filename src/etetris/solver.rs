@@ -22,6 +22,7 @@ use super::game::{
 };
 use super::record::{Op, Record, MAX_STEPS_PER_PIECE};
 use super::weights::Weights;
+use crate::piece::Piece;
 use anyhow::{ensure, Context, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -481,13 +482,16 @@ impl BeamSearch {
     /// `i`, so the 10,000th scores nothing. Stops early if no board can take a piece.
     pub fn solve(&mut self, start: Grid, spawns: &[Spawn], on_step: &mut dyn FnMut(&Progress)) -> Solution {
         let span = Span { first: 0, game_pieces: spawns.len() };
-        self.run(start, spawns, span, on_step, &mut |_, _, _, _| {})
+        self.run(start, spawns, spawns.len(), span, on_step, &mut |_, _, _, _| {})
     }
 
-    /// The second stage of a two-stage search: searches `spawns`, the game's pieces from
-    /// `first` on (of `game_pieces` in all), from `start`, a board of a finished game, for
-    /// a better way to one of that game's later boards. `targets[i]` is the game's board
-    /// after piece `i` of `spawns` and the points it scored since `start`. Returns the
+    /// The second stage of a two-stage search: searches the window of the game's pieces
+    /// from `first` on (of `game_pieces` in all), one piece per target, from `start`, a
+    /// board of a finished game, for a better way to one of that game's later boards.
+    /// `spawns` are the game's pieces from `first` to its end (those past the window are
+    /// read only by the [`Overflow`](super::weights::Overflow) term's look for the next I).
+    /// `targets[i]` is the game's board after piece `first + i` and the points it scored
+    /// since `start`. Returns the
     /// way that gains the most (the earliest of equal gains), if any gains: since it ends
     /// on the game's own board, the rest of the game stays as it was and the gain is
     /// the game's. When `spawns` reach the end of the game, any final board will do.
@@ -503,7 +507,8 @@ impl BeamSearch {
         targets: &[(Grid, u32)],
         guide: f64,
     ) -> Option<Detour> {
-        assert_eq!(spawns.len(), targets.len(), "one target per piece");
+        assert!(spawns.len() >= targets.len(), "one target per piece of the window");
+        let window = targets.len();
         let mut best: Option<Detour> = None;
         let mut consider = |detour: Detour| {
             if best.as_ref().is_none_or(|b| detour.gain > b.gain) {
@@ -512,10 +517,10 @@ impl BeamSearch {
         };
         let span = Span { first, game_pieces };
         let ranks_by_lookahead = self.options.refinements.lookahead > 0;
-        let free_end = first + spawns.len() == game_pieces;
-        self.run(start, spawns, span, &mut |_| {}, &mut |step, merged, beam, paths| {
+        let free_end = first + window == game_pieces;
+        self.run(start, spawns, window, span, &mut |_| {}, &mut |step, merged, beam, paths| {
             let (target, points) = targets[step];
-            let last = step + 1 == spawns.len();
+            let last = step + 1 == window;
             if guide != 0.0 {
                 for m in merged.iter_mut() {
                     let pull = guide * m.grid.distance(&target) as f64;
@@ -540,13 +545,15 @@ impl BeamSearch {
         best
     }
 
-    /// The search behind [`BeamSearch::solve`] and [`BeamSearch::find_detour`]:
+    /// The search behind [`BeamSearch::solve`] and [`BeamSearch::find_detour`]: places
+    /// the first `count` of `spawns` (the rest are read only by the overflow term).
     /// `on_merged` sees each step's merged boards (with the beam they grew from and its
     /// paths) before the cut, and may change their keys.
     fn run(
         &mut self,
         start: Grid,
         spawns: &[Spawn],
+        count: usize,
         span: Span,
         on_step: &mut dyn FnMut(&Progress),
         on_merged: &mut MergedHook,
@@ -555,11 +562,15 @@ impl BeamSearch {
         let mut next = Vec::new();
         let mut distinct_boards = Vec::with_capacity(spawns.len());
         self.paths = Paths::default();
+        let (spawns, known) = (&spawns[..count], spawns);
         for (i, &spawn) in spawns.iter().enumerate() {
             let piece = span.first + i;
             let following = spawns.get(i + 1).map(|&s| (s, piece + 2 < PIECE_LIMIT));
             let after_following = spawns.get(i + 2).map(|&s| (s, piece + 3 < PIECE_LIMIT));
             self.weights = self.step_weights(span.game_pieces.saturating_sub(piece));
+            if self.weights.overflow.weight != 0.0 {
+                self.weights.overflow.limit = self.weights.overflow.limit_for(pieces_to_next_i(&known[i + 1..]));
+            }
             let (boards, candidates) = self.step(
                 &beam,
                 spawn,
@@ -819,6 +830,11 @@ impl BeamSearch {
     }
 }
 
+/// How many pieces on the first I piece of `later` comes (1: the first of them), if any.
+fn pieces_to_next_i(later: &[Spawn]) -> Option<usize> {
+    later.iter().position(|s| s.piece() == Piece::I).map(|index| index + 1)
+}
+
 /// Scores every placement of `spawn` on the entry's board into `out`: the new score and,
 /// when `weights` is given, the value of the new board, computed from the parent's
 /// features and the changed rows (a line clear builds the board instead).
@@ -935,6 +951,7 @@ mod tests {
     use super::*;
     use crate::etetris::game::sequence;
     use crate::etetris::record::replay;
+    use crate::etetris::weights::{Overflow, OVERFLOW_HORIZON};
 
     fn options(beam: usize, moves: MoveSet) -> Options {
         Options::new(beam, moves, Weights::default())
@@ -1017,12 +1034,14 @@ mod tests {
         let seed = Weights::default();
         let extra = Weights { extra_features: [0.7, 3.0, -1.25], ..seed };
         let almost_full = Weights { extra_features: [0.0, 0.0, -0.5], ..seed };
+        // A low limit, so boards of more than 40 cells pay the term.
+        let overflow = Weights { overflow: Overflow { weight: 0.3, capacity: 150.0, limit: 40.0 }, ..almost_full };
         let mut grid = Grid::default();
         let mut score = 0;
         for (spawn, p) in spawns.iter().zip(&solution.placements).take(250) {
             let entry = Entry { grid, score, node: ROOT };
             for (moves, weights) in
-                [seed, extra, almost_full].into_iter().flat_map(|w| [(MoveSet::Seed, w), (MoveSet::Full, w)])
+                [seed, extra, almost_full, overflow].into_iter().flat_map(|w| [(MoveSet::Seed, w), (MoveSet::Full, w)])
             {
                 let mut out = Vec::new();
                 score_placements(&entry, 0, *spawn, moves, true, Some(&weights), &mut out);
@@ -1041,6 +1060,45 @@ mod tests {
             let lock = grid.lock(&orientations(spawn.shape)[p.state as usize], p.x as i32, p.y as i32);
             score += lock.points();
         }
+    }
+
+    #[test]
+    fn the_overflow_term_counts_the_pieces_to_the_next_i() {
+        // The sequence starts Z0 I1 O2 S3 L0 Z1 S2 I3 (spec): after the Z the next piece is
+        // an I; after the O, the I comes five pieces on; the last pieces have none.
+        let spawns = sequence(30);
+        assert_eq!(pieces_to_next_i(&spawns[1..]), Some(1));
+        assert_eq!(pieces_to_next_i(&spawns[3..]), Some(5));
+        assert_eq!(pieces_to_next_i(&spawns[30..]), None);
+        let overflow = Overflow::new(0.25, 170.0);
+        assert_eq!(overflow.limit_for(Some(5)), 150.0);
+        assert_eq!(overflow.limit_for(Some(100)), 170.0 - 4.0 * OVERFLOW_HORIZON as f64);
+        assert_eq!(overflow.limit_for(None), 170.0 - 4.0 * OVERFLOW_HORIZON as f64);
+    }
+
+    #[test]
+    fn the_overflow_term_changes_the_game_and_does_not_depend_on_the_thread_count() {
+        let spawns = sequence(300);
+        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let solve = |weights: Weights, threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                BeamSearch::new(Options::new(20, MoveSet::Full, weights)).solve(Grid::default(), &spawns, &mut |_| {})
+            })
+        };
+        let plain = solve(weights, 1);
+        // A capacity of 100 cells, so the term bites on this short game's low boards.
+        let overflow = Weights { overflow: Overflow::new(0.5, 100.0), ..weights };
+        let (one, two) = (solve(overflow, 1), solve(overflow, 2));
+        assert_eq!(one.placements, two.placements);
+        assert_eq!(one.final_boards, two.final_boards);
+        assert_ne!(one.placements, plain.placements, "the term changes the search");
+        let record = write_record(Grid::default(), &spawns, &one.placements, MoveSet::Full).unwrap();
+        let result = replay(&record);
+        assert_eq!((result.pieces, result.score), (one.placements.len(), one.score as u64));
+        // Off, it is the search without it, move for move.
+        let off = Weights { overflow: Overflow { weight: 0.0, ..Overflow::new(0.5, 100.0) }, ..weights };
+        assert_eq!(solve(off, 1).placements, plain.placements);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! The seed's four terms and the divisor are required keys; the extra terms
 //! ([`EXTRA_FEATURE_NAMES`]: `wells`, `rows_with_holes`, `almost_full_rows`) are optional
 //! and weigh 0 when left out, which leaves the search exactly the seed's (a zero extra
-//! weight is not even computed).
+//! weight is not even computed). So is the one term that reads the known sequence,
+//! [`Overflow`] (keys `overflow` and `overflow_capacity`, given together).
 //!
 //! ```toml
 //! cells = -1.0
@@ -15,7 +16,7 @@
 //! score_divisor = 38.0
 //! ```
 
-use super::game::{Features, Grid};
+use super::game::{Features, Grid, HEIGHT, WIDTH};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 
@@ -25,6 +26,60 @@ pub const FEATURE_NAMES: [&str; 4] = ["cells", "row_transitions", "column_transi
 pub const EXTRA_FEATURE_NAMES: [&str; 3] = ["wells", "rows_with_holes", "almost_full_rows"];
 /// The key of the score divisor.
 pub const SCORE_DIVISOR: &str = "score_divisor";
+/// The keys of the [`Overflow`] term: its weight and its capacity in cells.
+pub const OVERFLOW: &str = "overflow";
+pub const OVERFLOW_CAPACITY: &str = "overflow_capacity";
+
+/// Cells a piece brings to the board.
+pub const CELLS_PER_PIECE: f64 = 4.0;
+/// The farthest the overflow term looks for the next I piece, in pieces: beyond it, the
+/// board is judged as if the I came this many pieces on.
+pub const OVERFLOW_HORIZON: usize = 60;
+
+/// A term that reads the known sequence: the cells a board would hold when the next I
+/// piece comes, were every piece before it to stay on the board, beyond `capacity`:
+/// `max(0, cells + 4 x pieces until the next I - capacity)`, times `weight`.
+///
+/// Why: the game pays `cells x k(k+1)/2` for `k` rows, so a row cleared by an I (four at a
+/// time) is worth 2.5 times the board's cells, by a J (three) 2 times, by an O or Z (two)
+/// 1.5 times. The seed's key prices a row kept on the board at one rate whatever comes
+/// next, but a full board far from the next I will have to clear rows two or three at a
+/// time before it comes, and a row kept then is worth less. The search sets `limit`
+/// (`capacity - 4 x pieces until the next I`, at most [`OVERFLOW_HORIZON`] pieces) before
+/// each piece; cells above it weigh `weight` each, against the `-1` of every cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Overflow {
+    /// 0: off (then it is never computed).
+    pub weight: f64,
+    /// The cells the board can hold when the I comes.
+    pub capacity: f64,
+    /// The cell count above which a board pays `weight` per cell at this step: set by the
+    /// search; `capacity` (as if the next piece were an I) until then.
+    pub limit: f64,
+}
+
+impl Overflow {
+    /// The term switched off.
+    pub const OFF: Overflow = Overflow { weight: 0.0, capacity: 0.0, limit: 0.0 };
+
+    /// The term with `weight` and `capacity`, its limit set as if the next piece were an I.
+    pub fn new(weight: f64, capacity: f64) -> Overflow {
+        Overflow { weight, capacity, limit: capacity }
+    }
+
+    /// The limit before a piece when the next I comes `pieces_to_next_i` pieces on
+    /// (`None`: not within the sequence known).
+    pub fn limit_for(&self, pieces_to_next_i: Option<usize>) -> f64 {
+        let pieces = pieces_to_next_i.unwrap_or(OVERFLOW_HORIZON).min(OVERFLOW_HORIZON);
+        self.capacity - CELLS_PER_PIECE * pieces as f64
+    }
+
+    /// What a board of `cells` cells pays at the current limit.
+    #[inline]
+    pub fn penalty(&self, cells: u32) -> f64 {
+        self.weight * (cells as f64 - self.limit).max(0.0)
+    }
+}
 
 /// Weights aligned with [`FEATURE_NAMES`] and [`EXTRA_FEATURE_NAMES`], and the divisor of
 /// the cumulative score.
@@ -33,6 +88,7 @@ pub struct Weights {
     pub features: [f64; 4],
     pub extra_features: [f64; 3],
     pub score_divisor: f64,
+    pub overflow: Overflow,
 }
 
 impl Default for Weights {
@@ -43,6 +99,7 @@ impl Default for Weights {
             features: [-1.0, 3.2178882868487753, 9.348695305445199, 7.899265427351652],
             extra_features: [0.0; 3],
             score_divisor: 38.0,
+            overflow: Overflow::OFF,
         }
     }
 }
@@ -55,6 +112,9 @@ impl Weights {
         let mut total = 0.0;
         for (weight, value) in self.features.iter().zip(features.as_array()) {
             total += weight * value;
+        }
+        if self.overflow.weight != 0.0 {
+            total += self.overflow.penalty(features.cells);
         }
         total
     }
@@ -112,16 +172,25 @@ impl Weights {
             *weight *= factor();
         }
         weights.score_divisor *= factor();
+        // Drawn last, so the other terms are jittered as before the term existed.
+        if weights.overflow.weight != 0.0 {
+            weights.overflow.weight *= factor();
+        }
         weights
     }
 
     /// Parses the TOML table; the seed's four terms and the divisor are required, the extra
-    /// terms default to 0; unknown keys and non-finite numbers
-    /// are errors naming the key, and the divisor must be positive.
+    /// terms default to 0, and `overflow` comes with `overflow_capacity` (0 to 200 cells);
+    /// unknown keys and non-finite numbers are errors naming the key, and the divisor must
+    /// be positive.
     pub fn from_toml(text: &str) -> Result<Weights> {
         let table: toml::Table = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
-        let known: Vec<&str> =
-            FEATURE_NAMES.iter().chain(&EXTRA_FEATURE_NAMES).copied().chain([SCORE_DIVISOR]).collect();
+        let known: Vec<&str> = FEATURE_NAMES
+            .iter()
+            .chain(&EXTRA_FEATURE_NAMES)
+            .copied()
+            .chain([SCORE_DIVISOR, OVERFLOW, OVERFLOW_CAPACITY])
+            .collect();
         for key in table.keys() {
             if !known.contains(&key.as_str()) {
                 let closest = known.iter().copied().max_by(|a, b| {
@@ -145,8 +214,12 @@ impl Weights {
             crate::limits::check_weight(&format!("key {key:?}"), number)?;
             Ok(number)
         };
-        let mut weights =
-            Weights { features: [0.0; 4], extra_features: [0.0; 3], score_divisor: number(SCORE_DIVISOR)? };
+        let mut weights = Weights {
+            features: [0.0; 4],
+            extra_features: [0.0; 3],
+            score_divisor: number(SCORE_DIVISOR)?,
+            overflow: Overflow::OFF,
+        };
         for (i, name) in FEATURE_NAMES.iter().enumerate() {
             weights.features[i] = number(name)?;
         }
@@ -157,6 +230,18 @@ impl Weights {
         }
         if weights.score_divisor <= 0.0 {
             bail!("key {SCORE_DIVISOR:?}: must be positive, found {}", weights.score_divisor);
+        }
+        match (table.contains_key(OVERFLOW), table.contains_key(OVERFLOW_CAPACITY)) {
+            (true, true) => {
+                let capacity = number(OVERFLOW_CAPACITY)?;
+                if !(0.0..=(WIDTH * HEIGHT) as f64).contains(&capacity) {
+                    bail!("key {OVERFLOW_CAPACITY:?}: must be a cell count in 0..=200, found {capacity}");
+                }
+                weights.overflow = Overflow::new(number(OVERFLOW)?, capacity);
+            }
+            (true, false) => bail!("key {OVERFLOW:?} needs {OVERFLOW_CAPACITY:?} (the cells the board can hold)"),
+            (false, true) => bail!("key {OVERFLOW_CAPACITY:?} is the capacity of {OVERFLOW:?}: give {OVERFLOW:?} too"),
+            (false, false) => {}
         }
         Ok(weights)
     }
@@ -181,6 +266,12 @@ impl Weights {
             }
         }
         text += &format!("{SCORE_DIVISOR} = {:?}\n", self.score_divisor);
+        if self.overflow.weight != 0.0 {
+            text += &format!(
+                "{OVERFLOW} = {:?}\n{OVERFLOW_CAPACITY} = {:?}\n",
+                self.overflow.weight, self.overflow.capacity
+            );
+        }
         text
     }
 }
@@ -211,6 +302,37 @@ mod tests {
         // The grid's wells count 4.
         let difference = with_wells.value_of(&grid, 17) - seed.value_of(&grid, 17);
         assert!((difference - 6.0).abs() < 1e-9, "{difference}");
+    }
+
+    #[test]
+    fn the_overflow_term_round_trips_and_weighs_cells_above_its_limit() {
+        let with = Weights { overflow: Overflow::new(0.25, 170.0), ..Weights::default() };
+        let text = with.to_toml();
+        assert!(text.contains("overflow = 0.25\noverflow_capacity = 170.0"), "{text}");
+        assert_eq!(Weights::from_toml(&text).unwrap(), with);
+        assert!(!Weights::default().to_toml().contains("overflow"), "off, the files keep their keys");
+        // Three rows of nine cells: 27 cells. Below the limit nothing changes; 7 cells
+        // above a limit of 20 weigh 0.25 each.
+        let grid = Grid::parse(".#########\n#.########\n########.#").unwrap();
+        let seed = Weights::default();
+        assert_eq!(with.value_of(&grid, 5), seed.value_of(&grid, 5), "limit 170: no cell above it");
+        let near = Weights { overflow: Overflow { limit: 20.0, ..with.overflow }, ..seed };
+        assert!((near.value_of(&grid, 5) - seed.value_of(&grid, 5) - 1.75).abs() < 1e-9);
+        // The jitter moves the weight, never the capacity.
+        let jittered = with.jittered(3, 0.1);
+        assert_ne!(jittered.overflow.weight, 0.25);
+        assert_eq!(jittered.overflow.capacity, 170.0);
+    }
+
+    #[test]
+    fn the_overflow_keys_come_together_and_the_capacity_is_a_cell_count() {
+        let good = Weights::default().to_toml();
+        let error = |extra: &str| Weights::from_toml(&format!("{good}{extra}")).unwrap_err().to_string();
+        assert!(error("overflow = 0.25\n").contains("key \"overflow\" needs \"overflow_capacity\""));
+        assert!(error("overflow_capacity = 170\n").contains("give \"overflow\" too"));
+        assert!(error("overflow = 0.25\noverflow_capacity = 201\n").contains("must be a cell count in 0..=200"));
+        assert!(error("overflow = nan\noverflow_capacity = 170\n").contains("key \"overflow\""));
+        assert!(error("overflow = 0.25\noverflow_capcity = 170\n").contains("did you mean \"overflow_capacity\""));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use super::objective::{Objective, Played};
 use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
 use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
-use crate::etetris::weights::{Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, SCORE_DIVISOR};
+use crate::etetris::weights::{Overflow, Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, SCORE_DIVISOR};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -135,7 +135,7 @@ pub fn weights(vector: &[f64]) -> Option<Weights> {
     features.copy_from_slice(&vector[..seed]);
     let mut extra_features = [0.0; 3];
     extra_features.copy_from_slice(&vector[seed..seed + extra]);
-    Some(Weights { features, extra_features, score_divisor })
+    Some(Weights { features, extra_features, score_divisor, overflow: Overflow::OFF })
 }
 
 /// The linear coefficients of the beam key, `[w1, ..., w7, -1/score_divisor]`: what

@@ -180,3 +180,23 @@ fn bad_input_gives_a_one_line_error() {
     expect_error(&["replay", "missing.txt"], dir.path(), "missing.txt");
     expect_error(&["solve", "--beam", "0"], dir.path(), "--beam");
 }
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // Every move's picture of a whole game: megabytes, far more than a pipe holds.
+    let record = repository_file("data/etetris/published_1378178.txt");
+    let mut child = binary()
+        .args(["replay", record.to_str().unwrap(), "--watch", "--delay-ms", "0", "--all-frames"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut start = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut start).unwrap(); // then the reader goes, as `head` does
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.is_empty(), "nothing to say on a closed pipe: {stderr}");
+}

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use tetris_lab::etetris::breakdown::Breakdown;
 use tetris_lab::etetris::record::{replay, Record};
-use tetris_lab::etetris::weights::Weights;
+use tetris_lab::etetris::weights::{Overflow, Weights};
 
 /// The contest's winning entry (spec: "Other contest entries").
 const CONTEST_WINNER: u64 = 1_413_876;
@@ -28,6 +28,10 @@ fn every_shipped_weights_file_parses() {
     }
     let full = parsed.iter().find(|(name, _)| name == "etetris-full.toml").expect("weights/etetris-full.toml");
     assert_ne!(full.1, Weights::default(), "the tuned weights are not the seed's");
+    // The overflow file is the same weights with the sequence's term added.
+    let overflow = parsed.iter().find(|(name, _)| name == "etetris-full-overflow.toml").expect("the overflow file");
+    assert_eq!(overflow.1.overflow, Overflow::new(0.25, 170.0));
+    assert_eq!(Weights { overflow: Overflow::OFF, ..overflow.1 }, full.1);
 }
 
 /// The score a record file of `weights/` replays to, checked to be a whole game above the

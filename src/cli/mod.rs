@@ -62,6 +62,13 @@ pub enum Command {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
+    // Rust ignores SIGPIPE, so `println!` into a pipe whose reader has gone (`replay ...
+    // | head`) panics. Ending quietly, as other Unix tools do, is what a user expects.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

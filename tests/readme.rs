@@ -230,6 +230,31 @@ const CASES: &[(&str, Action)] = &[
              --guide 10 --lookahead 2 --second-ply 2 --threads 1 --record k30000-pass3.txt",
         ),
     ),
+    // The overflow term.
+    (
+        "solve --moves full --beam 3000 --threads 1 --weights weights/etetris-full-overflow.toml",
+        RunAs("solve --moves full --beam 30 --threads 1 --weights weights/etetris-full-overflow.toml --pieces 300"),
+    ),
+    (
+        "solve --moves full --beam 1000 --threads 1 --weights weights/etetris-full-overflow.toml --jitter 1",
+        RunAs("solve --moves full --beam 30 --threads 1 --weights weights/etetris-full-overflow.toml --jitter 1 --pieces 300"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full-overflow.toml --lookahead 2 --endgame 25 \
+         --second-ply 2 --phase-quota 20",
+        RunAs(
+            "solve --moves full --beam 30 --weights weights/etetris-full-overflow.toml --lookahead 2 --endgame 25 \
+             --second-ply 2 --phase-quota 20 --pieces 300",
+        ),
+    ),
+    (
+        "polish weights/etetris-best-record-k10000.txt --moves full --beam 10000 \
+         --weights weights/etetris-full-overflow.toml --window 100 --guide 10 --record overflow-pass.txt",
+        RunAs(
+            "polish weights/etetris-best-record-k10000.txt --moves full --beam 10 \
+             --weights weights/etetris-full-overflow.toml --window 100 --guide 10 --record overflow-pass.txt",
+        ),
+    ),
     (
         "polish data/etetris/published_1378178.txt --moves full --beam 1000 --weights weights/etetris-full.toml \
          --guide 10 --threads 1",

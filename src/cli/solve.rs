@@ -24,7 +24,8 @@ pub struct Args {
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Evaluator weights (TOML: cells, row_transitions, column_transitions, holes,
-    /// score_divisor; optional wells, rows_with_holes, almost_full_rows, 0 if left out)
+    /// score_divisor; optional wells, rows_with_holes, almost_full_rows, 0 if left out;
+    /// optional overflow with overflow_capacity, the term that reads the sequence)
     /// [default: the seed's].
     #[arg(long)]
     pub weights: Option<PathBuf>,

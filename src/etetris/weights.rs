@@ -105,7 +105,8 @@ impl Default for Weights {
 }
 
 impl Weights {
-    /// `sum(weight x feature)` of a board (lower is better).
+    /// `sum(weight x feature)` of a board (lower is better), plus the [`Overflow`] term at
+    /// its current limit when it weighs something.
     #[inline]
     pub fn evaluate(&self, features: &Features) -> f64 {
         // Summed left to right, as the seed does, so the keys match it bit for bit.

@@ -264,14 +264,15 @@ fn an_etetris_campaign_writes_every_output_and_its_best_toml_solves() {
     let mut rows = evaluations.lines();
     assert_eq!(
         rows.next(),
-        Some("generation,candidate,cells,row_transitions,column_transitions,holes,wells,rows_with_holes,almost_full_rows,score_divisor,games,mean,standard_deviation,pieces,seconds")
+        Some("generation,candidate,cells,row_transitions,column_transitions,holes,wells,rows_with_holes,almost_full_rows,score_divisor,overflow,overflow_capacity,games,mean,standard_deviation,pieces,seconds")
     );
     let mut searches = 0;
     for row in rows {
         let fields: Vec<&str> = row.split(',').collect();
         assert!(fields[1].parse::<u32>().is_ok(), "a re-evaluation row: {row}");
-        // cells fixed at -1, the extra terms left at 0, 1 game, no spread.
-        assert_eq!((fields[2], &fields[6..9], fields[10], fields[12]), ("-1", &["0", "0", "0"][..], "1", "0"), "{row}");
+        // cells fixed at -1, the extra terms and the overflow pair left at 0, 1 game, no spread.
+        assert_eq!((fields[2], &fields[6..9], &fields[10..12]), ("-1", &["0", "0", "0"][..], &["0", "0"][..]), "{row}");
+        assert_eq!((fields[12], fields[14]), ("1", "0"), "{row}");
         searches += 1;
     }
     assert!(searches >= 4 + 7, "the initial simplex and a point per generation at least: {searches}");
@@ -285,6 +286,7 @@ fn an_etetris_campaign_writes_every_output_and_its_best_toml_solves() {
     };
     let best = std::fs::read_to_string(a.join("best.toml")).unwrap();
     assert!(best.contains("# Play it: tetris-lab solve --beam 40 --pieces 300 --weights best.toml"), "{best}");
+    assert!(!best.contains("overflow"), "the overflow term is off, so its pair is left out: {best}");
     let path = a.join("best.toml");
     let tuned = solve_score(d, &["--beam", "40", "--pieces", "300", "--weights", path.to_str().unwrap()]);
     assert_eq!(tuned, reported("held-out (beam 40): best score "));

@@ -11,15 +11,21 @@
 //! score is checked by replaying the search's record, as `solve` does.
 //!
 //! The weight vector is [`FEATURE_NAMES`], [`EXTRA_FEATURE_NAMES`] (0 unless an
-//! experiment tunes or fixes them), then `score_divisor`. A vector `solve` would refuse (a weight that is not finite, or
-//! a score divisor that is not positive: the beam key divides by it) is not searched: its
-//! fitness is 0, the worst score there is, so every optimizer moves away from it.
+//! experiment tunes or fixes them), `score_divisor`, then `overflow` and
+//! `overflow_capacity` (the [`Overflow`] term, off while `overflow` is 0). A vector `solve`
+//! would refuse (a weight that is not finite, a score divisor that is not positive: the
+//! beam key divides by it, or an overflow capacity outside 0..=200 cells while the term is
+//! on) is not searched: its fitness is 0, the worst score there is, so every optimizer moves
+//! away from it.
 
 use super::objective::{Objective, Played};
 use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
+use crate::etetris::game::{HEIGHT, WIDTH};
 use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
-use crate::etetris::weights::{Overflow, Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, SCORE_DIVISOR};
+use crate::etetris::weights::{
+    Overflow, Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, OVERFLOW, OVERFLOW_CAPACITY, SCORE_DIVISOR,
+};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -114,36 +120,65 @@ impl Settings {
 
 /// The weight names of a tuning vector, in its order.
 pub fn weight_names() -> Vec<&'static str> {
-    FEATURE_NAMES.iter().chain(&EXTRA_FEATURE_NAMES).copied().chain([SCORE_DIVISOR]).collect()
+    FEATURE_NAMES
+        .iter()
+        .chain(&EXTRA_FEATURE_NAMES)
+        .copied()
+        .chain([SCORE_DIVISOR, OVERFLOW, OVERFLOW_CAPACITY])
+        .collect()
 }
+
+/// Where the score divisor stands in a vector (the overflow pair follows it).
+const DIVISOR_INDEX: usize = FEATURE_NAMES.len() + EXTRA_FEATURE_NAMES.len();
 
 /// A tuning vector as [`weight_names`] orders it.
 pub fn vector(weights: &Weights) -> Vec<f64> {
-    weights.features.iter().chain(&weights.extra_features).copied().chain([weights.score_divisor]).collect()
+    let overflow = [weights.overflow.weight, weights.overflow.capacity];
+    weights
+        .features
+        .iter()
+        .chain(&weights.extra_features)
+        .copied()
+        .chain([weights.score_divisor])
+        .chain(overflow)
+        .collect()
 }
 
 /// The weights of a tuning vector, or `None` where `solve` would refuse them (see the
 /// module doc).
 pub fn weights(vector: &[f64]) -> Option<Weights> {
     let (seed, extra) = (FEATURE_NAMES.len(), EXTRA_FEATURE_NAMES.len());
-    assert_eq!(vector.len(), seed + extra + 1, "an E-Tetris vector has 7 weights and the score divisor");
-    let score_divisor = vector[seed + extra];
+    assert_eq!(
+        vector.len(),
+        DIVISOR_INDEX + 3,
+        "an E-Tetris vector has 7 weights, the score divisor and the overflow pair"
+    );
+    let score_divisor = vector[DIVISOR_INDEX];
     if !vector.iter().all(|w| w.is_finite()) || score_divisor <= 0.0 {
         return None;
     }
+    let (weight, capacity) = (vector[DIVISOR_INDEX + 1], vector[DIVISOR_INDEX + 2]);
+    let overflow = if weight == 0.0 {
+        Overflow::OFF
+    } else if (0.0..=(WIDTH * HEIGHT) as f64).contains(&capacity) {
+        Overflow::new(weight, capacity)
+    } else {
+        return None;
+    };
     let mut features = [0.0; 4];
     features.copy_from_slice(&vector[..seed]);
     let mut extra_features = [0.0; 3];
     extra_features.copy_from_slice(&vector[seed..seed + extra]);
-    Some(Weights { features, extra_features, score_divisor, overflow: Overflow::OFF })
+    Some(Weights { features, extra_features, score_divisor, overflow })
 }
 
-/// The linear coefficients of the beam key, `[w1, ..., w7, -1/score_divisor]`: what
-/// the search's choices depend on (up to a positive factor), for comparing directions.
+/// The coefficients of the beam key, `[w1, ..., w7, -1/score_divisor, overflow,
+/// overflow_capacity]`: what the search's choices depend on (the linear part up to a
+/// positive factor), for comparing directions.
 pub fn coefficients(vector: &[f64]) -> Vec<f64> {
     let mut coefficients = vector.to_vec();
-    if let Some(last) = coefficients.last_mut() {
-        *last = -1.0 / *last;
+    if let Some(divisor) = coefficients.get_mut(DIVISOR_INDEX) {
+        *divisor = -1.0 / *divisor;
     }
     coefficients
 }
@@ -305,11 +340,23 @@ mod tests {
                 "wells",
                 "rows_with_holes",
                 "almost_full_rows",
-                "score_divisor"
+                "score_divisor",
+                "overflow",
+                "overflow_capacity"
             ]
         );
         assert_eq!(weights(&v), Some(published));
         assert_eq!(coefficients(&v)[7], -1.0 / 38.0);
+        assert_eq!(&coefficients(&v)[8..], &[0.0, 0.0], "the overflow term is off");
+        let with = Weights { overflow: Overflow::new(0.25, 170.0), ..published };
+        assert_eq!(&vector(&with)[8..], &[0.25, 170.0]);
+        assert_eq!(weights(&vector(&with)), Some(with));
+        // A capacity that is no cell count is refused while the term is on, ignored when off.
+        let mut wide = vector(&with);
+        wide[9] = 250.0;
+        assert_eq!(weights(&wide), None);
+        wide[8] = 0.0;
+        assert_eq!(weights(&wide), Some(published));
         assert_eq!(&coefficients(&v)[4..7], &[0.0; 3]);
         assert_eq!(&coefficients(&v)[..4], &published.features);
     }

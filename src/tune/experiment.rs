@@ -707,7 +707,9 @@ games = 40
                 "wells",
                 "rows_with_holes",
                 "almost_full_rows",
-                "score_divisor"
+                "score_divisor",
+                "overflow",
+                "overflow_capacity"
             ]
         );
         assert_eq!(e.space.names, vec!["row_transitions", "score_divisor"]);
@@ -719,7 +721,7 @@ games = 40
         assert_eq!((settings.beam, settings.held_out_beam, settings.moves), (50, 1000, MoveSet::Seed));
         assert_eq!(*pieces, PIECE_LIMIT);
         let full = e.full_weights(&[2.0, 40.0]);
-        assert_eq!(full, vec![-1.5, 2.0, 9.348695305445199, 7.899265427351652, 0.0, 0.0, 0.0, 40.0]);
+        assert_eq!(full, vec![-1.5, 2.0, 9.348695305445199, 7.899265427351652, 0.0, 0.0, 0.0, 40.0, 0.0, 0.0]);
         let e =
             Experiment::parse(&ETETRIS.replace("games = 1", "games = 1\nmax_pieces = 300\nfitness = \"score\""), "t");
         assert!(matches!(e.unwrap().target, Target::ETetris { pieces: 300, .. }));

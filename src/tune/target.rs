@@ -8,7 +8,7 @@ use super::etetris_objective::{self, ETetrisObjective};
 use super::objective::{Fitness, GameObjective, Objective};
 use crate::etetris::game::{HEIGHT, PIECE_LIMIT, WIDTH};
 use crate::etetris::solver::MoveSet;
-use crate::etetris::weights::Weights;
+use crate::etetris::weights::{Weights, OVERFLOW, OVERFLOW_CAPACITY};
 use crate::presets::{self, Preset};
 use crate::sim::GameLimits;
 use anyhow::Result;
@@ -174,7 +174,13 @@ impl Target {
             Target::Game { preset, .. } => format!("preset = {:?}\nfitness = {note:?}\n\n[weights]\n", preset.name),
             Target::ETetris { .. } => format!("# {note}\n"),
         };
+        // The overflow term off, its pair is left out (`solve` reads the two together).
+        let overflow_off = matches!(self, Target::ETetris { .. })
+            && names.iter().zip(weights).any(|(name, w)| *name == OVERFLOW && *w == 0.0);
         for (name, w) in names.iter().zip(weights) {
+            if overflow_off && [OVERFLOW, OVERFLOW_CAPACITY].contains(name) {
+                continue;
+            }
             // Rust's shortest round-trip form: the file reads back to the same f64.
             text.push_str(&format!("{name} = {w}\n"));
         }

@@ -491,10 +491,10 @@ impl BeamSearch {
     /// `spawns` are the game's pieces from `first` to its end (those past the window are
     /// read only by the [`Overflow`](super::weights::Overflow) term's look for the next I).
     /// `targets[i]` is the game's board after piece `first + i` and the points it scored
-    /// since `start`. Returns the
-    /// way that gains the most (the earliest of equal gains), if any gains: since it ends
-    /// on the game's own board, the rest of the game stays as it was and the gain is
-    /// the game's. When `spawns` reach the end of the game, any final board will do.
+    /// since `start`. Returns the way that gains the most (the earliest of equal gains),
+    /// if any gains: since it ends on the game's own board, the rest of the game stays as
+    /// it was and the gain is the game's. When the window reaches the end of the game, any
+    /// final board will do.
     ///
     /// `guide` (0: off) adds `guide` times the cells a board differs from the game's board
     /// after the same piece to the cut's key, so the beam stays near the game, where the

@@ -313,3 +313,38 @@ fn the_plain_build_refuses_to_run_under_mpirun() {
     assert!(stderr.contains("built without MPI") && stderr.contains("--features mpi"), "{stderr}");
     assert!(!dir.path().join("results").exists(), "nothing written");
 }
+
+#[test]
+fn an_etetris_campaign_tunes_the_overflow_term_and_its_best_toml_solves() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The tiny campaign tuning the overflow weight at a fixed capacity low enough for
+    // this short game's boards.
+    let experiment = ETETRIS
+        .replace("name = \"tiny-etetris\"", "name = \"tiny-overflow\"")
+        .replace("row_transitions = {}\nholes = {}\n", "overflow = { start = 0.3 }\n")
+        .replace("cells = -1\n", "cells = -1\noverflow_capacity = 100\n");
+    std::fs::write(d.join("overflow.toml"), experiment).unwrap();
+    let run = tune(d, &["overflow.toml", "--results", "out", "--threads", "2"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let folder = only_run_of(&d.join("out"), "tiny-overflow");
+    let evaluations = std::fs::read_to_string(folder.join("evaluations.csv")).unwrap();
+    let header: Vec<&str> = evaluations.lines().next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).unwrap_or_else(|| panic!("no {name}"));
+    let (weight, capacity) = (column("overflow"), column("overflow_capacity"));
+    let tuned: Vec<f64> =
+        evaluations.lines().skip(1).map(|row| row.split(',').nth(weight).unwrap().parse().unwrap()).collect();
+    assert!(tuned.iter().any(|&w| w != 0.3), "the overflow weight is tuned: {tuned:?}");
+    assert!(
+        evaluations.lines().skip(1).all(|row| row.split(',').nth(capacity) == Some("100")),
+        "the capacity is fixed"
+    );
+    // best.toml carries the pair, and solve plays it to the reported score.
+    let best = std::fs::read_to_string(folder.join("best.toml")).unwrap();
+    assert!(best.contains("overflow = ") && best.contains("overflow_capacity = 100"), "{best}");
+    let path = folder.join("best.toml");
+    let solved = solve_score(d, &["--beam", "40", "--pieces", "300", "--weights", path.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("held-out (beam 40): best score ")).expect("the held-out line");
+    assert_eq!(solved, line.rsplit_once("score ").unwrap().1.parse::<u64>().unwrap());
+}

@@ -567,10 +567,7 @@ impl BeamSearch {
             let piece = span.first + i;
             let following = spawns.get(i + 1).map(|&s| (s, piece + 2 < PIECE_LIMIT));
             let after_following = spawns.get(i + 2).map(|&s| (s, piece + 3 < PIECE_LIMIT));
-            self.weights = self.step_weights(span.game_pieces.saturating_sub(piece));
-            if self.weights.overflow.weight != 0.0 {
-                self.weights.overflow.limit = self.weights.overflow.limit_for(pieces_to_next_i(&known[i + 1..]));
-            }
+            self.weights = self.step_weights(span.game_pieces.saturating_sub(piece), &known[i + 1..]);
             let (boards, candidates) = self.step(
                 &beam,
                 spawn,
@@ -601,14 +598,19 @@ impl BeamSearch {
         }
     }
 
-    /// The weights for a step with `remaining` pieces left (this one included): the
-    /// options' own, or in the endgame a smaller score divisor, which weighs the board
-    /// `remaining / (endgame + 1)` times as much against the score as before.
-    fn step_weights(&self, remaining: usize) -> Weights {
+    /// The weights for a step with `remaining` pieces left (this one included) and `later`
+    /// pieces known after it: the options' own, with the overflow term's limit set from
+    /// the next I among `later` (when the term is on), and in the endgame a smaller score
+    /// divisor, which weighs the board `remaining / (endgame + 1)` times as much against
+    /// the score as before.
+    fn step_weights(&self, remaining: usize, later: &[Spawn]) -> Weights {
         let endgame = self.options.refinements.endgame;
         let mut weights = self.options.weights;
         if endgame > 0 && remaining <= endgame {
             weights.score_divisor *= remaining as f64 / (endgame + 1) as f64;
+        }
+        if weights.overflow.weight != 0.0 {
+            weights.overflow.limit = weights.overflow.limit_for(pieces_to_next_i(later));
         }
         weights
     }
@@ -1277,14 +1279,14 @@ mod tests {
         let on =
             BeamSearch::new(Options { refinements: Refinements { endgame: 9, ..Refinements::default() }, ..options });
         for remaining in [1, 5, 9, 10, 10_000] {
-            assert_eq!(off.step_weights(remaining).score_divisor, weights.score_divisor);
+            assert_eq!(off.step_weights(remaining, &[]).score_divisor, weights.score_divisor);
         }
-        assert_eq!(on.step_weights(10).score_divisor, weights.score_divisor, "before the endgame");
-        assert_eq!(on.step_weights(9).score_divisor, weights.score_divisor * 0.9);
-        assert_eq!(on.step_weights(1).score_divisor, weights.score_divisor * 0.1);
+        assert_eq!(on.step_weights(10, &[]).score_divisor, weights.score_divisor, "before the endgame");
+        assert_eq!(on.step_weights(9, &[]).score_divisor, weights.score_divisor * 0.9);
+        assert_eq!(on.step_weights(1, &[]).score_divisor, weights.score_divisor * 0.1);
         // Only the divisor moves.
-        assert_eq!(on.step_weights(1).features, weights.features);
-        assert_eq!(on.step_weights(1).extra_features, weights.extra_features);
+        assert_eq!(on.step_weights(1, &[]).features, weights.features);
+        assert_eq!(on.step_weights(1, &[]).extra_features, weights.extra_features);
     }
 
     #[test]

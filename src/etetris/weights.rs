@@ -30,6 +30,17 @@ pub const SCORE_DIVISOR: &str = "score_divisor";
 pub const OVERFLOW: &str = "overflow";
 pub const OVERFLOW_CAPACITY: &str = "overflow_capacity";
 
+/// Every key of a weights file, in the order of a tuning vector: the seed's terms, the
+/// extra terms, the score divisor, then the overflow pair.
+pub fn key_names() -> Vec<&'static str> {
+    FEATURE_NAMES
+        .iter()
+        .chain(&EXTRA_FEATURE_NAMES)
+        .copied()
+        .chain([SCORE_DIVISOR, OVERFLOW, OVERFLOW_CAPACITY])
+        .collect()
+}
+
 /// Cells a piece brings to the board.
 pub const CELLS_PER_PIECE: f64 = 4.0;
 /// The farthest the overflow term looks for the next I piece, in pieces: beyond it, the
@@ -61,6 +72,11 @@ pub struct Overflow {
 impl Overflow {
     /// The term switched off.
     pub const OFF: Overflow = Overflow { weight: 0.0, capacity: 0.0, limit: 0.0 };
+
+    /// Whether `capacity` is a cell count the board can hold (0 to 200).
+    pub fn is_capacity(capacity: f64) -> bool {
+        (0.0..=(WIDTH * HEIGHT) as f64).contains(&capacity)
+    }
 
     /// The term with `weight` and `capacity`, its limit set as if the next piece were an I.
     pub fn new(weight: f64, capacity: f64) -> Overflow {
@@ -186,12 +202,7 @@ impl Weights {
     /// be positive.
     pub fn from_toml(text: &str) -> Result<Weights> {
         let table: toml::Table = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
-        let known: Vec<&str> = FEATURE_NAMES
-            .iter()
-            .chain(&EXTRA_FEATURE_NAMES)
-            .copied()
-            .chain([SCORE_DIVISOR, OVERFLOW, OVERFLOW_CAPACITY])
-            .collect();
+        let known = key_names();
         for key in table.keys() {
             if !known.contains(&key.as_str()) {
                 let closest = known.iter().copied().max_by(|a, b| {
@@ -235,8 +246,11 @@ impl Weights {
         match (table.contains_key(OVERFLOW), table.contains_key(OVERFLOW_CAPACITY)) {
             (true, true) => {
                 let capacity = number(OVERFLOW_CAPACITY)?;
-                if !(0.0..=(WIDTH * HEIGHT) as f64).contains(&capacity) {
-                    bail!("key {OVERFLOW_CAPACITY:?}: must be a cell count in 0..=200, found {capacity}");
+                if !Overflow::is_capacity(capacity) {
+                    bail!(
+                        "key {OVERFLOW_CAPACITY:?}: must be a cell count in 0..={}, found {capacity}",
+                        WIDTH * HEIGHT
+                    );
                 }
                 weights.overflow = Overflow::new(number(OVERFLOW)?, capacity);
             }

@@ -21,11 +21,8 @@
 use super::objective::{Objective, Played};
 use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
-use crate::etetris::game::{HEIGHT, WIDTH};
 use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
-use crate::etetris::weights::{
-    Overflow, Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES, OVERFLOW, OVERFLOW_CAPACITY, SCORE_DIVISOR,
-};
+use crate::etetris::weights::{key_names, Overflow, Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -120,12 +117,7 @@ impl Settings {
 
 /// The weight names of a tuning vector, in its order.
 pub fn weight_names() -> Vec<&'static str> {
-    FEATURE_NAMES
-        .iter()
-        .chain(&EXTRA_FEATURE_NAMES)
-        .copied()
-        .chain([SCORE_DIVISOR, OVERFLOW, OVERFLOW_CAPACITY])
-        .collect()
+    key_names()
 }
 
 /// Where the score divisor stands in a vector (the overflow pair follows it).
@@ -160,7 +152,7 @@ pub fn weights(vector: &[f64]) -> Option<Weights> {
     let (weight, capacity) = (vector[DIVISOR_INDEX + 1], vector[DIVISOR_INDEX + 2]);
     let overflow = if weight == 0.0 {
         Overflow::OFF
-    } else if (0.0..=(WIDTH * HEIGHT) as f64).contains(&capacity) {
+    } else if Overflow::is_capacity(capacity) {
         Overflow::new(weight, capacity)
     } else {
         return None;

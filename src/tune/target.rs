@@ -8,7 +8,7 @@ use super::etetris_objective::{self, ETetrisObjective};
 use super::objective::{Fitness, GameObjective, Objective};
 use crate::etetris::game::{HEIGHT, PIECE_LIMIT, WIDTH};
 use crate::etetris::solver::MoveSet;
-use crate::etetris::weights::{Weights, OVERFLOW, OVERFLOW_CAPACITY};
+use crate::etetris::weights::Weights;
 use crate::presets::{self, Preset};
 use crate::sim::GameLimits;
 use anyhow::Result;
@@ -170,17 +170,20 @@ impl Target {
     /// [`Weights::from_toml`] (`solve --weights`, which allows no other key, so the
     /// `note` is a comment there).
     pub fn best_toml(&self, names: &[&str], weights: &[f64], note: &str) -> String {
+        if let Target::ETetris { .. } = self {
+            // Written as `solve --weights` reads it: terms that are off (weight 0) are left
+            // out, the overflow pair with them.
+            if names == etetris_objective::weight_names().as_slice() {
+                if let Some(tuned) = etetris_objective::weights(weights) {
+                    return format!("# {note}\n{}", tuned.to_toml());
+                }
+            }
+        }
         let mut text = match self {
             Target::Game { preset, .. } => format!("preset = {:?}\nfitness = {note:?}\n\n[weights]\n", preset.name),
             Target::ETetris { .. } => format!("# {note}\n"),
         };
-        // The overflow term off, its pair is left out (`solve` reads the two together).
-        let overflow_off = matches!(self, Target::ETetris { .. })
-            && names.iter().zip(weights).any(|(name, w)| *name == OVERFLOW && *w == 0.0);
         for (name, w) in names.iter().zip(weights) {
-            if overflow_off && [OVERFLOW, OVERFLOW_CAPACITY].contains(name) {
-                continue;
-            }
             // Rust's shortest round-trip form: the file reads back to the same f64.
             text.push_str(&format!("{name} = {w}\n"));
         }
@@ -249,6 +252,18 @@ mod tests {
         let text = etetris(PIECE_LIMIT).best_toml(&names, &published, "score 1302896 at beam 1000");
         assert_eq!(Weights::from_toml(&text).unwrap(), Weights::default());
         assert!(text.starts_with("# score 1302896"), "{text}");
+        // Terms that are off are left out, as solve's own files do.
+        for off in ["wells", "rows_with_holes", "almost_full_rows", "overflow"] {
+            assert!(!text.contains(off), "{off} is off: {text}");
+        }
+        let mut on = published.clone();
+        on[names.iter().position(|&n| n == "almost_full_rows").unwrap()] = -0.5;
+        on[names.iter().position(|&n| n == "overflow").unwrap()] = 0.25;
+        on[names.iter().position(|&n| n == "overflow_capacity").unwrap()] = 170.0;
+        let text = etetris(PIECE_LIMIT).best_toml(&names, &on, "tuned");
+        let weights = Weights::from_toml(&text).unwrap();
+        assert_eq!(etetris_objective::vector(&weights), on, "{text}");
+        assert!(text.contains("almost_full_rows = -0.5\n") && !text.contains("wells"), "{text}");
     }
 
     #[test]

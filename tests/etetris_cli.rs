@@ -200,3 +200,73 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.is_empty(), "nothing to say on a closed pipe: {stderr}");
 }
+
+#[test]
+fn versus_pairs_solves_jittered_searches_and_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let weights = repository_file("weights/etetris-full.toml");
+    let weights = weights.to_str().unwrap();
+    let with_lookahead = format!("{weights} --lookahead 2");
+    let common = ["--moves", "full", "--beam", "30", "--pieces", "300", "--jitters", "3", "--jitter-percent", "5"];
+    let args: Vec<&str> =
+        ["versus", weights, &with_lookahead].into_iter().chain(common).chain(["--csv", "pairs.csv"]).collect();
+    let out = stdout(&run(&args, dir.path()));
+    // Each pair is what solve plays with the same jitter: A's weights, then B's flags too.
+    let csv = std::fs::read_to_string(dir.path().join("pairs.csv")).unwrap();
+    let rows: Vec<Vec<u64>> =
+        csv.lines().skip(1).map(|line| line.split(',').map(|v| v.parse::<i64>().unwrap() as u64).collect()).collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    for (i, row) in rows.iter().enumerate() {
+        let seed = (i + 1).to_string();
+        let solve = |extra: &[&str], record: &str| {
+            let base = ["solve", "--weights", weights, "--jitter", &seed, "--jitter-percent", "5", "--record", record];
+            let args: Vec<&str> = base
+                .into_iter()
+                .chain(["--moves", "full", "--beam", "30", "--pieces", "300"])
+                .chain(extra.iter().copied())
+                .collect();
+            field(&stdout(&run(&args, dir.path())), "score")
+        };
+        assert_eq!(row[0], i as u64 + 1);
+        assert_eq!(row[1], solve(&[], "a.txt"), "A at seed {seed}");
+        assert_eq!(row[2], solve(&["--lookahead", "2"], "b.txt"), "B at seed {seed}");
+        assert_eq!(row[3] as i64, row[2] as i64 - row[1] as i64);
+        // The table prints the same pair.
+        let grouped = |x: u64| {
+            let digits = x.to_string();
+            let mut out = String::new();
+            for (j, c) in digits.chars().enumerate() {
+                if j > 0 && (digits.len() - j) % 3 == 0 {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        assert!(
+            out.lines().any(|l| l.split_whitespace().take(3).eq([seed.clone(), grouped(row[1]), grouped(row[2])])),
+            "{out}"
+        );
+    }
+    assert!(out.contains("gain B - A: mean ") && out.contains("(Student's t, 2 degrees of freedom)"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("verdict: ")), "{out}");
+    // Bad sides name the side and the cause; nothing is written.
+    expect_error(
+        &["versus", weights, "seed --lookahed 2", "--pieces", "50"],
+        dir.path(),
+        "side B (\"seed --lookahed 2\")",
+    );
+    expect_error(&["versus", weights, "seed --lookahed 2", "--pieces", "50"], dir.path(), "'--lookahead'");
+    expect_error(
+        &["versus", "missing.toml", "seed", "--pieces", "50"],
+        dir.path(),
+        "side A (\"missing.toml\"): cannot read",
+    );
+    expect_error(&["versus", "seed", "seed", "--jitters", "0"], dir.path(), "--jitters must be in 1..=1000");
+    expect_error(
+        &["versus", "seed", "seed --second-ply 2", "--pieces", "50", "--csv", "pairs.csv"],
+        dir.path(),
+        "give --lookahead too",
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("pairs.csv")).unwrap(), csv, "a failed run keeps the CSV");
+}

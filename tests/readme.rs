@@ -69,6 +69,15 @@ const CASES: &[(&str, Action)] = &[
     ),
     ("bench etetris", RunAs("bench etetris --beams 30 --threads 1 --pieces 200")),
     ("bench etetris --beams 100,300,1000,3000", RunAs("bench etetris --beams 100 --threads 1 --pieces 200")),
+    ("versus A B", Skip("usage template")),
+    (
+        "versus weights/etetris-full.toml weights/etetris-full-overflow.toml --moves full --beam 1000",
+        RunAs("versus weights/etetris-full.toml weights/etetris-full-overflow.toml --moves full --beam 30 --pieces 300 --jitters 2"),
+    ),
+    (
+        "versus weights/etetris-full.toml \"weights/etetris-full.toml --phase-quota 50\" --moves full --beam 3000",
+        RunAs("versus weights/etetris-full.toml \"weights/etetris-full.toml --phase-quota 50\" --moves full --beam 30 --pieces 300 --jitters 2"),
+    ),
     ("solve --beam 1000 --threads 1", RunAs("solve --beam 30 --threads 1 --pieces 200")),
     ("solve --moves full --beam K --threads 2", RunAs("solve --moves full --beam 50 --threads 2 --pieces 200")),
     ("bench simulator", RunAs("bench simulator --seconds 0.05 --games 4 --max-pieces 500")),
@@ -385,6 +394,32 @@ fn readme_commands(text: &str) -> Vec<String> {
     commands
 }
 
+/// The words of a command as a shell splits them: at spaces, except inside double quotes
+/// (`versus A "B --lookahead 2"` passes B and its flags as one argument), quotes removed.
+fn words(text: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for c in text.chars() {
+        match c {
+            '"' => (quoted, started) = (!quoted, true),
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    assert!(!quoted, "unbalanced quotes in {text:?}");
+    if started {
+        words.push(word);
+    }
+    words
+}
+
 /// Expands `*` in the path arguments the way a shell would (sorted matches; a pattern
 /// that matches nothing is an error here, where a shell would pass it on).
 fn expand(argument: &str, root: &Path) -> Vec<String> {
@@ -508,7 +543,7 @@ fn every_readme_command_runs_from_a_fresh_repository_root() {
         } else {
             text.to_string()
         };
-        let arguments: Vec<String> = text.split_whitespace().flat_map(|a| expand(a, &root)).collect();
+        let arguments: Vec<String> = words(&text).iter().flat_map(|a| expand(a, &root)).collect();
         if let Err(error) = run_in(&root, &arguments, Duration::from_secs(120)) {
             failures.push(format!("`{command}` (ran `{}`): {error}", arguments.join(" ")));
         }
@@ -524,4 +559,13 @@ fn every_readme_command_runs_from_a_fresh_repository_root() {
 fn commands_are_found_in_blocks_spans_and_continued_lines() {
     let text = "Run `tetris-lab list` or\n```sh\n$ tetris-lab play --preset a \\\n   --games 2   # two\ncargo run --release -- tune\n```\n```text\ntetris-lab watch · x\n```\n";
     assert_eq!(readme_commands(text), ["list", "play --preset a --games 2", "tune"]);
+}
+
+#[test]
+fn words_are_split_as_a_shell_splits_them() {
+    assert_eq!(
+        words(r#"versus  a.toml "b.toml --lookahead 2" --beam 30"#),
+        ["versus", "a.toml", "b.toml --lookahead 2", "--beam", "30"]
+    );
+    assert_eq!(words(r#"x "" y"#), ["x", "", "y"]);
 }

@@ -19,6 +19,7 @@ pub mod reproduce;
 pub mod sequence;
 pub mod solve;
 pub mod tune;
+pub mod versus;
 pub mod watch;
 
 #[derive(Parser, Debug)]
@@ -52,6 +53,8 @@ pub enum Command {
     Solve(solve::Args),
     /// Improve an E-Tetris record window by window (the second stage of a two-stage search).
     Polish(polish::Args),
+    /// Compare two E-Tetris searches (weights and refinements) beyond chance, over paired jitters.
+    Versus(versus::Args),
     /// Time a solver at several settings.
     Bench(bench::Args),
     /// Run a tuning campaign from an experiment file (default experiments/quickstart.toml).
@@ -102,6 +105,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Sequence(args) => sequence::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Polish(args) => polish::run(args),
+        Command::Versus(args) => versus::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Plot(args) => plot::run(args),

@@ -30,6 +30,7 @@ pub mod random;
 mod replay;
 pub mod study;
 pub mod target;
+pub mod versus;
 
 /// A fitness: higher is better. Minimizers (argmin's solvers) see [`Maximize::cost`].
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]

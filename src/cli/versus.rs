@@ -1,0 +1,205 @@
+//! `tetris-lab versus A B`: two E-Tetris searches compared beyond chance
+//! ([`crate::tune::versus`]). Each side is a weights file, optionally followed by the
+//! search's refinement flags; both run under the same jitter seeds, and the paired gains
+//! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs.
+
+use super::solve::{thread_pool, SearchArgs};
+use crate::etetris::checked::pieces_bar;
+use crate::etetris::game::PIECE_LIMIT;
+use crate::etetris::solver::MoveSet;
+use crate::etetris::weights::Weights;
+use crate::report::atomic_file::AtomicFile;
+use crate::report::text::group;
+use crate::tune::versus::{run as run_pairs, Pair, Reading, Settings, Side, Verdict};
+use anyhow::{anyhow, ensure, Context, Result};
+use clap::Parser;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Side A: a weights file (`seed`: the seed's weights), optionally followed by solve's
+    /// refinement flags, quoted as one argument: "weights/etetris-full.toml --lookahead 2".
+    pub a: String,
+    /// Side B, the same way: the idea measured against A.
+    pub b: String,
+    /// Boards kept after each piece, both sides.
+    #[arg(long, default_value_t = 1000)]
+    pub beam: usize,
+    /// Move set, both sides.
+    #[arg(long, value_enum, default_value_t = MoveSet::Seed)]
+    pub moves: MoveSet,
+    /// Pieces to place (the game has 10,000).
+    #[arg(long, default_value_t = PIECE_LIMIT)]
+    pub pieces: usize,
+    /// Pairs of searches: jitter seeds 1 to N, each jittering both sides' weights alike.
+    #[arg(long, default_value_t = 4)]
+    pub jitters: u64,
+    /// The largest change of a weight, in percent (as `solve --jitter-percent`).
+    #[arg(long, default_value_t = 1.0)]
+    pub jitter_percent: f64,
+    /// Worker threads (0: one per core). The figures are the same at any count.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Write one row per pair (seed, a, b, gain, a_pieces, b_pieces) to this CSV file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+}
+
+/// One side's argument: a weights file and solve's refinement flags.
+#[derive(Parser, Debug)]
+#[command(no_binary_name = true)]
+struct SideArgs {
+    weights: String,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+/// Reads one side ("FILE [FLAGS]"), every error naming the side.
+fn side(name: &str, text: &str) -> Result<Side> {
+    let fail = |cause: String| anyhow!("side {name} (\"{text}\"): {cause}");
+    ensure!(!text.trim().is_empty(), fail("empty: give a weights file (or `seed`), then any refinement flags".into()));
+    let parsed = SideArgs::try_parse_from(text.split_whitespace()).map_err(|e| {
+        // clap's message on one line: its first line, and its "did you mean" tip if any.
+        let rendered = e.render().to_string();
+        let mut cause = rendered.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+        if let Some(tip) = rendered.lines().map(str::trim).find(|line| line.starts_with("tip:")) {
+            cause += &format!(" ({tip})");
+        }
+        fail(cause)
+    })?;
+    let weights = if parsed.weights == "seed" {
+        Weights::default()
+    } else {
+        Weights::load(Path::new(&parsed.weights)).map_err(|e| fail(format!("{e:#}")))?
+    };
+    let refinements = parsed.search.refinements().map_err(|e| fail(format!("{e:#}")))?;
+    Ok(Side { weights, refinements })
+}
+
+pub fn run(args: Args) -> Result<()> {
+    crate::limits::check_count("--beam", args.beam, crate::limits::MAX_BEAM)?;
+    ensure!((1..=PIECE_LIMIT).contains(&args.pieces), "--pieces must be in 1..={PIECE_LIMIT}, got {}", args.pieces);
+    ensure!((1..=1000).contains(&args.jitters), "--jitters must be in 1..=1000, got {}", args.jitters);
+    ensure!(
+        args.jitter_percent.is_finite() && args.jitter_percent > 0.0 && args.jitter_percent <= 50.0,
+        "--jitter-percent must be above 0 and at most 50, got {}",
+        args.jitter_percent
+    );
+    let (a, b) = (side("A", &args.a)?, side("B", &args.b)?);
+    if let Some(path) = &args.csv {
+        AtomicFile::check_writable(path)?;
+    }
+    let settings = Settings {
+        beam: args.beam,
+        moves: args.moves,
+        pieces: args.pieces,
+        seeds: (1..=args.jitters).collect(),
+        jitter: args.jitter_percent / 100.0,
+    };
+    println!("A: {}\nB: {}", args.a, args.b);
+    println!(
+        "beam {}, moves {}, {} pieces; both sides' weights jittered by up to {}% with seeds 1 to {}",
+        args.beam,
+        args.moves.name(),
+        args.pieces,
+        args.jitter_percent,
+        args.jitters
+    );
+    let pool = thread_pool(args.threads)?;
+    let searches = 2 * args.jitters as usize;
+    let bar = pieces_bar(searches * args.pieces, true);
+    bar.set_message(format!("{searches} searches"));
+    let started = Instant::now();
+    let pairs = pool.install(|| run_pairs(&a, &b, &settings, &|| bar.inc(1)))?;
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    print!("{}", table(&pairs));
+    for p in pairs.iter().filter(|p| p.a_pieces < args.pieces || p.b_pieces < args.pieces) {
+        println!(
+            "seed {}: a search ended early (A placed {}, B {} of {} pieces: every kept board topped out)",
+            p.seed, p.a_pieces, p.b_pieces, args.pieces
+        );
+    }
+    print!("{}", verdict(&Verdict::of(&pairs)));
+    if let Some(path) = &args.csv {
+        write_csv(path, &pairs)?;
+    }
+    println!("seconds={seconds:.2}");
+    Ok(())
+}
+
+fn signed(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{}", group(x, 0))
+    } else {
+        group(x, 0)
+    }
+}
+
+fn table(pairs: &[Pair]) -> String {
+    let mut out = format!("{:>6} {:>11} {:>11} {:>9}\n", "seed", "A", "B", "B - A");
+    for p in pairs {
+        out += &format!(
+            "{:>6} {:>11} {:>11} {:>9}\n",
+            p.seed,
+            group(p.a as f64, 0),
+            group(p.b as f64, 0),
+            signed(p.gain() as f64)
+        );
+    }
+    out
+}
+
+fn verdict(v: &Verdict) -> String {
+    let spread = |s: &crate::report::stats::Summary| group(s.max - s.min, 0);
+    let mut out = format!(
+        "A: mean {}, spread {} (max - min); B: mean {}, spread {}\n",
+        group(v.a.mean, 0),
+        spread(&v.a),
+        group(v.b.mean, 0),
+        spread(&v.b)
+    );
+    if v.gain.count > 1 {
+        out += &format!(
+            "gain B - A: mean {}, 95% interval [{}, {}] (Student's t, {} degrees of freedom), least {}, most {}\n",
+            signed(v.gain.mean),
+            signed(v.gain.low_95()),
+            signed(v.gain.high_95()),
+            v.gain.count - 1,
+            signed(v.gain.min),
+            signed(v.gain.max)
+        );
+    }
+    let beats_spread =
+        if v.every_gain_beats_spread { ", and every pair's gain is larger than either side's spread" } else { "" };
+    out += &match v.reading() {
+        Reading::BBetter => format!("verdict: B beats A beyond chance (the interval lies above 0{beats_spread})\n"),
+        Reading::ABetter => format!("verdict: A beats B beyond chance (the interval lies below 0{beats_spread})\n"),
+        Reading::WithinChance if v.gain.count < 2 => {
+            "verdict: one pair cannot tell an idea from chance (--jitters 2 or more)\n".to_string()
+        }
+        Reading::WithinChance => "verdict: within chance (the interval holds 0)\n".to_string(),
+    };
+    out
+}
+
+fn write_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    {
+        let mut writer = csv::Writer::from_writer(file.writer());
+        writer.write_record(["seed", "a", "b", "gain", "a_pieces", "b_pieces"])?;
+        for p in pairs {
+            writer.write_record([
+                p.seed.to_string(),
+                p.a.to_string(),
+                p.b.to_string(),
+                p.gain().to_string(),
+                p.a_pieces.to_string(),
+                p.b_pieces.to_string(),
+            ])?;
+        }
+        writer.flush().with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    file.commit()
+}

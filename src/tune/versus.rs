@@ -1,0 +1,217 @@
+//! Two E-Tetris searches compared beyond chance (`tetris-lab versus A B`).
+//!
+//! One search is deterministic, so two searches compared once differ by the idea and by
+//! chance together: weights within 1 % of each other play other games, hundreds of points
+//! apart. A paired comparison separates the two. Each jitter seed multiplies the weights
+//! of both sides by the same factors ([`Weights::jittered`]), so a pair differs only by
+//! what A and B differ by; over several seeds, the mean of the paired gains `B - A` and its
+//! 95 % interval (Student's t) say whether B beats A beyond chance, and the spread of each
+//! side's scores is the chance a single comparison would have faced.
+//!
+//! Every search is [`check`]ed: its record is written and replayed by the game, and the
+//! score reported is the game's count. The searches run side by side on the rayon pool;
+//! each is deterministic, so the figures do not depend on the thread count.
+
+use crate::etetris::checked::check;
+use crate::etetris::game::{sequence, Grid, Spawn};
+use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
+use crate::etetris::weights::Weights;
+use crate::report::stats::Summary;
+use anyhow::Result;
+use rayon::prelude::*;
+
+/// One side of a comparison: evaluator weights and the search's refinements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    pub weights: Weights,
+    pub refinements: Refinements,
+}
+
+/// What both sides share.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub beam: usize,
+    pub moves: MoveSet,
+    /// Pieces of the contest sequence to place (10,000: the whole game).
+    pub pieces: usize,
+    /// The jitter seeds, one pair of searches each (never 0: [`Weights::jittered`]'s seed 0
+    /// is a jitter like any other, but `solve --jitter 0` means off, so 0 is kept for that).
+    pub seeds: Vec<u64>,
+    /// The largest change of a weight, as a fraction (0.01: 1 %).
+    pub jitter: f64,
+}
+
+/// The two searches of one jitter seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    pub seed: u64,
+    /// The replayed scores of A's and B's searches.
+    pub a: u64,
+    pub b: u64,
+    /// Pieces placed (fewer than asked when every kept board topped out).
+    pub a_pieces: usize,
+    pub b_pieces: usize,
+}
+
+impl Pair {
+    /// B's score minus A's.
+    pub fn gain(&self) -> i64 {
+        self.b as i64 - self.a as i64
+    }
+}
+
+/// Runs the `2 x seeds` searches, side by side, calling `on_piece` after every piece of
+/// every search (for a progress bar). The pairs come back in the order of the seeds.
+pub fn run(a: &Side, b: &Side, settings: &Settings, on_piece: &(dyn Fn() + Sync)) -> Result<Vec<Pair>> {
+    let spawns = sequence(settings.pieces);
+    let jobs: Vec<(u64, &Side)> = settings.seeds.iter().flat_map(|&seed| [(seed, a), (seed, b)]).collect();
+    let scores = jobs
+        .par_iter()
+        .map(|&(seed, side)| search(side, seed, settings, &spawns, on_piece))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(settings
+        .seeds
+        .iter()
+        .zip(scores.chunks(2))
+        .map(|(&seed, two)| Pair { seed, a: two[0].0, b: two[1].0, a_pieces: two[0].1, b_pieces: two[1].1 })
+        .collect())
+}
+
+/// One checked search of `side` with its weights jittered by `seed`: the replayed score
+/// and the pieces placed.
+fn search(
+    side: &Side,
+    seed: u64,
+    settings: &Settings,
+    spawns: &[Spawn],
+    on_piece: &(dyn Fn() + Sync),
+) -> Result<(u64, usize)> {
+    let weights = side.weights.jittered(seed, settings.jitter);
+    let options = Options { refinements: side.refinements, ..Options::new(settings.beam, settings.moves, weights) };
+    let solution = BeamSearch::new(options).solve(Grid::default(), spawns, &mut |_| on_piece());
+    let (_, replayed) = check(spawns, &solution, settings.moves)?;
+    Ok((replayed.score, replayed.pieces))
+}
+
+/// What the pairs say.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    /// The scores of each side over the seeds (their spread is chance alone).
+    pub a: Summary,
+    pub b: Summary,
+    /// The paired gains `B - A`: mean, 95 % interval of the mean, least and most.
+    pub gain: Summary,
+    /// Whether every pair gained more than either side's spread (max - min): the
+    /// plain-words test the README's comparisons use beside the interval.
+    pub every_gain_beats_spread: bool,
+}
+
+/// How the interval of the mean gain reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// The 95 % interval of the mean gain lies above 0.
+    BBetter,
+    /// It lies below 0.
+    ABetter,
+    /// It holds 0 (or there is one pair: nothing to measure chance with).
+    WithinChance,
+}
+
+impl Verdict {
+    pub fn of(pairs: &[Pair]) -> Verdict {
+        let scores = |side: fn(&Pair) -> u64| pairs.iter().map(|p| side(p) as f64).collect::<Vec<_>>();
+        let (a, b) = (Summary::of(&scores(|p| p.a)), Summary::of(&scores(|p| p.b)));
+        let gain = Summary::of(&pairs.iter().map(|p| p.gain() as f64).collect::<Vec<_>>());
+        let spread = (a.max - a.min).max(b.max - b.min);
+        let every_gain_beats_spread = pairs.len() > 1
+            && pairs.iter().all(|p| p.gain().unsigned_abs() as f64 > spread)
+            && (gain.min > 0.0 || gain.max < 0.0);
+        Verdict { a, b, gain, every_gain_beats_spread }
+    }
+
+    pub fn reading(&self) -> Reading {
+        if self.gain.count < 2 {
+            Reading::WithinChance
+        } else if self.gain.low_95() > 0.0 {
+            Reading::BBetter
+        } else if self.gain.high_95() < 0.0 {
+            Reading::ABetter
+        } else {
+            Reading::WithinChance
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    fn pair(seed: u64, a: u64, b: u64) -> Pair {
+        Pair { seed, a, b, a_pieces: 10_000, b_pieces: 10_000 }
+    }
+
+    #[test]
+    fn a_gain_beyond_the_spread_reads_as_better() {
+        // Gains 100, 120, 80, 100: mean 100, sd 16.33, t(3) 3.182 -> half-width 25.98.
+        let pairs = [pair(1, 1000, 1100), pair(2, 1010, 1130), pair(3, 1020, 1100), pair(4, 990, 1090)];
+        let verdict = Verdict::of(&pairs);
+        assert_eq!(verdict.gain.mean, 100.0);
+        assert!((verdict.gain.half_width_95 - 25.98).abs() < 0.01, "{}", verdict.gain.half_width_95);
+        assert_eq!((verdict.gain.min, verdict.gain.max), (80.0, 120.0));
+        // The spreads are 30 (A) and 40 (B): every gain beats them.
+        assert!(verdict.every_gain_beats_spread);
+        assert_eq!(verdict.reading(), Reading::BBetter);
+        let swapped: Vec<Pair> = pairs.iter().map(|p| pair(p.seed, p.b, p.a)).collect();
+        assert_eq!(Verdict::of(&swapped).reading(), Reading::ABetter);
+        assert!(Verdict::of(&swapped).every_gain_beats_spread);
+    }
+
+    #[test]
+    fn gains_of_both_signs_or_one_pair_are_within_chance() {
+        let mixed = [pair(1, 1000, 1100), pair(2, 1000, 900), pair(3, 1000, 1050)];
+        let verdict = Verdict::of(&mixed);
+        assert_eq!(verdict.reading(), Reading::WithinChance);
+        assert!(!verdict.every_gain_beats_spread);
+        let one = Verdict::of(&[pair(1, 1000, 2000)]);
+        assert_eq!(one.reading(), Reading::WithinChance, "one pair cannot measure chance");
+        assert!(!one.every_gain_beats_spread);
+    }
+
+    #[test]
+    fn a_gain_inside_the_spread_does_not_beat_it() {
+        // Gains 50 and 60, but A's scores lie 200 apart.
+        let verdict = Verdict::of(&[pair(1, 1000, 1050), pair(2, 1200, 1260)]);
+        assert!(!verdict.every_gain_beats_spread);
+    }
+
+    #[test]
+    fn pairs_are_the_jittered_searches_of_each_side_and_do_not_depend_on_the_threads() {
+        let settings = Settings { beam: 20, moves: MoveSet::Full, pieces: 300, seeds: vec![1, 2], jitter: 0.05 };
+        let a = Side { weights: Weights::default(), refinements: Refinements::default() };
+        let b = Side { refinements: Refinements { lookahead: 2, ..Refinements::default() }, ..a.clone() };
+        let counted = AtomicU64::new(0);
+        let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pairs =
+            pool(2).install(|| run(&a, &b, &settings, &|| _ = counted.fetch_add(1, Ordering::Relaxed))).unwrap();
+        let placed: usize = pairs.iter().map(|p| p.a_pieces + p.b_pieces).sum();
+        // At this width one search tops out early (A at seed 1): pieces placed are counted.
+        assert_eq!(counted.load(Ordering::Relaxed), placed as u64, "every piece of the four searches");
+        assert!(pairs.iter().any(|p| p.a_pieces < 300) && pairs[1].b_pieces == 300, "{pairs:?}");
+        assert_eq!(pool(1).install(|| run(&a, &b, &settings, &|| {})).unwrap(), pairs);
+        // Each score is solve's: the weights jittered by the pair's seed, the side's search.
+        let spawns = sequence(300);
+        for p in &pairs {
+            for (side, score) in [(&a, p.a), (&b, p.b)] {
+                let options = Options {
+                    refinements: side.refinements,
+                    ..Options::new(20, MoveSet::Full, side.weights.jittered(p.seed, 0.05))
+                };
+                let solution = BeamSearch::new(options).solve(Grid::default(), &spawns, &mut |_| {});
+                assert_eq!(solution.score as u64, score);
+            }
+        }
+        assert_ne!(pairs[0].a, pairs[1].a, "two seeds, two games");
+        assert_ne!(pairs[0].a, pairs[0].b, "the lookahead changes the game");
+    }
+}

@@ -236,7 +236,7 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
             let digits = x.to_string();
             let mut out = String::new();
             for (j, c) in digits.chars().enumerate() {
-                if j > 0 && (digits.len() - j) % 3 == 0 {
+                if j > 0 && (digits.len() - j).is_multiple_of(3) {
                     out.push(',');
                 }
                 out.push(c);

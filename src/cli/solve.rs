@@ -97,10 +97,25 @@ impl SearchArgs {
     }
 }
 
-/// Checks the options shared by `solve` and `bench` and reads the weights.
-pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves: MoveSet) -> Result<Options> {
+/// Checks `--beam` and `--pieces` (shared by `solve`, `bench` and `versus`).
+pub fn check_beam_and_pieces(beam: usize, pieces: usize) -> Result<()> {
     crate::limits::check_count("--beam", beam, crate::limits::MAX_BEAM)?;
     ensure!((1..=PIECE_LIMIT).contains(&pieces), "--pieces must be in 1..={PIECE_LIMIT}, got {pieces}");
+    Ok(())
+}
+
+/// Checks `--jitter-percent` (shared by `solve` and `versus`).
+pub fn check_jitter_percent(percent: f64) -> Result<()> {
+    ensure!(
+        percent.is_finite() && percent > 0.0 && percent <= 50.0,
+        "--jitter-percent must be above 0 and at most 50, got {percent}"
+    );
+    Ok(())
+}
+
+/// Checks the options shared by `solve` and `bench` and reads the weights.
+pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves: MoveSet) -> Result<Options> {
+    check_beam_and_pieces(beam, pieces)?;
     let weights = match weights {
         Some(path) => Weights::load(path)?,
         None => Weights::default(),
@@ -128,10 +143,7 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
 pub fn run(args: Args) -> Result<()> {
     let mut options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
     let jitter_percent = args.jitter_percent.unwrap_or(1.0);
-    ensure!(
-        jitter_percent.is_finite() && jitter_percent > 0.0 && jitter_percent <= 50.0,
-        "--jitter-percent must be above 0 and at most 50, got {jitter_percent}"
-    );
+    check_jitter_percent(jitter_percent)?;
     ensure!(
         args.jitter != 0 || args.jitter_percent.is_none(),
         "--jitter-percent sets the size of --jitter: give --jitter SEED too"

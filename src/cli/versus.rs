@@ -3,7 +3,7 @@
 //! search's refinement flags; both run under the same jitter seeds, and the paired gains
 //! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs.
 
-use super::solve::{thread_pool, SearchArgs};
+use super::solve::{check_beam_and_pieces, check_jitter_percent, thread_pool, SearchArgs};
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::solver::MoveSet;
@@ -78,14 +78,9 @@ fn side(name: &str, text: &str) -> Result<Side> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    crate::limits::check_count("--beam", args.beam, crate::limits::MAX_BEAM)?;
-    ensure!((1..=PIECE_LIMIT).contains(&args.pieces), "--pieces must be in 1..={PIECE_LIMIT}, got {}", args.pieces);
+    check_beam_and_pieces(args.beam, args.pieces)?;
     ensure!((1..=1000).contains(&args.jitters), "--jitters must be in 1..=1000, got {}", args.jitters);
-    ensure!(
-        args.jitter_percent.is_finite() && args.jitter_percent > 0.0 && args.jitter_percent <= 50.0,
-        "--jitter-percent must be above 0 and at most 50, got {}",
-        args.jitter_percent
-    );
+    check_jitter_percent(args.jitter_percent)?;
     let (a, b) = (side("A", &args.a)?, side("B", &args.b)?);
     if let Some(path) = &args.csv {
         AtomicFile::check_writable(path)?;

@@ -121,22 +121,22 @@ proptest! {
                     (p.shape.width as usize, p.shape.height as usize, p.left as usize, p.bottom as usize);
                 let (fast, full) = match preset {
                     "dellacherie-simplified" => (
-                        summary.score_at::<DELLACHERIE_SET>(&board, &cells, width, height, left, bottom, &weights),
+                        summary.score_at::<DELLACHERIE_SET, _>(&board, &cells, width, height, left, bottom, &weights),
                         full_score::<DELLACHERIE_SET>(&after, &info, &weights),
                     ),
                     "bcts" => (
-                        summary.score_at::<BCTS_SET>(&board, &cells, width, height, left, bottom, &weights),
+                        summary.score_at::<BCTS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
                         full_score::<BCTS_SET>(&after, &info, &weights),
                     ),
                     _ => (
-                        summary.score_at::<ELTETRIS_SET>(&board, &cells, width, height, left, bottom, &weights),
+                        summary.score_at::<ELTETRIS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
                         full_score::<ELTETRIS_SET>(&after, &info, &weights),
                     ),
                 };
                 prop_assert_eq!(full.to_bits(), expected.to_bits(), "{} full", preset);
                 // Integer weights (Dellacherie's): the integer sum gives the same bits.
                 if let Some(integer) = evaluator.fast_integer_weights() {
-                    let sum = summary.score_at_integer::<DELLACHERIE_SET>(&board, &cells, width, height, left, bottom, integer);
+                    let sum = summary.score_at::<DELLACHERIE_SET, _>(&board, &cells, width, height, left, bottom, integer);
                     prop_assert_eq!(sum.map(f64::to_bits), fast.map(f64::to_bits), "{} integer", preset);
                 }
                 match fast {

@@ -34,7 +34,7 @@ pub struct Evaluator {
     /// [`incremental::ParentSummary::score_at`].
     fast_weights: Option<([f64; incremental::FEATURE_COUNT], u32)>,
     /// The same weights as integers, when they all are (Dellacherie's): the sums of
-    /// [`incremental::ParentSummary::score_at_integer`].
+    /// [`incremental::ParentSummary::score_at`] in integers ([`incremental::WeightVector`]).
     fast_integer_weights: Option<[i64; incremental::FEATURE_COUNT]>,
     pub sense: Sense,
     /// A board with any cell at or above this row is the worst possible (the 7-term bot's

@@ -465,7 +465,8 @@ impl ParentSummary {
             for slot in left + PAD - 1..left + PAD + piece_width + 1 {
                 let column = self.columns[slot];
                 let cells = !column & self.columns[slot - 1] & self.columns[slot + 1] & piece_rows;
-                let cells = if slot - PAD < self.width { cells } else { 0 };
+                // The wall slots on either side hold no well.
+                let cells = if (PAD..PAD + self.width).contains(&slot) { cells } else { 0 };
                 self.well_cells_of[slot] = self.well_cells_of[slot] & !piece_rows | cells;
                 add_well_depths(cells, column, &mut self.wells_in_row, &mut self.wells);
             }
@@ -536,13 +537,15 @@ impl ParentSummary {
 
     /// The weighted sum of the features of `SET` (a set of [`SUPPORTED`] indices) after the
     /// same drop, summed in index order: `weights` by index, zero outside the evaluator's
-    /// terms. Equal bit for bit to [`Evaluator::fast_utility`](crate::eval::Evaluator) of
-    /// an evaluator whose terms are in index order, since adding a zero term to a sum that
-    /// starts at +0.0 changes nothing. `piece_width` and `piece_height` are the shape's,
-    /// passed apart so that callers can give constants and have the loops unrolled.
+    /// terms, reals (`[f64; FEATURE_COUNT]`) or integers (`[i64; FEATURE_COUNT]`, see
+    /// [`WeightVector`]). Equal bit for bit to
+    /// [`Evaluator::fast_utility`](crate::eval::Evaluator) of an evaluator whose terms are
+    /// in index order, since adding a zero term to a sum that starts at +0.0 changes
+    /// nothing. `piece_width` and `piece_height` are the shape's, passed apart so that
+    /// callers can give constants and have the loops unrolled.
     #[allow(clippy::too_many_arguments)] // the box size apart from the shape, see above
     #[inline(always)]
-    pub fn score_at<const SET: u32>(
+    pub fn score_at<const SET: u32, W: WeightVector>(
         &self,
         board: &Board,
         shape: &ShapeCells,
@@ -550,17 +553,17 @@ impl ParentSummary {
         piece_height: usize,
         left: usize,
         bottom: usize,
-        weights: &[f64; FEATURE_COUNT],
+        weights: &W,
     ) -> Option<f64> {
         let gaps = gaps_at(board.heights(), shape, piece_width, left, bottom);
-        self.score_with_gaps::<SET>(board, shape, piece_width, piece_height, left, bottom, &gaps, weights)
+        self.score_with_gaps::<SET, W>(board, shape, piece_width, piece_height, left, bottom, &gaps, weights)
     }
 
     /// [`ParentSummary::score_at`] with the drop's [`gaps_at`] given (a caller that found
     /// the drop row has them at hand).
     #[allow(clippy::too_many_arguments)] // as score_at
     #[inline(always)]
-    pub fn score_with_gaps<const SET: u32>(
+    pub fn score_with_gaps<const SET: u32, W: WeightVector>(
         &self,
         board: &Board,
         shape: &ShapeCells,
@@ -569,57 +572,10 @@ impl ParentSummary {
         left: usize,
         bottom: usize,
         gaps: &[u32; 4],
-        weights: &[f64; FEATURE_COUNT],
+        weights: &W,
     ) -> Option<f64> {
         let (counts, cleared) = self.counts_at::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps)?;
-        Some(weighted_sum::<SET>(&counts, cleared, weights))
-    }
-
-    /// [`ParentSummary::score_at`] for integer weights (`doubled` holds them, see
-    /// [`integer_weights`]): the sum in integers, halved at the end. With integer weights
-    /// every product and partial sum of the real sum is exact (values are integers or
-    /// halves, far below 2^53), so both give the same real, bit for bit (a real sum that
-    /// starts at +0.0 is never -0.0).
-    #[allow(clippy::too_many_arguments)] // as score_at
-    #[inline(always)]
-    pub fn score_at_integer<const SET: u32>(
-        &self,
-        board: &Board,
-        shape: &ShapeCells,
-        piece_width: usize,
-        piece_height: usize,
-        left: usize,
-        bottom: usize,
-        weights: &[i64; FEATURE_COUNT],
-    ) -> Option<f64> {
-        let gaps = gaps_at(board.heights(), shape, piece_width, left, bottom);
-        self.score_integer_with_gaps::<SET>(board, shape, piece_width, piece_height, left, bottom, &gaps, weights)
-    }
-
-    /// [`ParentSummary::score_at_integer`] with the drop's [`gaps_at`] given.
-    #[allow(clippy::too_many_arguments)] // as score_at
-    #[inline(always)]
-    pub fn score_integer_with_gaps<const SET: u32>(
-        &self,
-        board: &Board,
-        shape: &ShapeCells,
-        piece_width: usize,
-        piece_height: usize,
-        left: usize,
-        bottom: usize,
-        gaps: &[u32; 4],
-        weights: &[i64; FEATURE_COUNT],
-    ) -> Option<f64> {
-        let (counts, cleared) = self.counts_at::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps)?;
-        let mut twice = 0i64;
-        for (index, (&weight, &count)) in weights.iter().zip(&counts).enumerate() {
-            if SET >> index & 1 == 1 && (cleared || CLEARED_ROW_FEATURES >> index & 1 == 0) {
-                // The landing heights are counted doubled already.
-                let doubled = if index < 2 { count } else { 2 * count };
-                twice += weight * doubled;
-            }
-        }
-        Some(twice as f64 / 2.0)
+        Some(weights.weighted_sum::<SET>(&counts, cleared))
     }
 
     /// The features of `SET` after the drop as [`Counts`] (0 for the others), and whether it
@@ -854,7 +810,7 @@ impl ParentSummary {
                 bottom,
                 row_transitions,
             ) {
-                Some((counts, _)) => Scored::Value(weighted_sum::<SET>(&counts, true, weights)),
+                Some((counts, _)) => Scored::Value(weights.weighted_sum::<SET>(&counts, true)),
                 None => Scored::Declined,
             };
         }
@@ -1001,21 +957,53 @@ impl ParentSummary {
 
 /// The features by index of [`SUPPORTED`] as integers: the two landing heights doubled
 /// (they are halves), the others as they are.
-type Counts = [i64; FEATURE_COUNT];
+pub type Counts = [i64; FEATURE_COUNT];
 
-/// The weighted sum of the features of `SET` in index order (see
-/// [`ParentSummary::score_at`]); the cleared-row features only when `cleared` (they are 0
-/// otherwise and add nothing).
+/// Weights by index of [`SUPPORTED`] that [`ParentSummary::score_at`] sums: reals, or an
+/// evaluator's integer weights (see [`integer_weights`]), summed in integers and halved at
+/// the end. With integer weights every product and partial sum of the real sum is exact
+/// (values are integers or halves, far below 2^53), so both give the same real, bit for
+/// bit (a real sum that starts at +0.0 is never -0.0).
+pub trait WeightVector {
+    /// The weighted sum of the features of `SET` in index order; the cleared-row features
+    /// only when `cleared` (they are 0 otherwise and add nothing).
+    fn weighted_sum<const SET: u32>(&self, counts: &Counts, cleared: bool) -> f64;
+}
+
+/// Whether feature `index` is summed: in `SET`, and not a cleared-row feature of a drop
+/// that clears nothing. Constant per instantiation: the sums' loops unroll to the set's
+/// terms only.
 #[inline(always)]
-fn weighted_sum<const SET: u32>(counts: &Counts, cleared: bool, weights: &[f64; FEATURE_COUNT]) -> f64 {
-    let mut total = 0.0;
-    for (index, &weight) in weights.iter().enumerate() {
-        // Constant per instantiation: the loop unrolls to the set's terms only.
-        if SET >> index & 1 == 1 && (cleared || CLEARED_ROW_FEATURES >> index & 1 == 0) {
-            total += weight * real(counts, index);
+const fn summed<const SET: u32>(index: usize, cleared: bool) -> bool {
+    SET >> index & 1 == 1 && (cleared || CLEARED_ROW_FEATURES >> index & 1 == 0)
+}
+
+impl WeightVector for [f64; FEATURE_COUNT] {
+    #[inline(always)]
+    fn weighted_sum<const SET: u32>(&self, counts: &Counts, cleared: bool) -> f64 {
+        let mut total = 0.0;
+        for (index, &weight) in self.iter().enumerate() {
+            if summed::<SET>(index, cleared) {
+                total += weight * real(counts, index);
+            }
         }
+        total
     }
-    total
+}
+
+impl WeightVector for [i64; FEATURE_COUNT] {
+    #[inline(always)]
+    fn weighted_sum<const SET: u32>(&self, counts: &Counts, cleared: bool) -> f64 {
+        let mut twice = 0i64;
+        for (index, (&weight, &count)) in self.iter().zip(counts).enumerate() {
+            if summed::<SET>(index, cleared) {
+                // The landing heights are counted doubled already.
+                let doubled = if index < 2 { count } else { 2 * count };
+                twice += weight * doubled;
+            }
+        }
+        twice as f64 / 2.0
+    }
 }
 
 /// What [`ParentSummary::columns_after`] finds.
@@ -1090,7 +1078,7 @@ fn real(counts: &Counts, index: usize) -> f64 {
 }
 
 /// The weights of an evaluator whose weights are all integers of moderate size, as
-/// integers for [`ParentSummary::score_at_integer`]; `None` otherwise.
+/// integers for [`ParentSummary::score_at`]; `None` otherwise.
 pub fn integer_weights(weights: &[f64; FEATURE_COUNT]) -> Option<[i64; FEATURE_COUNT]> {
     // Below 2^20, products with the features' values (below 2^16) and their sums stay far
     // below 2^53, where every real sum is exact.

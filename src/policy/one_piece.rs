@@ -95,7 +95,7 @@ impl OnePiece {
     }
 
     /// [`OnePiece::choose_listed`] scoring the features of `SET`, summed in integers with
-    /// `integer` when `INTEGER` (see [`ParentSummary::score_at_integer`]). The candidates
+    /// `integer` when `INTEGER` (see [`WeightVector`](crate::features::incremental::WeightVector)). The candidates
     /// come orientation by orientation: each run of one shape is scored with its box size a
     /// constant, as [`OnePiece::walk_drops`] does.
     #[inline(always)]
@@ -169,18 +169,9 @@ impl OnePiece {
             let fast = if !resting {
                 None
             } else if INTEGER {
-                summary.score_integer_with_gaps::<SET>(
-                    board,
-                    cells,
-                    piece_width,
-                    piece_height,
-                    left,
-                    bottom,
-                    &gaps,
-                    integer,
-                )
+                summary.score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
             } else {
-                summary.score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
+                summary.score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
             };
             let rating = match fast {
                 Some(value) => self.evaluator.utility_of_value(value),
@@ -235,36 +226,41 @@ impl OnePiece {
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
         let (s, b) = (summary, bounds);
-        match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights(), self.prune) {
-            (Some(&(weights, set)), Some(integer), _) if set & !DELLACHERIE_SET == 0 => {
+        match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
+            (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
                 self.walk_drops::<DELLACHERIE_SET, true, false>(rules, table, view, s, b, &weights, integer)
             }
-            (Some(&(weights, set)), _, true) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, false, true>(rules, table, view, s, b, &weights, no)
+            (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
+                self.walk_real_drops::<DELLACHERIE_SET>(rules, table, view, s, b, &weights)
             }
-            (Some(&(weights, set)), _, false) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, false, false>(rules, table, view, s, b, &weights, no)
+            (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
+                self.walk_real_drops::<BCTS_SET>(rules, table, view, s, b, &weights)
             }
-            (Some(&(weights, set)), _, true) if set & !BCTS_SET == 0 => {
-                self.walk_drops::<BCTS_SET, false, true>(rules, table, view, s, b, &weights, no)
+            (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
+                self.walk_real_drops::<ELTETRIS_SET>(rules, table, view, s, b, &weights)
             }
-            (Some(&(weights, set)), _, false) if set & !BCTS_SET == 0 => {
-                self.walk_drops::<BCTS_SET, false, false>(rules, table, view, s, b, &weights, no)
-            }
-            (Some(&(weights, set)), _, true) if set & !ELTETRIS_SET == 0 => {
-                self.walk_drops::<ELTETRIS_SET, false, true>(rules, table, view, s, b, &weights, no)
-            }
-            (Some(&(weights, set)), _, false) if set & !ELTETRIS_SET == 0 => {
-                self.walk_drops::<ELTETRIS_SET, false, false>(rules, table, view, s, b, &weights, no)
-            }
-            (Some(&(weights, _)), _, true) => {
-                self.walk_drops::<ALL_SET, false, true>(rules, table, view, s, b, &weights, no)
-            }
-            (Some(&(weights, _)), _, false) => {
-                self.walk_drops::<ALL_SET, false, false>(rules, table, view, s, b, &weights, no)
-            }
+            (Some(&(weights, _)), _) => self.walk_real_drops::<ALL_SET>(rules, table, view, s, b, &weights),
             // Terms out of index order: the general sum, in the evaluator's order.
-            (None, _, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no),
+            (None, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no),
+        }
+    }
+
+    /// [`OnePiece::walk_drops`] summing reals, pruning when the policy may.
+    #[inline(always)]
+    fn walk_real_drops<const SET: u32>(
+        &self,
+        rules: &dyn RuleSet,
+        table: &OrientationTable,
+        view: &GameView,
+        summary: &mut ParentSummary,
+        bounds: &mut PruneBounds,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> Option<Decision> {
+        let no = &NO_INTEGER_WEIGHTS;
+        if self.prune {
+            self.walk_drops::<SET, false, true>(rules, table, view, summary, bounds, weights, no)
+        } else {
+            self.walk_drops::<SET, false, false>(rules, table, view, summary, bounds, weights, no)
         }
     }
 
@@ -370,16 +366,7 @@ impl OnePiece {
                 summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
             } else if INTEGER {
                 summary
-                    .score_integer_with_gaps::<SET>(
-                        board,
-                        cells,
-                        piece_width,
-                        piece_height,
-                        left,
-                        bottom,
-                        &gaps,
-                        integer,
-                    )
+                    .score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
                     .map(|value| self.evaluator.utility_of_value(value))
             } else if PRUNE {
                 // The evaluator maximises: utilities are values.
@@ -405,7 +392,7 @@ impl OnePiece {
                 }
             } else {
                 summary
-                    .score_with_gaps::<SET>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
+                    .score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
                     .map(|value| self.evaluator.utility_of_value(value))
             };
             let rating = match fast {

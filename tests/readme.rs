@@ -293,6 +293,49 @@ const CASES: &[(&str, Action)] = &[
         RunAs("polish pool3-pass3.txt --moves full --beam 10 --weights weights/etetris-full.toml --from 50 --window 100 --guide 10 --lookahead 2 --second-ply 2 --record pool3-pass4.txt"),
     ),
     (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
+         --phase-quota 20 --phase-pool 6 --threads 2 --record k10000-pool6.txt",
+        RunAs(
+            "solve --moves full --beam 30 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
+             --phase-quota 20 --phase-pool 6 --threads 2 --record k10000-pool6.txt --pieces 300",
+        ),
+    ),
+    (
+        "polish k10000-pool6.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 \
+         --record pool6-pass1.txt",
+        RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --record pool6-pass1.txt"),
+    ),
+    (
+        "polish pool6-pass1.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 200 --stride 100 --guide 10 \
+         --record pool6-pass2.txt",
+        RunAs("polish pool6-pass1.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 200 --stride 100 --guide 10 --record pool6-pass2.txt"),
+    ),
+    (
+        "polish pool6-pass2.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --lookahead 2 --second-ply 2 \
+         --record pool6-pass3.txt",
+        RunAs("polish pool6-pass2.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --lookahead 2 --second-ply 2 --record pool6-pass3.txt"),
+    ),
+    (
+        "polish pool6-pass3.txt --moves full --beam 10000 --weights weights/etetris-full.toml --from 50 --window 100 --guide 10 --lookahead 2 --second-ply 2 \
+         --record pool6-pass4.txt",
+        RunAs("polish pool6-pass3.txt --moves full --beam 10 --weights weights/etetris-full.toml --from 50 --window 100 --guide 10 --lookahead 2 --second-ply 2 --record pool6-pass4.txt"),
+    ),
+    (
+        "polish pool6-pass4.txt --moves full --beam 10000 --weights weights/etetris-full.toml --from 50 --window 200 --stride 100 --guide 10 \
+         --record pool6-pass5.txt",
+        RunAs("polish pool6-pass4.txt --moves full --beam 10 --weights weights/etetris-full.toml --from 50 --window 200 --stride 100 --guide 10 --record pool6-pass5.txt"),
+    ),
+    (
+        "polish pool6-pass5.txt --moves full --beam 10000 --weights weights/etetris-full-overflow.toml --window 100 --guide 10 \
+         --record pool6-pass6.txt",
+        RunAs("polish pool6-pass5.txt --moves full --beam 10 --weights weights/etetris-full-overflow.toml --window 100 --guide 10 --record pool6-pass6.txt"),
+    ),
+    (
+        "polish pool6-pass6.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --phase-quota 20 --phase-pool 4 \
+         --record pool6-pass7.txt",
+        RunAs("polish pool6-pass6.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --phase-quota 20 --phase-pool 4 --record pool6-pass7.txt"),
+    ),
+    (
         "polish data/etetris/published_1378178.txt --moves full --beam 1000 --weights weights/etetris-full.toml \
          --guide 10 --threads 1",
         RunAs(

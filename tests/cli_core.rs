@@ -35,6 +35,18 @@ fn play_writes_one_csv_row_per_game_and_summarises() {
     for r in &rows {
         assert!(r[3].parse::<u64>().unwrap() >= 3);
     }
+    // Beside the CSV, what the run was: its master seed, preset, rule set version, crate
+    // version and commit.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("games.manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["command"], "play");
+    assert_eq!(manifest["master_seed"], 7);
+    assert_eq!(manifest["games"], 6);
+    assert_eq!(manifest["preset"], "dellacherie-simplified");
+    assert_eq!(manifest["rule_set"], "simplified");
+    assert!(manifest["rule_set_version"].as_str().unwrap().starts_with("simplified/"), "{manifest}");
+    assert_eq!(manifest["crate_version"], env!("CARGO_PKG_VERSION"));
+    assert!(manifest["git_hash"].is_string() && manifest["finished_utc"].is_string(), "{manifest}");
 }
 
 #[test]

@@ -72,7 +72,24 @@ fn solve_writes_records_that_replay_to_the_printed_score() {
         let replayed = stdout(&run(&["replay", &record], dir.path()));
         assert_eq!(field(&replayed, "score"), score, "{moves}: {line} vs {replayed}");
         assert_eq!(field(&replayed, "pieces"), field(&line, "pieces"), "{moves}: {line} vs {replayed}");
+        // Beside the record, what the run was: the record's format has no room for it.
+        let manifest = read_manifest(&dir.path().join(format!("{moves}.manifest.json")));
+        assert_eq!(manifest["command"], "solve");
+        assert_eq!(manifest["rule_set_version"], "etetris/1");
+        assert_eq!(manifest["moves"], moves);
+        assert_eq!(manifest["beam"], 30);
+        assert_eq!(manifest["score"], score);
+        assert_eq!(manifest["crate_version"], env!("CARGO_PKG_VERSION"));
+        assert!(manifest["git_hash"].is_string());
+        assert_eq!(manifest["weights"]["score_divisor"], 38.0, "the seed's weights, as played");
+        assert_eq!(manifest["refinements"]["lookahead"], 0);
     }
+}
+
+/// The JSON a run wrote beside its output.
+fn read_manifest(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
 }
 
 #[test]
@@ -95,6 +112,10 @@ fn polish_improves_a_record_and_writes_one_that_replays_to_the_printed_score() {
     polish("2", "two.txt");
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
     assert_eq!(read("one.txt"), read("two.txt"), "the same game at any thread count");
+    let manifest = read_manifest(&dir.path().join("one.manifest.json"));
+    assert_eq!((&manifest["command"], &manifest["polished"]), (&"polish".into(), &"weak.txt".into()));
+    assert_eq!((&manifest["score"], &manifest["score_before"]), (&score.into(), &before.into()));
+    assert_eq!((&manifest["window"], &manifest["stride"], &manifest["threads"]), (&60.into(), &30.into(), &1.into()));
     // The default output is beside the other results, named after the record.
     let line = stdout(&run(&["polish", "weak.txt", "--beam", "5", "--window", "50"], dir.path()));
     assert!(line.ends_with("record=results/weak-polished.txt\n"), "{line}");
@@ -250,6 +271,9 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
     }
     assert!(out.contains("gain B - A: mean ") && out.contains("(Student's t, 2 degrees of freedom)"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("verdict: ")), "{out}");
+    let manifest = read_manifest(&dir.path().join("pairs.manifest.json"));
+    assert_eq!((&manifest["command"], &manifest["b"]), (&"versus".into(), &with_lookahead.as_str().into()));
+    assert_eq!(manifest["jitter_seeds"], serde_json::json!([1, 2, 3]));
     // Bad sides name the side and the cause; nothing is written.
     expect_error(
         &["versus", weights, "seed --lookahed 2", "--pieces", "50"],

@@ -4,6 +4,7 @@ use crate::board::parse_size;
 use crate::presets;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::progress::with_progress;
+use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::stats::Summary;
 use crate::sim::{self, thread_pool, GameLimits, GameRecord};
 use crate::view::trace::write_trace;
@@ -40,7 +41,8 @@ pub struct PlayArgs {
     /// Replace the preset's weights with those in this TOML file.
     #[arg(long)]
     pub weights: Option<PathBuf>,
-    /// Write one row per game to this CSV file.
+    /// Write one row per game to this CSV file (and what the run was, its seed, preset, rule
+    /// set version, crate version and commit, to the same name with `.manifest.json`).
     #[arg(long)]
     pub csv: Option<PathBuf>,
     /// Write the moves of one game (--game, default 0) to this trace file (format: README;
@@ -62,6 +64,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     if let Some(path) = &args.csv {
         AtomicFile::check_writable(path)?;
+        AtomicFile::check_writable(&manifest_beside(path))?;
     }
     let traced = args.game.unwrap_or(0);
     if let (Some(game), None) = (args.game, &args.trace) {
@@ -103,7 +106,22 @@ pub fn run(args: PlayArgs) -> Result<()> {
 
     if let Some(path) = &args.csv {
         AtomicFile::write_with(path, |file| write_csv(file, &records))?;
-        eprintln!("per-game CSV written to {}", args.csv.as_ref().expect("a CSV path").display());
+        let manifest = serde_json::json!({
+            "master_seed": args.seed,
+            "games": args.games,
+            "max_pieces": args.max_pieces,
+            "preset": preset.name,
+            "rule_set": rules.name(),
+            "rule_set_version": rules.version(),
+            "rules": rules.describe(),
+            "policy": policy.name(),
+            "weights": args.weights.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "published".into()),
+            "threads": pool.current_num_threads(),
+            "seconds": seconds,
+            "csv": path.display().to_string(),
+        });
+        let manifest = write_manifest_beside(path, "play", manifest)?;
+        eprintln!("per-game CSV written to {} (the run: {})", path.display(), manifest.display());
     }
     if let Some(path) = &args.trace {
         // The traced game is played again alone, by the same loop with the same seed: it

@@ -3,15 +3,15 @@
 //! ways back to its own boards, writes the improved record (never worse; replayed and
 //! checked) and prints the score before and after; shows a progress bar on stderr.
 
-use super::solve::{checked_options, prepare_record_path, thread_pool, SearchArgs};
+use super::solve::{
+    checked_options, prepare_record_path, thread_pool, weights_json, write_record_and_manifest, SearchArgs,
+};
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
 use crate::etetris::record::Record;
 use crate::etetris::solver::MoveSet;
-use crate::report::atomic_file::AtomicFile;
 use anyhow::{ensure, Context, Result};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -98,10 +98,25 @@ pub fn run(args: Args) -> Result<()> {
     })?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
-    let mut out = AtomicFile::create(&path)?;
-    writeln!(out.writer(), "{}", after.record())
-        .with_context(|| format!("cannot write record file {}", path.display()))?;
-    out.commit()?;
+    let manifest = serde_json::json!({
+        "polished": args.file.display().to_string(),
+        "score_before": before_score,
+        "moves": args.moves.name(),
+        "beam": args.beam,
+        "from": args.from,
+        "window": args.window,
+        "stride": stride,
+        "guide": args.guide,
+        "refinements": options.refinements,
+        "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
+        "weights": weights_json(&options.weights),
+        "threads": pool.current_num_threads(),
+        "seconds": seconds,
+        "score": after.score(),
+        "detours": detours,
+        "pieces_played": after.pieces(),
+    });
+    write_record_and_manifest(&path, &after.record(), "polish", manifest)?;
     println!(
         "score={} before={} gain={} detours={detours} pieces={} seconds={seconds:.2} record={}",
         after.score(),

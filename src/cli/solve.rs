@@ -7,6 +7,7 @@ use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::solver::{MoveSet, Options, Refinements};
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
+use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{ensure, Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -123,14 +124,46 @@ pub fn checked_options(beam: usize, pieces: usize, weights: Option<&Path>, moves
     Ok(Options::new(beam, moves, weights))
 }
 
-/// Makes the record's folder if missing and checks the record can be written there, before
-/// the search, so an unwritable path fails at once.
+/// Makes the record's folder if missing and checks the record and its manifest can be
+/// written there, before the search, so an unwritable path fails at once.
 pub fn prepare_record_path(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         eprintln!("created folder {} for the record (--record FILE writes it elsewhere)", dir.display());
     }
-    AtomicFile::check_writable(path)
+    AtomicFile::check_writable(path)?;
+    AtomicFile::check_writable(&manifest_beside(path))
+}
+
+/// The weights as a JSON table keyed by term (the `--weights` file's keys and values).
+pub fn weights_json(weights: &Weights) -> serde_json::Value {
+    let table: toml::Table = toml::from_str(&weights.to_toml()).expect("Weights::to_toml writes TOML");
+    serde_json::to_value(table).expect("a TOML table of numbers is JSON")
+}
+
+/// Writes a search's record, then beside it what the run was (the record file holds only
+/// the key presses, in the contest's format): the rule set's version, the move set, beam,
+/// the weights as played, the crate's version and commit, the score.
+pub fn write_record_and_manifest(
+    path: &Path,
+    record: &crate::etetris::record::Record,
+    command: &str,
+    fields: serde_json::Value,
+) -> Result<()> {
+    let mut out = AtomicFile::create(path)?;
+    writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
+    out.commit()?;
+    let mut manifest = serde_json::json!({
+        "rule_set": "etetris",
+        "rule_set_version": crate::etetris::game::RULES_VERSION,
+        "sequence": "the contest's fixed piece sequence (no seed)",
+        "record": path.display().to_string(),
+    });
+    if let (Some(all), serde_json::Value::Object(own)) = (manifest.as_object_mut(), fields) {
+        all.extend(own);
+    }
+    write_manifest_beside(path, command, manifest)?;
+    Ok(())
 }
 
 /// Builds a pool of `threads` workers (0: one per core; more than the cores is capped to
@@ -166,9 +199,20 @@ pub fn run(args: Args) -> Result<()> {
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
     let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;
-    let mut out = AtomicFile::create(&path)?;
-    writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
-    out.commit()?;
+    let manifest = serde_json::json!({
+        "moves": moves,
+        "beam": args.beam,
+        "pieces": args.pieces,
+        "refinements": refinements,
+        "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
+        "weights": weights_json(&options.weights),
+        "jitter_seed": args.jitter,
+        "threads": pool.current_num_threads(),
+        "seconds": seconds,
+        "score": replayed.score,
+        "pieces_played": replayed.pieces,
+    });
+    write_record_and_manifest(&path, &record, "solve", manifest)?;
     if replayed.pieces < args.pieces {
         // The game is not over for lack of pieces: every kept board was dead.
         eprintln!(

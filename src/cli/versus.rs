@@ -9,6 +9,7 @@ use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
+use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
 use crate::tune::versus::{run as run_pairs, Pair, Reading, Settings, Side, Verdict};
 use anyhow::{anyhow, ensure, Context, Result};
@@ -84,6 +85,7 @@ pub fn run(args: Args) -> Result<()> {
     let (a, b) = (side("A", &args.a)?, side("B", &args.b)?);
     if let Some(path) = &args.csv {
         AtomicFile::check_writable(path)?;
+        AtomicFile::check_writable(&manifest_beside(path))?;
     }
     let settings = Settings {
         beam: args.beam,
@@ -119,6 +121,21 @@ pub fn run(args: Args) -> Result<()> {
     print!("{}", verdict(&Verdict::of(&pairs)));
     if let Some(path) = &args.csv {
         write_csv(path, &pairs)?;
+        let manifest = serde_json::json!({
+            "rule_set": "etetris",
+            "rule_set_version": crate::etetris::game::RULES_VERSION,
+            "a": args.a,
+            "b": args.b,
+            "moves": args.moves.name(),
+            "beam": args.beam,
+            "pieces": args.pieces,
+            "jitter_seeds": settings.seeds,
+            "jitter_percent": args.jitter_percent,
+            "threads": pool.current_num_threads(),
+            "seconds": seconds,
+            "csv": path.display().to_string(),
+        });
+        write_manifest_beside(path, "versus", manifest)?;
     }
     println!("seconds={seconds:.2}");
     Ok(())

@@ -13,6 +13,9 @@ pub const WIDTH: usize = 10;
 pub const HEIGHT: usize = 20;
 /// The game ends when this many pieces have locked; the last one scores nothing.
 pub const PIECE_LIMIT: usize = 10_000;
+/// Changes whenever the rules of `src/etetris/` change (the game loop's rule sets carry
+/// theirs in [`crate::rules::RuleSet::version`]); recorded in run manifests.
+pub const RULES_VERSION: &str = "etetris/1";
 /// Pivot column of a new piece (its row is 0).
 pub const SPAWN_X: i32 = 4;
 /// Mask of a full row.

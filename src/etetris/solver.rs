@@ -60,7 +60,7 @@ const _: fn() = || {
 /// `--lookahead-blend`, `--endgame`, `--second-ply`, `--phase-quota`, `--phase-pool`), the
 /// field [`Options::refinements`].
 /// The default changes nothing: the search stays the seed's, bit for bit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Refinements {
     /// 0: off. Otherwise the best-valued `lookahead x beam` new boards (never fewer than the
     /// seed's merge already builds) are ranked for the cut by the value of their best

@@ -45,6 +45,47 @@ pub fn stamp(time: SystemTime) -> String {
     format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
 }
 
+/// ISO 8601 in UTC (`2026-12-03T06:40:00Z`).
+pub fn utc_iso(time: SystemTime) -> String {
+    let (y, mo, d, h, mi, s) = utc_parts(time);
+    format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// Where a run that writes one file (a CSV of games, an E-Tetris record) records where it
+/// came from: beside it, the same name with `.manifest.json` for its extension
+/// (`games.csv` -> `games.manifest.json`). Never the file itself.
+pub fn manifest_beside(output: &Path) -> PathBuf {
+    output.with_extension("manifest.json")
+}
+
+/// What every run records: the subcommand and its arguments, the crate's version, the
+/// commit, the time it finished (UTC), then `fields`, the run's own (its master seed, preset,
+/// rule set and rule set version, results).
+pub fn provenance(command: &str, fields: serde_json::Value) -> serde_json::Value {
+    let mut manifest = serde_json::json!({
+        "command": command,
+        "arguments": std::env::args().skip(1).collect::<Vec<_>>(),
+        "crate_version": env!("CARGO_PKG_VERSION"),
+        "git_hash": git_hash().unwrap_or_else(|| "unknown".into()),
+        "finished_utc": utc_iso(SystemTime::now()),
+    });
+    if let (Some(all), serde_json::Value::Object(own)) = (manifest.as_object_mut(), fields) {
+        all.extend(own);
+    }
+    manifest
+}
+
+/// Writes [`provenance`] to [`manifest_beside`] `output` (atomically) and returns its path.
+pub fn write_manifest_beside(output: &Path, command: &str, fields: serde_json::Value) -> Result<PathBuf> {
+    let path = manifest_beside(output);
+    let mut file = super::atomic_file::AtomicFile::create(&path)?;
+    serde_json::to_writer_pretty(file.writer(), &provenance(command, fields))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    std::io::Write::write_all(file.writer(), b"\n").with_context(|| format!("cannot write {}", path.display()))?;
+    file.commit()?;
+    Ok(path)
+}
+
 /// The commit the binary was built from, captured at build time (`build.rs`), with
 /// `-dirty` when tracked files differed from it; `None` outside a git checkout.
 pub fn git_hash() -> Option<String> {
@@ -60,6 +101,20 @@ mod tests {
         assert_eq!(super::stamp(UNIX_EPOCH), "19700101-000000");
         // 2026-11-29 12:41:00 UTC.
         assert_eq!(super::stamp(UNIX_EPOCH + Duration::from_secs(1_795_956_060)), "20261129-124100");
+    }
+
+    #[test]
+    fn manifests_sit_beside_their_output_and_never_replace_it() {
+        use std::path::Path;
+        assert_eq!(super::manifest_beside(Path::new("out/games.csv")), Path::new("out/games.manifest.json"));
+        assert_eq!(super::manifest_beside(Path::new("k1000")), Path::new("k1000.manifest.json"));
+        let odd = Path::new("a.manifest.json");
+        assert_ne!(super::manifest_beside(odd), odd);
+        let manifest = super::provenance("play", serde_json::json!({"master_seed": 7}));
+        assert_eq!(manifest["command"], "play");
+        assert_eq!(manifest["master_seed"], 7);
+        assert_eq!(manifest["crate_version"], env!("CARGO_PKG_VERSION"));
+        assert!(manifest["finished_utc"].as_str().unwrap().ends_with('Z'));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use super::target::About;
 use super::{Maximize, Optimizer};
 use crate::randomizer::game_seed;
 use crate::report::atomic_file::AtomicFile;
+use crate::report::run_dir::utc_iso;
 use crate::report::stats::Summary;
 use crate::sim::thread_pool;
 use anyhow::{bail, Context, Result};
@@ -407,12 +408,6 @@ fn number(x: f64) -> String {
 
 fn new_run_dir(base: &Path) -> Result<PathBuf> {
     crate::report::run_dir::create_unique(base, &crate::report::run_dir::stamp(std::time::SystemTime::now()))
-}
-
-/// ISO 8601 in UTC.
-fn utc_iso(time: std::time::SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
-    format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
 }
 
 fn git_hash() -> String {

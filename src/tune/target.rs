@@ -13,9 +13,7 @@ use crate::presets::{self, Preset};
 use crate::sim::GameLimits;
 use anyhow::Result;
 
-/// Changes whenever the E-Tetris rules of `src/etetris/` change (the game loop's rule
-/// sets carry theirs in [`crate::rules::RuleSet::version`]); recorded in run manifests.
-pub const ETETRIS_RULES_VERSION: &str = "etetris/1";
+pub use crate::etetris::game::RULES_VERSION as ETETRIS_RULES_VERSION;
 
 /// What a campaign tunes.
 #[derive(Clone)]

@@ -60,6 +60,11 @@ const CASES: &[(&str, Action)] = &[
     ("replay data/etetris/published_1378178.txt", Run),
     ("replay weights/etetris-best-record.txt --breakdown", Run),
     ("replay data/etetris/published_1378178.txt --breakdown", Run),
+    ("replay weights/etetris-best-record-k10000.txt --breakdown", Run),
+    (
+        "sequence etetris -n 10000 | awk '$1 == \"I\" { if (p) { n++; a += NR - p == 1; b += NR - p <= 4 } p = NR } END { print n, a, b }'",
+        Skip("a pipe into awk: its count is checked by tests/weights.rs"),
+    ),
     ("solve --beam 1000 --record k1000.txt", RunAs("solve --beam 1000 --record k1000.txt --pieces 800")),
     ("replay k1000.txt", Run),
     ("solve --moves full --beam 300", RunAs("solve --moves full --beam 300 --pieces 400")),

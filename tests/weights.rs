@@ -82,3 +82,28 @@ fn the_best_records_breakdown_adds_up_and_the_readme_quotes_it() {
         assert!(readme.contains(&quoted), "README.md does not say \"{quoted}\" of the best record");
     }
 }
+
+/// The waits of the beam-10,000 record's idle I pieces, as the README quotes them (its
+/// breakdown's last two lines, verbatim), and the gaps between I pieces it gives.
+#[test]
+fn the_beam_10000_records_waits_are_quoted_from_its_breakdown() {
+    let text = std::fs::read_to_string(repository_file("weights/etetris-best-record-k10000.txt")).unwrap();
+    let breakdown = Breakdown::of(&Record::parse(&text).unwrap());
+    let waits = breakdown.idle_i_pieces_that_could_clear_four;
+    assert!(breakdown.waits_ended_by_a_four <= waits && breakdown.waits_with_an_i_within_four <= waits);
+    let report = breakdown.report();
+    let readme = std::fs::read_to_string(repository_file("README.md")).unwrap();
+    for line in report.lines().rev().take(2) {
+        assert!(readme.contains(line), "README.md does not quote the breakdown's line \"{line}\"");
+    }
+    let sequence = tetris_lab::etetris::game::sequence(10_000);
+    let i_pieces: Vec<usize> = (0..sequence.len()).filter(|&k| sequence[k].shape == 0).collect();
+    let gaps: Vec<usize> = i_pieces.windows(2).map(|pair| pair[1] - pair[0]).collect();
+    let counts = format!(
+        "{} {} {}",
+        gaps.len(),
+        gaps.iter().filter(|&&gap| gap == 1).count(),
+        gaps.iter().filter(|&&gap| gap <= 4).count()
+    );
+    assert!(readme.contains(&format!("\n{counts}\n")), "README.md does not give the I gaps {counts}");
+}

@@ -2,7 +2,8 @@
 //! size (how many, the rows and points, the cells on the board at each), by the shape that
 //! made them, how high the stack stood and how many holes the board had before each, and the
 //! I pieces that cleared nothing, with how many of those could have cleared four rows where
-//! they were played. A clear's points are `cells x k(k+1)/2`, so a better game either
+//! they were played (and, for those, how soon the next I came and what the wait bought).
+//! A clear's points are `cells x k(k+1)/2`, so a better game either
 //! clears fuller boards or clears more rows at a time; this says which.
 
 use super::full;
@@ -35,6 +36,18 @@ pub struct Breakdown {
     pub i_pieces: u32,
     pub idle_i_pieces: u32,
     pub idle_i_pieces_that_could_clear_four: u32,
+    /// Of those (the I pieces that waited: four rows were there to clear), how many the next
+    /// I piece followed within four pieces, and the cells each left on the board summed.
+    pub waits_with_an_i_within_four: u32,
+    pub cells_left_by_waits: u64,
+    /// The waits a later four-row clear ended, and the cells on the board at that clear
+    /// (the piece included) summed: what waiting bought.
+    pub waits_ended_by_a_four: u32,
+    pub cells_at_the_fours_after_waits: u64,
+    /// Pieces (numbered from 0) of the waits whose next I piece has not come yet, and the
+    /// count of those whose four-row clear has not come yet.
+    waits_before_the_next_i: Vec<usize>,
+    waits_before_the_next_four: u32,
 }
 
 impl Breakdown {
@@ -65,13 +78,25 @@ impl Breakdown {
             self.stack_top_before_clears[step.before.stack_top().min(HEIGHT - 1)] += 1;
             self.holes_before_clears += step.before.features().holes as u64;
         }
+        if scored && lock.rows == 4 {
+            self.waits_ended_by_a_four += self.waits_before_the_next_four;
+            self.cells_at_the_fours_after_waits += self.waits_before_the_next_four as u64 * lock.cells as u64;
+            self.waits_before_the_next_four = 0;
+        }
         if GAME_ORDER[falling.shape] == Piece::I {
+            let piece = step.game.pieces - 1;
             self.i_pieces += 1;
+            let within_four = self.waits_before_the_next_i.iter().filter(|&&wait| piece - wait <= 4).count();
+            self.waits_with_an_i_within_four += within_four as u32;
+            self.waits_before_the_next_i.clear();
             if lock.rows == 0 {
                 self.idle_i_pieces += 1;
                 let last = step.game.pieces >= PIECE_LIMIT;
                 if !last && could_clear_four(step) {
                     self.idle_i_pieces_that_could_clear_four += 1;
+                    self.cells_left_by_waits += lock.cells as u64;
+                    self.waits_before_the_next_i.push(piece);
+                    self.waits_before_the_next_four += 1;
                 }
             }
         }
@@ -125,6 +150,19 @@ impl Breakdown {
             "I pieces: {}; {} cleared no row, {} of which could have cleared four rows where they were played",
             self.i_pieces, self.idle_i_pieces, self.idle_i_pieces_that_could_clear_four
         );
+        let waits = self.idle_i_pieces_that_could_clear_four;
+        if waits > 0 {
+            let ended = self.waits_ended_by_a_four.max(1) as f64;
+            let _ = write!(
+                text,
+                "\nthose {waits} waited: the next I came within 4 pieces for {}; they left {:.1} cells on the \
+                 board on average, the four-row clears that ended the waits found {:.1} ({} waits)",
+                self.waits_with_an_i_within_four,
+                self.cells_left_by_waits as f64 / waits as f64,
+                self.cells_at_the_fours_after_waits as f64 / ended,
+                self.waits_ended_by_a_four
+            );
+        }
         text
     }
 }
@@ -194,5 +232,32 @@ mod tests {
         assert_eq!((breakdown.i_pieces, breakdown.idle_i_pieces), (1, 1));
         assert_eq!(breakdown.idle_i_pieces_that_could_clear_four, 1);
         assert!(breakdown.report().contains("1 cleared no row, 1 of which could have cleared four rows"));
+        // No I came after it and no four-row clear ended the wait.
+        assert_eq!((breakdown.waits_with_an_i_within_four, breakdown.waits_ended_by_a_four), (0, 0));
+        assert_eq!(breakdown.cells_left_by_waits, 40);
+    }
+
+    #[test]
+    fn a_wait_for_the_next_i_is_followed_to_the_clear_that_ends_it() {
+        // The first I is laid flat on the ready well's rows (40 cells then), an O goes into
+        // columns 8-9 on top of them, and the second I, two pieces after the first, drops
+        // down the well: four rows at 48 cells.
+        let game = game(READY_WELL, &[(I, 1), (O, 0), (I, 0)]);
+        let record = Record::parse("N,D15,N,R4,D13,N,L4,D18").unwrap();
+        let breakdown = Breakdown::of_game(&record, game);
+        assert_eq!(breakdown.clears, [0, 0, 0, 1], "{breakdown:?}");
+        assert_eq!(breakdown.idle_i_pieces_that_could_clear_four, 1);
+        assert_eq!(breakdown.waits_with_an_i_within_four, 1);
+        assert_eq!(breakdown.cells_left_by_waits, 40);
+        assert_eq!((breakdown.waits_ended_by_a_four, breakdown.cells_at_the_fours_after_waits), (1, 48));
+        assert_eq!(breakdown.score, 480);
+        let report = breakdown.report();
+        assert!(
+            report.contains(
+                "the next I came within 4 pieces for 1; they left 40.0 cells on the board on average, \
+                             the four-row clears that ended the waits found 48.0 (1 waits)"
+            ),
+            "{report}"
+        );
     }
 }

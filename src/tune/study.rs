@@ -359,6 +359,14 @@ struct Spread {
     summary: Summary,
 }
 
+impl Spread {
+    /// The CSV columns `median, q1, q3, mean, low_95, high_95` (curves.csv and summary.csv
+    /// write them in this order).
+    fn columns(&self) -> [String; 6] {
+        [self.median, self.q1, self.q3, self.summary.mean, self.summary.low_95(), self.summary.high_95()].map(number)
+    }
+}
+
 fn spread(values: &[f64]) -> Spread {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
@@ -503,14 +511,7 @@ fn write_outputs(dir: &Path, study: &StudyFile, rows: &[&RunRow]) -> Result<()> 
         for (x, incumbent, best) in &band.points {
             let mut row = vec![band.experiment.clone(), number(*x), incumbent.count.to_string()];
             for s in [incumbent, best] {
-                row.extend([
-                    number(s.median),
-                    number(s.q1),
-                    number(s.q3),
-                    number(s.summary.mean),
-                    number(s.summary.low_95()),
-                    number(s.summary.high_95()),
-                ]);
+                row.extend(s.columns());
             }
             curve_rows.push(row);
         }
@@ -540,17 +541,10 @@ fn write_outputs(dir: &Path, study: &StudyFile, rows: &[&RunRow]) -> Result<()> 
     let mut summary_rows = Vec::new();
     for e in &study.experiments {
         let s = spread(&scores(rows, &e.name));
-        summary_rows.push(vec![
-            e.name.clone(),
-            s.count.to_string(),
-            number(s.median),
-            number(s.q1),
-            number(s.q3),
-            number(s.summary.mean),
-            number(s.summary.low_95()),
-            number(s.summary.high_95()),
-            number(published_median(rows, &e.name)),
-        ]);
+        let mut row = vec![e.name.clone(), s.count.to_string()];
+        row.extend(s.columns());
+        row.push(number(published_median(rows, &e.name)));
+        summary_rows.push(row);
     }
     write_csv(
         &dir.join("summary.csv"),

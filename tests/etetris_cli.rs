@@ -222,6 +222,97 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert!(stderr.is_empty(), "nothing to say on a closed pipe: {stderr}");
 }
 
+/// A polish stopped by `--max-windows`, or killed between writing its record and its
+/// manifest, continues with `--resume` and ends with the record of a polish never stopped.
+#[test]
+fn a_stopped_polish_resumes_to_the_same_record() {
+    let dir = tempfile::tempdir().unwrap();
+    stdout(&run(&["solve", "--beam", "15", "--pieces", "400", "--record", "weak.txt"], dir.path()));
+    let settings = ["--moves", "full", "--beam", "50", "--window", "60", "--stride", "30", "--guide", "10"];
+    let polish = |extra: &[&str]| {
+        let args: Vec<&str> = ["polish", "weak.txt"].into_iter().chain(settings).chain(extra.iter().copied()).collect();
+        stdout(&run(&args, dir.path()))
+    };
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let whole = polish(&["--record", "whole.txt"]);
+    assert!(field(&whole, "detours") > 0, "{whole}");
+    // Stopped after 4 windows, then 3 more, then to the end.
+    let line = polish(&["--record", "part.txt", "--max-windows", "4"]);
+    let manifest = read_manifest(&dir.path().join("part.manifest.json"));
+    assert_eq!((&manifest["finished"], &manifest["resume_from"]), (&false.into(), &120.into()), "{line}");
+    let replayed = stdout(&run(&["replay", "part.txt"], dir.path()));
+    assert_eq!((field(&replayed, "pieces"), field(&replayed, "score")), (400, manifest["score"].as_u64().unwrap()));
+    stdout(&run(&["polish", "--resume", "part.txt", "--max-windows", "3"], dir.path()));
+    assert_eq!(read_manifest(&dir.path().join("part.manifest.json"))["resume_from"], 210);
+    let resumed = stdout(&run(&["polish", "--resume", "part.txt", "--threads", "1"], dir.path()));
+    assert_eq!(read("part.txt"), read("whole.txt"));
+    for key in ["score", "before", "gain", "detours", "pieces"] {
+        assert_eq!(field(&resumed, key), field(&whole, key), "{key}: {resumed} against {whole}");
+    }
+    let manifest = read_manifest(&dir.path().join("part.manifest.json"));
+    assert_eq!((&manifest["finished"], &manifest["resume_from"]), (&true.into(), &serde_json::Value::Null));
+    assert_eq!(manifest["polish_arguments"][1], "weak.txt", "the first run's arguments are kept");
+    // Killed between the record and the manifest: the record holds the detour of the
+    // window its manifest still names (the window from piece 240 gains here).
+    polish(&["--record", "ahead.txt", "--max-windows", "8"]);
+    let behind = read("ahead.manifest.json");
+    let line = polish(&["--record", "ahead.txt", "--max-windows", "9"]);
+    assert!(field(&line, "gain") > 0, "the ninth window gains: {line}");
+    std::fs::write(dir.path().join("ahead.manifest.json"), behind).unwrap();
+    stdout(&run(&["polish", "--resume", "ahead.txt"], dir.path()));
+    assert_eq!(read("ahead.txt"), read("whole.txt"));
+    // Resuming needs a polish's output, and takes no other settings.
+    expect_error(&["polish", "--resume", "weak.txt"], dir.path(), "weak.manifest.json is not a polish's manifest");
+    expect_error(&["polish", "--resume", "part.txt", "--beam", "3"], dir.path(), "'--resume' cannot be used with");
+    expect_error(&["polish", "--resume", "nothing.txt"], dir.path(), "cannot resume nothing.txt");
+    expect_error(&["polish", "weak.txt", "--max-windows", "0"], dir.path(), "--max-windows must be at least 1");
+    // The weights file it read must still hold the weights it played.
+    std::fs::copy(repository_file("weights/etetris-full.toml"), dir.path().join("w.toml")).unwrap();
+    polish(&["--weights", "w.toml", "--record", "w.txt", "--max-windows", "1"]);
+    std::fs::write(dir.path().join("w.toml"), read("w.toml").replace("holes = ", "holes = 1")).unwrap();
+    let kept = read("w.txt");
+    expect_error(&["polish", "--resume", "w.txt"], dir.path(), "no longer holds the weights the polish played");
+    assert_eq!(read("w.txt"), kept, "nothing written");
+}
+
+/// A polish killed at any moment (`kill -9`) continues with `--resume` and loses no window.
+#[test]
+fn a_killed_polish_resumes_to_the_same_record() {
+    let dir = tempfile::tempdir().unwrap();
+    stdout(&run(&["solve", "--beam", "30", "--pieces", "2000", "--record", "weak.txt"], dir.path()));
+    let settings = ["polish", "weak.txt", "--moves", "full", "--beam", "400", "--window", "100", "--stride", "50"];
+    let whole = stdout(&run(&[&settings[..], &["--threads", "1", "--record", "whole.txt"]].concat(), dir.path()));
+    let manifest = dir.path().join("killed.manifest.json");
+    let mut child = binary()
+        .args([&settings[..], &["--threads", "1", "--record", "killed.txt"]].concat())
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once a few windows are done (or whenever it is, should it run fast).
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(60) {
+        let done = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|m| m["resume_from"].as_u64())
+            .is_some_and(|next| next >= 300);
+        if done || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().ok();
+    child.wait().unwrap();
+    let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    assert_eq!(left["finished"], false, "killed before its end");
+    let resumed = stdout(&run(&["polish", "--resume", "killed.txt", "--threads", "2"], dir.path()));
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("killed.txt"), read("whole.txt"));
+    assert_eq!(field(&resumed, "score"), field(&whole, "score"));
+}
+
 #[test]
 fn versus_pairs_solves_jittered_searches_and_reads_them() {
     let dir = tempfile::tempdir().unwrap();

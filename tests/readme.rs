@@ -61,6 +61,9 @@ const CASES: &[(&str, Action)] = &[
     ("replay weights/etetris-best-record.txt --breakdown", Run),
     ("replay data/etetris/published_1378178.txt --breakdown", Run),
     ("replay weights/etetris-best-record-k10000.txt --breakdown", Run),
+    ("solve --beam 15 --pieces 400 --record weak.txt", Run),
+    ("polish weak.txt --moves full --beam 50 --window 60 --stride 30 --record part.txt --max-windows 4", Run),
+    ("polish --resume part.txt", Run),
     (
         "sequence etetris -n 10000 | awk '$1 == \"I\" { if (p) { n++; a += NR - p == 1; b += NR - p <= 4 } p = NR } END { print n, a, b }'",
         Skip("a pipe into awk: its count is checked by tests/weights.rs"),

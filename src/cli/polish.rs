@@ -1,23 +1,49 @@
 //! `tetris-lab polish RECORD`: the second stage of a two-stage search
 //! ([`crate::etetris::polish`]). Searches the record's game window by window for better
 //! ways back to its own boards, writes the improved record (never worse; replayed and
-//! checked) and prints the score before and after; shows a progress bar on stderr.
+//! checked) and prints the score before and after; shows a progress bar on stderr. The
+//! record and its manifest are rewritten as the windows go, so a polish killed at any
+//! moment (or stopped by `--max-windows`) continues with `--resume` and ends as one never
+//! stopped.
 
-use super::solve::{
-    checked_options, prepare_record_path, thread_pool, weights_json, write_record_and_manifest, SearchArgs,
-};
+use super::solve::{checked_options, prepare_record_path, thread_pool, weights_json, SearchArgs};
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
 use crate::etetris::record::Record;
 use crate::etetris::solver::MoveSet;
-use anyhow::{ensure, Context, Result};
+use crate::report::atomic_file::AtomicFile;
+use crate::report::run_dir::{manifest_beside, write_manifest_beside};
+use anyhow::{anyhow, bail, ensure, Context, Result};
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::Path;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// The settings `--resume` reads back; every one of them conflicts with `--resume`.
+const SETTINGS: [&str; 15] = [
+    "beam",
+    "from",
+    "window",
+    "stride",
+    "guide",
+    "record",
+    "weights",
+    "moves",
+    "lookahead",
+    "children_per_parent",
+    "lookahead_blend",
+    "endgame",
+    "second_ply",
+    "phase_quota",
+    "phase_pool",
+];
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The record to improve (bare, or the contest's JavaScript line).
+    /// The record to improve (bare, or the contest's JavaScript line); with --resume, the
+    /// record a stopped polish wrote, continued in place.
     pub file: PathBuf,
     /// Boards kept after each piece of a window's search.
     #[arg(long, default_value_t = 1000)]
@@ -51,27 +77,36 @@ pub struct Args {
     pub moves: MoveSet,
     #[command(flatten)]
     pub search: SearchArgs,
+    /// Stop after this many windows: the record written is whole (it replays), and
+    /// `--resume` continues from the next window.
+    #[arg(long)]
+    pub max_windows: Option<usize>,
+    /// Continue the polish that wrote FILE (stopped by --max-windows, or killed): its
+    /// settings are read from the manifest beside FILE; only --threads and --max-windows
+    /// may be given again.
+    #[arg(long, conflicts_with_all = SETTINGS)]
+    pub resume: bool,
+}
+
+/// Parses a polish's own arguments back (`--resume` reads them from its manifest).
+#[derive(clap::Parser)]
+#[command(name = "polish")]
+struct Stored {
+    #[command(flatten)]
+    args: Args,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
-    options.refinements = args.search.refinements()?;
-    let stride = args.stride.unwrap_or(args.window);
-    ensure!((1..=PIECE_LIMIT).contains(&args.window), "--window must be in 1..={PIECE_LIMIT}, got {}", args.window);
-    ensure!((1..=PIECE_LIMIT).contains(&stride), "--stride must be in 1..={PIECE_LIMIT}, got {stride}");
-    ensure!(args.guide.is_finite() && args.guide >= 0.0, "--guide must be a number of at least 0, got {}", args.guide);
+    if args.resume {
+        return resume(args);
+    }
+    let original: Vec<String> = std::env::args().skip(1).collect();
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read record file {}", args.file.display()))?;
     let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;
     let before = Line::new(&record);
     ensure!(before.pieces() > 0, "record file {}: no piece locks", args.file.display());
-    ensure!(
-        args.from < before.pieces(),
-        "--from {} is past the record's last piece (it has {} pieces, numbered from 0)",
-        args.from,
-        before.pieces()
-    );
-    let path = args.record.unwrap_or_else(|| {
+    let path = args.record.clone().unwrap_or_else(|| {
         let stem = args.file.file_stem().map_or("record".into(), |s| s.to_string_lossy().into_owned());
         PathBuf::from(format!("results/{stem}-polished.txt"))
     });
@@ -82,48 +117,230 @@ pub fn run(args: Args) -> Result<()> {
         "--record {} is the record being polished: write the improved one elsewhere",
         path.display()
     );
+    let score_before = before.score();
+    let run = Run {
+        input: args.file.display().to_string(),
+        score_before,
+        original,
+        output: path,
+        detours: 0,
+        seconds: 0.0,
+        weights: None,
+    };
+    polish_from(args, run, before, None)
+}
+
+/// A polish's fixed facts, carried from its start through every resume.
+struct Run {
+    /// The record first polished, its score, and the arguments the polish was started with.
+    input: String,
+    score_before: u32,
+    original: Vec<String>,
+    /// The record written (and continued by `--resume`).
+    output: PathBuf,
+    /// Detours taken and seconds spent before this process (by the runs it resumes).
+    detours: usize,
+    seconds: f64,
+    /// On a resume, the weights the polish played (its manifest's): the weights file must
+    /// still hold them.
+    weights: Option<serde_json::Value>,
+}
+
+/// Polishes `line` with `args`' settings from `args.from` (or `resume_from`), writing the
+/// record and its manifest after every window that gains and the manifest after every
+/// window.
+fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> Result<()> {
+    let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
+    options.refinements = args.search.refinements()?;
+    let stride = args.stride.unwrap_or(args.window);
+    ensure!((1..=PIECE_LIMIT).contains(&args.window), "--window must be in 1..={PIECE_LIMIT}, got {}", args.window);
+    ensure!((1..=PIECE_LIMIT).contains(&stride), "--stride must be in 1..={PIECE_LIMIT}, got {stride}");
+    ensure!(args.guide.is_finite() && args.guide >= 0.0, "--guide must be a number of at least 0, got {}", args.guide);
+    ensure!(args.max_windows != Some(0), "--max-windows must be at least 1");
+    ensure!(
+        args.from < line.pieces(),
+        "--from {} is past the record's last piece (it has {} pieces, numbered from 0)",
+        args.from,
+        line.pieces()
+    );
+    if let (Some(played), Some(file)) = (&run.weights, &args.weights) {
+        ensure!(
+            *played == weights_json(&options.weights),
+            "cannot resume {}: the weights file {} no longer holds the weights the polish played (see its manifest)",
+            run.output.display(),
+            file.display()
+        );
+    }
+    let from = resume_from.unwrap_or(args.from);
+    if resume_from.is_some() {
+        eprintln!("resuming the polish of {} from piece {from}", run.input);
+    }
+    let path = run.output.clone();
     prepare_record_path(&path)?;
     let pool = thread_pool(args.threads)?;
-    let bar = pieces_bar(before.pieces(), true);
+    let manifest = |line: &Line, next: Option<usize>, seconds: f64, detours: usize| {
+        serde_json::json!({
+            "rule_set": "etetris",
+            "rule_set_version": crate::etetris::game::RULES_VERSION,
+            "sequence": "the contest's fixed piece sequence (no seed)",
+            "record": path.display().to_string(),
+            "polished": run.input,
+            "score_before": run.score_before,
+            "polish_arguments": run.original,
+            "moves": args.moves.name(),
+            "beam": args.beam,
+            "from": args.from,
+            "window": args.window,
+            "stride": stride,
+            "guide": args.guide,
+            "refinements": options.refinements,
+            "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
+            "weights": weights_json(&options.weights),
+            "threads": pool.current_num_threads(),
+            "seconds": seconds,
+            "score": line.score(),
+            "detours": detours,
+            "pieces_played": line.pieces(),
+            "finished": next.is_none(),
+            "resume_from": next,
+        })
+    };
+    // The record and manifest as they stand before the first window: from here on the
+    // two always describe a polish that `--resume` can continue.
+    write_record(&path, &line)?;
+    write_manifest_beside(&path, "polish", manifest(&line, Some(from), run.seconds, run.detours))?;
+    let bar = pieces_bar(line.pieces(), true);
     let started = Instant::now();
-    let mut detours = 0;
-    let before_score = before.score();
-    let windows = Windows { from: args.from, length: args.window, stride, guide: args.guide };
-    let after = pool.install(|| {
-        polish(options, before, windows, &mut |window| {
+    let mut detours = run.detours;
+    let mut windows_searched = 0;
+    let mut failure = None;
+    let windows = Windows { from, length: args.window, stride, guide: args.guide };
+    let polished = pool.install(|| {
+        polish(options, line, windows, &mut |window, line| {
             detours += (window.gain > 0) as usize;
+            windows_searched += 1;
             bar.set_position((window.first + window.pieces) as u64);
-            bar.set_message(format!("score {} (+{}), {detours} detours", window.score, window.score - before_score));
+            bar.set_message(format!(
+                "score {} (+{}), {detours} detours",
+                window.score,
+                window.score - run.score_before
+            ));
+            // The record first, then the manifest: a kill between the two leaves a record
+            // one window ahead of its manifest, which `--resume` recognises by the score.
+            let next = Some(window.first + stride)
+                .filter(|&next| next < line.pieces() && window.first + window.pieces < line.pieces());
+            let saved = (|| {
+                if window.gain > 0 {
+                    write_record(&path, line)?;
+                }
+                let seconds = run.seconds + started.elapsed().as_secs_f64();
+                write_manifest_beside(&path, "polish", manifest(line, next, seconds, detours))
+            })();
+            if let Err(e) = saved {
+                failure = Some(e);
+                return ControlFlow::Break(());
+            }
+            if args.max_windows == Some(windows_searched) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         })
     })?;
     bar.finish_and_clear();
-    let seconds = started.elapsed().as_secs_f64();
-    let manifest = serde_json::json!({
-        "polished": args.file.display().to_string(),
-        "score_before": before_score,
-        "moves": args.moves.name(),
-        "beam": args.beam,
-        "from": args.from,
-        "window": args.window,
-        "stride": stride,
-        "guide": args.guide,
-        "refinements": options.refinements,
-        "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
-        "weights": weights_json(&options.weights),
-        "threads": pool.current_num_threads(),
-        "seconds": seconds,
-        "score": after.score(),
-        "detours": detours,
-        "pieces_played": after.pieces(),
-    });
-    write_record_and_manifest(&path, &after.record(), "polish", manifest)?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let seconds = run.seconds + started.elapsed().as_secs_f64();
+    let after = &polished.line;
+    write_record(&path, after)?;
+    write_manifest_beside(&path, "polish", manifest(after, polished.resume_from, seconds, detours))?;
+    if let Some(next) = polished.resume_from {
+        eprintln!(
+            "stopped after {windows_searched} windows (--max-windows); the next starts at piece {next}: \
+             `tetris-lab polish --resume {}` continues",
+            path.display()
+        );
+    }
     println!(
         "score={} before={} gain={} detours={detours} pieces={} seconds={seconds:.2} record={}",
         after.score(),
-        before_score,
-        after.score() - before_score,
+        run.score_before,
+        after.score() - run.score_before,
         after.pieces(),
         path.display()
     );
     Ok(())
+}
+
+fn write_record(path: &Path, line: &Line) -> Result<()> {
+    let mut out = AtomicFile::create(path)?;
+    writeln!(out.writer(), "{}", line.record())
+        .with_context(|| format!("cannot write record file {}", path.display()))?;
+    out.commit()
+}
+
+/// `polish --resume FILE`: the polish that wrote FILE, continued from its next window with
+/// the settings its manifest records.
+fn resume(args: Args) -> Result<()> {
+    let manifest_path = manifest_beside(&args.file);
+    let fail = |cause: String| anyhow!("cannot resume {}: {cause}", args.file.display());
+    let text = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| fail(format!("cannot read {}: {e}", manifest_path.display())))?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| fail(format!("{} is not JSON: {e}", manifest_path.display())))?;
+    let field =
+        |name: &str| manifest.get(name).ok_or_else(|| fail(format!("{} has no \"{name}\"", manifest_path.display())));
+    ensure!(
+        field("command")?.as_str() == Some("polish"),
+        fail(format!("{} is not a polish's manifest", manifest_path.display()))
+    );
+    let original: Vec<String> = serde_json::from_value(field("polish_arguments")?.clone())
+        .map_err(|e| fail(format!("\"polish_arguments\": {e}")))?;
+    let stored = <Stored as clap::Parser>::try_parse_from(&original).map_err(|e| {
+        fail(format!("its arguments no longer parse: {}", e.render().to_string().lines().next().unwrap_or_default()))
+    })?;
+    let number =
+        |name: &str| -> Result<u64> { field(name)?.as_u64().ok_or_else(|| fail(format!("\"{name}\" is not a count"))) };
+    let (score_before, recorded_score) = (number("score_before")? as u32, number("score")? as u32);
+    let input = field("polished")?.as_str().unwrap_or_default().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read record file {}", args.file.display()))?;
+    let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;
+    let line = Line::new(&record);
+    let stride = stored.args.stride.unwrap_or(stored.args.window) as u64;
+    let next = match field("resume_from")? {
+        serde_json::Value::Null => {
+            eprintln!("{}: its polish had finished; nothing to resume", args.file.display());
+            println!(
+                "score={} before={score_before} gain={} detours={} pieces={} seconds=0.00 record={}",
+                line.score(),
+                line.score().saturating_sub(score_before),
+                number("detours")?,
+                line.pieces(),
+                args.file.display()
+            );
+            return Ok(());
+        }
+        value => value.as_u64().ok_or_else(|| fail("\"resume_from\" is not a piece".into()))?,
+    };
+    // A record ahead of its manifest (killed between the two writes) holds the detour of the
+    // window the manifest names: that window is done.
+    let next = match line.score() {
+        score if score == recorded_score => next,
+        score if score > recorded_score => next + stride,
+        score => bail!(fail(format!(
+            "the record scores {score}, less than the {recorded_score} its manifest records: not the polish's output"
+        ))),
+    };
+    let mut settings = stored.args;
+    settings.threads = args.threads;
+    settings.max_windows = args.max_windows;
+    // (Past the record's end, the window the manifest named was the last: the polish
+    // below searches nothing and records that it finished.)
+    let detours = number("detours")? as usize;
+    let seconds = field("seconds")?.as_f64().unwrap_or(0.0);
+    let weights = Some(field("weights")?.clone());
+    let run = Run { input, score_before, original, output: args.file.clone(), detours, seconds, weights };
+    polish_from(settings, run, line, Some(next as usize))
 }

@@ -11,6 +11,7 @@ use super::game::{orientations, sequence, Game, Grid, Spawn, PIECE_LIMIT};
 use super::record::{replay, replay_game_observed, Op, Record};
 use super::solver::{placement_steps, BeamSearch, Options};
 use anyhow::{ensure, Context, Result};
+use std::ops::ControlFlow;
 
 /// How the game is cut into windows, and how their searches keep near it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,22 +83,35 @@ pub struct WindowReport {
     pub score: u32,
 }
 
+/// A polish's result: the game, and where the next window would start when `on_window`
+/// stopped it early (`None`: every window was searched).
+#[derive(Clone, Debug)]
+pub struct Polished {
+    pub line: Line,
+    pub resume_from: Option<usize>,
+}
+
 /// Improves `line`, a game of the contest ([`Line::new`] of its record), window by window
-/// with `options`' search; `on_window` hears of each window. The windows start at piece `from`, then every `stride` pieces; a
-/// detour is taken as soon as it is found, so later windows search the improved game.
+/// with `options`' search; `on_window` hears of each window with the game as it now is,
+/// and may stop the polish there ([`ControlFlow::Break`]). The windows start at piece
+/// `from`, then every `stride` pieces; a detour is taken as soon as it is found, so later
+/// windows search the improved game. A window's search depends on nothing but the game
+/// and the window, so a polish stopped after a window and started again from the next
+/// one (`from` = [`Polished::resume_from`]) on the game it left ends as one never stopped.
 /// The result never scores less than `line`; its record is replayed and checked.
 pub fn polish(
     options: Options,
     mut line: Line,
     windows: Windows,
-    on_window: &mut dyn FnMut(&WindowReport),
-) -> Result<Line> {
+    on_window: &mut dyn FnMut(&WindowReport, &Line) -> ControlFlow<()>,
+) -> Result<Polished> {
     ensure!(windows.length >= 1 && windows.stride >= 1, "a window has at least one piece");
     ensure!(windows.guide.is_finite() && windows.guide >= 0.0, "the guide must be at least 0, got {}", windows.guide);
     let pieces = line.pieces();
     let spawns: Vec<Spawn> = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
     let mut first = windows.from;
+    let mut resume_from = None;
     while first < pieces {
         let end = (first + windows.length).min(pieces);
         let base = line.scores[first];
@@ -136,11 +150,16 @@ pub fn polish(
             }
             gain = detour.gain;
         }
-        on_window(&WindowReport { first, pieces: end - first, gain, score: line.score() });
+        let report = WindowReport { first, pieces: end - first, gain, score: line.score() };
+        let stop = on_window(&report, &line).is_break();
         if end == pieces {
             break;
         }
         first += windows.stride;
+        if stop {
+            resume_from = Some(first).filter(|&next| next < pieces);
+            break;
+        }
     }
     let replayed = replay(&line.record());
     ensure!(
@@ -150,7 +169,7 @@ pub fn polish(
         replayed.pieces,
         line.score()
     );
-    Ok(line)
+    Ok(Polished { line, resume_from })
 }
 
 #[cfg(test)]
@@ -209,10 +228,16 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let mut reports = Vec::new();
             let windows = Windows { guide, ..windows };
-            let line = pool
-                .install(|| polish(options(50, MoveSet::Full), before.clone(), windows, &mut |w| reports.push(*w)))
+            let polished = pool
+                .install(|| {
+                    polish(options(50, MoveSet::Full), before.clone(), windows, &mut |w, _| {
+                        reports.push(*w);
+                        ControlFlow::Continue(())
+                    })
+                })
                 .unwrap();
-            (line, reports)
+            assert_eq!(polished.resume_from, None, "every window searched");
+            (polished.line, reports)
         };
         let ((one, reports), (two, _)) = (run(1, 0.0), run(2, 0.0));
         assert_eq!(one.record(), two.record());
@@ -249,9 +274,10 @@ mod tests {
             options(100, MoveSet::Full),
             Line::new(&record),
             Windows { from: 0, length: 200, stride: 200, guide: 0.0 },
-            &mut |_| {},
+            &mut |_, _| ControlFlow::Continue(()),
         )
-        .unwrap();
+        .unwrap()
+        .line;
         assert!(polished.score() >= fresh.score, "{} against {}", polished.score(), fresh.score);
     }
 
@@ -274,9 +300,10 @@ mod tests {
             options(50, MoveSet::Full),
             Line::new(&record),
             Windows { from: 0, length: 30, stride: 30, guide: 0.0 },
-            &mut |_| {},
+            &mut |_, _| ControlFlow::Continue(()),
         )
-        .unwrap();
+        .unwrap()
+        .line;
         let after = replay(&polished.record());
         assert_eq!((after.pieces, after.score), (before.pieces, polished.score() as u64));
         assert!(after.score > before.score);
@@ -288,11 +315,48 @@ mod tests {
         let before = Line::new(&record);
         let mut firsts = Vec::new();
         let windows = Windows { from: 250, length: 60, stride: 60, guide: 10.0 };
-        let after = polish(options(50, MoveSet::Full), before.clone(), windows, &mut |w| firsts.push(w.first)).unwrap();
+        let after = polish(options(50, MoveSet::Full), before.clone(), windows, &mut |w, _| {
+            firsts.push(w.first);
+            ControlFlow::Continue(())
+        })
+        .unwrap()
+        .line;
         assert_eq!(firsts, [250, 310, 370]);
         assert_eq!(after.ops[..250], before.ops[..250]);
         assert_eq!(after.scores[..=250], before.scores[..=250]);
         assert!(after.score() > before.score(), "{} against {}", after.score(), before.score());
         assert_eq!(replay(&after.record()).score, after.score() as u64);
+    }
+
+    #[test]
+    fn a_polish_stopped_after_any_window_and_resumed_ends_as_one_never_stopped() {
+        let record = weak_record(400);
+        let windows = Windows { from: 10, length: 60, stride: 40, guide: 10.0 };
+        let polish_all = |line: Line, windows: Windows, stop_after: Option<usize>| {
+            let mut seen = 0;
+            polish(options(50, MoveSet::Full), line, windows, &mut |_, _| {
+                seen += 1;
+                if Some(seen) == stop_after {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .unwrap()
+        };
+        let whole = polish_all(Line::new(&record), windows, None);
+        assert!(whole.line.score() > Line::new(&record).score());
+        // Windows start at 10, 50, ..., 330 (the last reaches the end): ten of them.
+        for stop_after in [1, 4, 9] {
+            let first = polish_all(Line::new(&record), windows, Some(stop_after));
+            assert_eq!(first.resume_from, Some(10 + 40 * stop_after));
+            // Resumed from the record it left, as a fresh process would.
+            let line = Line::new(&first.line.record());
+            let rest = polish_all(line, Windows { from: first.resume_from.unwrap(), ..windows }, None);
+            assert_eq!(rest.resume_from, None);
+            assert_eq!(rest.line.record(), whole.line.record(), "stopped after {stop_after} windows");
+        }
+        // Stopped after the last window: nothing is left.
+        assert_eq!(polish_all(Line::new(&record), windows, Some(10)).resume_from, None);
     }
 }

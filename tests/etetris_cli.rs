@@ -275,6 +275,27 @@ fn a_stopped_polish_resumes_to_the_same_record() {
     assert_eq!(read("w.txt"), kept, "nothing written");
 }
 
+/// `polish --jitter` plays jittered weights, as `solve --jitter` does, and records them.
+#[test]
+fn a_jittered_polish_says_and_records_its_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    stdout(&run(&["solve", "--beam", "15", "--pieces", "400", "--record", "weak.txt"], dir.path()));
+    let solve = run(&["solve", "--beam", "5", "--pieces", "5", "--jitter", "2", "--jitter-percent", "5"], dir.path());
+    let said = |output: &Output| {
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        stderr.lines().find(|l| l.starts_with("weights jittered (seed 2, up to 5%)")).map(str::to_string)
+    };
+    let args = ["polish", "weak.txt", "--beam", "30", "--jitter", "2", "--jitter-percent", "5", "--record", "j.txt"];
+    let polish = run(&args, dir.path());
+    stdout(&polish);
+    assert_eq!(said(&polish), said(&solve), "the same jittered weights as solve's");
+    assert!(said(&polish).is_some());
+    let manifest = read_manifest(&dir.path().join("j.manifest.json"));
+    assert_eq!(manifest["jitter_seed"], 2);
+    assert_ne!(manifest["weights"]["score_divisor"], 38.0, "the seed's weights, jittered");
+    expect_error(&["polish", "weak.txt", "--jitter-percent", "5"], dir.path(), "give --jitter SEED too");
+}
+
 /// A polish killed at any moment (`kill -9`) continues with `--resume` and loses no window.
 #[test]
 fn a_killed_polish_resumes_to_the_same_record() {

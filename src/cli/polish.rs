@@ -6,7 +6,7 @@
 //! moment (or stopped by `--max-windows`) continues with `--resume` and ends as one never
 //! stopped.
 
-use super::solve::{checked_options, prepare_record_path, thread_pool, weights_json, SearchArgs};
+use super::solve::{checked_options, prepare_record_path, thread_pool, weights_json, JitterArgs, SearchArgs};
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// The settings `--resume` reads back; every one of them conflicts with `--resume`.
-const SETTINGS: [&str; 15] = [
+const SETTINGS: [&str; 17] = [
     "beam",
     "from",
     "window",
@@ -38,6 +38,8 @@ const SETTINGS: [&str; 15] = [
     "second_ply",
     "phase_quota",
     "phase_pool",
+    "jitter",
+    "jitter_percent",
 ];
 
 #[derive(clap::Args, Debug)]
@@ -77,6 +79,8 @@ pub struct Args {
     pub moves: MoveSet,
     #[command(flatten)]
     pub search: SearchArgs,
+    #[command(flatten)]
+    pub jitter: JitterArgs,
     /// Stop after this many windows: the record written is whole (it replays), and
     /// `--resume` continues from the next window.
     #[arg(long)]
@@ -152,6 +156,7 @@ struct Run {
 fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> Result<()> {
     let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
     options.refinements = args.search.refinements()?;
+    args.jitter.apply(&mut options.weights)?;
     let stride = args.stride.unwrap_or(args.window);
     ensure!((1..=PIECE_LIMIT).contains(&args.window), "--window must be in 1..={PIECE_LIMIT}, got {}", args.window);
     ensure!((1..=PIECE_LIMIT).contains(&stride), "--stride must be in 1..={PIECE_LIMIT}, got {stride}");
@@ -196,6 +201,7 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
             "refinements": options.refinements,
             "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
             "weights": weights_json(&options.weights),
+            "jitter_seed": args.jitter.jitter,
             "threads": pool.current_num_threads(),
             "seconds": seconds,
             "score": line.score(),

@@ -38,6 +38,13 @@ pub struct Args {
     pub pieces: usize,
     #[command(flatten)]
     pub search: SearchArgs,
+    #[command(flatten)]
+    pub jitter: JitterArgs,
+}
+
+/// `--jitter SEED [--jitter-percent P]` (shared by `solve` and `polish`).
+#[derive(clap::Args, Debug)]
+pub struct JitterArgs {
     /// Jitter the weights: every term but cells times 1 + u x JITTER_PERCENT / 100, u
     /// uniform in [-1, 1) drawn from this seed (0: off, the weights as given). Searches
     /// with nearby weights play other games: their spread measures chance.
@@ -46,6 +53,28 @@ pub struct Args {
     /// With --jitter: the largest change of a weight, in percent [default: 1].
     #[arg(long)]
     pub jitter_percent: Option<f64>,
+}
+
+impl JitterArgs {
+    /// Checks the two flags and jitters `weights` as they say, printing the weights used
+    /// on stderr (nothing when `--jitter` is 0).
+    pub fn apply(&self, weights: &mut Weights) -> Result<()> {
+        let percent = self.jitter_percent.unwrap_or(1.0);
+        check_jitter_percent(percent)?;
+        ensure!(
+            self.jitter != 0 || self.jitter_percent.is_none(),
+            "--jitter-percent sets the size of --jitter: give --jitter SEED too"
+        );
+        if self.jitter != 0 {
+            *weights = weights.jittered(self.jitter, percent / 100.0);
+            eprintln!(
+                "weights jittered (seed {}, up to {percent}%): {}",
+                self.jitter,
+                weights.to_toml().trim_end().replace('\n', ", ")
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The opt-in refinements of the search (`solve` and `polish`).
@@ -175,20 +204,7 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
 
 pub fn run(args: Args) -> Result<()> {
     let mut options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
-    let jitter_percent = args.jitter_percent.unwrap_or(1.0);
-    check_jitter_percent(jitter_percent)?;
-    ensure!(
-        args.jitter != 0 || args.jitter_percent.is_none(),
-        "--jitter-percent sets the size of --jitter: give --jitter SEED too"
-    );
-    if args.jitter != 0 {
-        options.weights = options.weights.jittered(args.jitter, jitter_percent / 100.0);
-        eprintln!(
-            "weights jittered (seed {}, up to {jitter_percent}%): {}",
-            args.jitter,
-            options.weights.to_toml().trim_end().replace('\n', ", ")
-        );
-    }
+    args.jitter.apply(&mut options.weights)?;
     let refinements = args.search.refinements()?;
     let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
@@ -206,7 +222,7 @@ pub fn run(args: Args) -> Result<()> {
         "refinements": refinements,
         "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
         "weights": weights_json(&options.weights),
-        "jitter_seed": args.jitter,
+        "jitter_seed": args.jitter.jitter,
         "threads": pool.current_num_threads(),
         "seconds": seconds,
         "score": replayed.score,

@@ -344,6 +344,16 @@ const CASES: &[(&str, Action)] = &[
         RunAs("polish pool6-pass6.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --phase-quota 20 --phase-pool 4 --record pool6-pass7.txt"),
     ),
     (
+        "polish pool6-pass6.txt --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 3 --jitter-percent 2 --window 200 --stride 100 --guide 10 \
+         --record jitter-pass1.txt",
+        RunAs("polish pool6-pass6.txt --moves full --beam 10 --weights weights/etetris-full.toml --jitter 3 --jitter-percent 2 --window 200 --stride 100 --guide 10 --record jitter-pass1.txt"),
+    ),
+    (
+        "polish jitter-pass1.txt --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 1 --jitter-percent 2 --from 50 --window 100 --guide 10 \
+         --record jitter-pass2.txt",
+        RunAs("polish jitter-pass1.txt --moves full --beam 10 --weights weights/etetris-full.toml --jitter 1 --jitter-percent 2 --from 50 --window 100 --guide 10 --record jitter-pass2.txt"),
+    ),
+    (
         "polish data/etetris/published_1378178.txt --moves full --beam 1000 --weights weights/etetris-full.toml \
          --guide 10 --threads 1",
         RunAs(

@@ -354,6 +354,11 @@ const CASES: &[(&str, Action)] = &[
         RunAs("polish jitter-pass1.txt --moves full --beam 10 --weights weights/etetris-full.toml --jitter 1 --jitter-percent 2 --from 50 --window 100 --guide 10 --record jitter-pass2.txt"),
     ),
     (
+        "polish jitter-pass2.txt --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 10 --jitter-percent 3 --window 100 --guide 10 \
+         --record jitter-pass3.txt",
+        RunAs("polish jitter-pass2.txt --moves full --beam 10 --weights weights/etetris-full.toml --jitter 10 --jitter-percent 3 --window 100 --guide 10 --record jitter-pass3.txt"),
+    ),
+    (
         "polish data/etetris/published_1378178.txt --moves full --beam 1000 --weights weights/etetris-full.toml \
          --guide 10 --threads 1",
         RunAs(

@@ -261,6 +261,20 @@ fn a_stopped_polish_resumes_to_the_same_record() {
     std::fs::write(dir.path().join("ahead.manifest.json"), behind).unwrap();
     stdout(&run(&["polish", "--resume", "ahead.txt"], dir.path()));
     assert_eq!(read("ahead.txt"), read("whole.txt"));
+    // The same after the last window (from piece 360, which reaches the end and gains here):
+    // nothing is left to search, and the polish is recorded as finished.
+    polish(&["--record", "last.txt", "--max-windows", "12"]);
+    let behind = read("last.manifest.json");
+    let line = polish(&["--record", "last.txt", "--max-windows", "13"]);
+    let before_last: serde_json::Value = serde_json::from_str(&behind).unwrap();
+    assert_eq!(before_last["resume_from"], 360);
+    assert!(field(&line, "score") > before_last["score"].as_u64().unwrap(), "the last window gains: {line}");
+    std::fs::write(dir.path().join("last.manifest.json"), behind).unwrap();
+    let resumed = stdout(&run(&["polish", "--resume", "last.txt"], dir.path()));
+    assert_eq!(read("last.txt"), read("whole.txt"));
+    assert_eq!(field(&resumed, "detours"), field(&whole, "detours"), "{resumed}");
+    let manifest = read_manifest(&dir.path().join("last.manifest.json"));
+    assert_eq!((&manifest["finished"], &manifest["detours"]), (&true.into(), &field(&whole, "detours").into()));
     // Resuming needs a polish's output, and takes no other settings.
     expect_error(&["polish", "--resume", "weak.txt"], dir.path(), "weak.manifest.json is not a polish's manifest");
     expect_error(&["polish", "--resume", "part.txt", "--beam", "3"], dir.path(), "'--resume' cannot be used with");

@@ -6,18 +6,18 @@
 //! moment (or stopped by `--max-windows`) continues with `--resume` and ends as one never
 //! stopped.
 
-use super::solve::{checked_options, prepare_record_path, thread_pool, weights_json, JitterArgs, SearchArgs};
+use super::solve::{
+    checked_options, etetris_manifest, prepare_record_path, thread_pool, weights_json, write_record, JitterArgs,
+    SearchArgs,
+};
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
 use crate::etetris::record::Record;
 use crate::etetris::solver::MoveSet;
-use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
-use std::io::Write;
 use std::ops::ControlFlow;
-use std::path::Path;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -168,26 +168,29 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
         args.from,
         line.pieces()
     );
-    if let (Some(played), Some(file)) = (&run.weights, &args.weights) {
+    let weights = weights_json(&options.weights);
+    if let Some(played) = &run.weights {
+        let changed = match &args.weights {
+            Some(file) => format!("the weights file {} no longer holds", file.display()),
+            None => "this build's built-in weights are not".to_string(),
+        };
         ensure!(
-            *played == weights_json(&options.weights),
-            "cannot resume {}: the weights file {} no longer holds the weights the polish played (see its manifest)",
-            run.output.display(),
-            file.display()
+            *played == weights,
+            "cannot resume {}: {changed} the weights the polish played (see its manifest)",
+            run.output.display()
         );
     }
     let from = resume_from.unwrap_or(args.from);
-    if resume_from.is_some() {
-        eprintln!("resuming the polish of {} from piece {from}", run.input);
+    match resume_from {
+        Some(first) if first < line.pieces() => eprintln!("resuming the polish of {} from piece {first}", run.input),
+        Some(_) => eprintln!("the polish of {} had searched its last window; recording that it finished", run.input),
+        None => {}
     }
     let path = run.output.clone();
     prepare_record_path(&path)?;
     let pool = thread_pool(args.threads)?;
     let manifest = |line: &Line, next: Option<usize>, seconds: f64, detours: usize| {
-        serde_json::json!({
-            "rule_set": "etetris",
-            "rule_set_version": crate::etetris::game::RULES_VERSION,
-            "sequence": "the contest's fixed piece sequence (no seed)",
+        etetris_manifest(serde_json::json!({
             "record": path.display().to_string(),
             "polished": run.input,
             "score_before": run.score_before,
@@ -200,7 +203,7 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
             "guide": args.guide,
             "refinements": options.refinements,
             "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
-            "weights": weights_json(&options.weights),
+            "weights": weights,
             "jitter_seed": args.jitter.jitter,
             "threads": pool.current_num_threads(),
             "seconds": seconds,
@@ -209,12 +212,14 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
             "pieces_played": line.pieces(),
             "finished": next.is_none(),
             "resume_from": next,
-        })
+        }))
     };
     // The record and manifest as they stand before the first window: from here on the
-    // two always describe a polish that `--resume` can continue.
-    write_record(&path, &line)?;
-    write_manifest_beside(&path, "polish", manifest(&line, Some(from), run.seconds, run.detours))?;
+    // two always describe a polish that `--resume` can continue (or one that has finished,
+    // when a resume finds the last window done).
+    write_record(&path, &line.record())?;
+    let first = Some(from).filter(|&first| first < line.pieces());
+    write_manifest_beside(&path, "polish", manifest(&line, first, run.seconds, run.detours))?;
     let bar = pieces_bar(line.pieces(), true);
     let started = Instant::now();
     let mut detours = run.detours;
@@ -233,14 +238,13 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
             ));
             // The record first, then the manifest: a kill between the two leaves a record
             // one window ahead of its manifest, which `--resume` recognises by the score.
-            let next = Some(window.first + stride)
-                .filter(|&next| next < line.pieces() && window.first + window.pieces < line.pieces());
+            // After the last window (or the one --max-windows stops at) the two are final.
             let saved = (|| {
                 if window.gain > 0 {
-                    write_record(&path, line)?;
+                    write_record(&path, &line.record())?;
                 }
                 let seconds = run.seconds + started.elapsed().as_secs_f64();
-                write_manifest_beside(&path, "polish", manifest(line, next, seconds, detours))
+                write_manifest_beside(&path, "polish", manifest(line, window.next, seconds, detours))
             })();
             if let Err(e) = saved {
                 failure = Some(e);
@@ -259,8 +263,6 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     }
     let seconds = run.seconds + started.elapsed().as_secs_f64();
     let after = &polished.line;
-    write_record(&path, after)?;
-    write_manifest_beside(&path, "polish", manifest(after, polished.resume_from, seconds, detours))?;
     if let Some(next) = polished.resume_from {
         eprintln!(
             "stopped after {windows_searched} windows (--max-windows); the next starts at piece {next}: \
@@ -277,13 +279,6 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
         path.display()
     );
     Ok(())
-}
-
-fn write_record(path: &Path, line: &Line) -> Result<()> {
-    let mut out = AtomicFile::create(path)?;
-    writeln!(out.writer(), "{}", line.record())
-        .with_context(|| format!("cannot write record file {}", path.display()))?;
-    out.commit()
 }
 
 /// `polish --resume FILE`: the polish that wrote FILE, continued from its next window with
@@ -314,7 +309,12 @@ fn resume(args: Args) -> Result<()> {
         .with_context(|| format!("cannot read record file {}", args.file.display()))?;
     let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;
     let line = Line::new(&record);
-    let stride = stored.args.stride.unwrap_or(stored.args.window) as u64;
+    let windows = Windows {
+        from: stored.args.from,
+        length: stored.args.window,
+        stride: stored.args.stride.unwrap_or(stored.args.window),
+        guide: stored.args.guide,
+    };
     let next = match field("resume_from")? {
         serde_json::Value::Null => {
             eprintln!("{}: its polish had finished; nothing to resume", args.file.display());
@@ -328,13 +328,19 @@ fn resume(args: Args) -> Result<()> {
             );
             return Ok(());
         }
-        value => value.as_u64().ok_or_else(|| fail("\"resume_from\" is not a piece".into()))?,
+        value => value.as_u64().ok_or_else(|| fail("\"resume_from\" is not a piece".into()))? as usize,
     };
     // A record ahead of its manifest (killed between the two writes) holds the detour of the
-    // window the manifest names: that window is done.
+    // window the manifest names: that window is done, and its detour counts.
+    let mut detours = number("detours")? as usize;
     let next = match line.score() {
         score if score == recorded_score => next,
-        score if score > recorded_score => next + stride,
+        // (`None` after it: it was the last window, and the polish below, starting past
+        // the end, searches nothing and records that it finished.)
+        score if score > recorded_score => {
+            detours += 1;
+            windows.after(next, line.pieces()).unwrap_or(line.pieces())
+        }
         score => bail!(fail(format!(
             "the record scores {score}, less than the {recorded_score} its manifest records: not the polish's output"
         ))),
@@ -342,11 +348,8 @@ fn resume(args: Args) -> Result<()> {
     let mut settings = stored.args;
     settings.threads = args.threads;
     settings.max_windows = args.max_windows;
-    // (Past the record's end, the window the manifest named was the last: the polish
-    // below searches nothing and records that it finished.)
-    let detours = number("detours")? as usize;
     let seconds = field("seconds")?.as_f64().unwrap_or(0.0);
     let weights = Some(field("weights")?.clone());
     let run = Run { input, score_before, original, output: args.file.clone(), detours, seconds, weights };
-    polish_from(settings, run, line, Some(next as usize))
+    polish_from(settings, run, line, Some(next))
 }

@@ -7,7 +7,7 @@ use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::solver::{MoveSet, Options, Refinements};
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
-use crate::report::run_dir::{manifest_beside, write_manifest_beside};
+use crate::report::run_dir::{manifest_beside, merged, write_manifest_beside};
 use anyhow::{ensure, Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -170,29 +170,23 @@ pub fn weights_json(weights: &Weights) -> serde_json::Value {
     serde_json::to_value(table).expect("a TOML table of numbers is JSON")
 }
 
-/// Writes a search's record, then beside it what the run was (the record file holds only
-/// the key presses, in the contest's format): the rule set's version, the move set, beam,
-/// the weights as played, the crate's version and commit, the score.
-pub fn write_record_and_manifest(
-    path: &Path,
-    record: &crate::etetris::record::Record,
-    command: &str,
-    fields: serde_json::Value,
-) -> Result<()> {
+/// Writes a record (atomically).
+pub fn write_record(path: &Path, record: &crate::etetris::record::Record) -> Result<()> {
     let mut out = AtomicFile::create(path)?;
     writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
-    out.commit()?;
-    let mut manifest = serde_json::json!({
+    out.commit()
+}
+
+/// An E-Tetris run's manifest fields: the game's (rule set, its version, the sequence),
+/// then `fields`, the run's own. A record file holds only key presses, in the contest's
+/// format: its manifest says what made it.
+pub fn etetris_manifest(fields: serde_json::Value) -> serde_json::Value {
+    let game = serde_json::json!({
         "rule_set": "etetris",
         "rule_set_version": crate::etetris::game::RULES_VERSION,
         "sequence": "the contest's fixed piece sequence (no seed)",
-        "record": path.display().to_string(),
     });
-    if let (Some(all), serde_json::Value::Object(own)) = (manifest.as_object_mut(), fields) {
-        all.extend(own);
-    }
-    write_manifest_beside(path, command, manifest)?;
-    Ok(())
+    merged(game, fields)
 }
 
 /// Builds a pool of `threads` workers (0: one per core; more than the cores is capped to
@@ -215,7 +209,8 @@ pub fn run(args: Args) -> Result<()> {
     let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
     let seconds = started.elapsed().as_secs_f64();
     let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;
-    let manifest = serde_json::json!({
+    let manifest = etetris_manifest(serde_json::json!({
+        "record": path.display().to_string(),
         "moves": moves,
         "beam": args.beam,
         "pieces": args.pieces,
@@ -227,8 +222,9 @@ pub fn run(args: Args) -> Result<()> {
         "seconds": seconds,
         "score": replayed.score,
         "pieces_played": replayed.pieces,
-    });
-    write_record_and_manifest(&path, &record, "solve", manifest)?;
+    }));
+    write_record(&path, &record)?;
+    write_manifest_beside(&path, "solve", manifest)?;
     if replayed.pieces < args.pieces {
         // The game is not over for lack of pieces: every kept board was dead.
         eprintln!(

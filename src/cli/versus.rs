@@ -3,7 +3,7 @@
 //! search's refinement flags; both run under the same jitter seeds, and the paired gains
 //! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs.
 
-use super::solve::{check_beam_and_pieces, check_jitter_percent, thread_pool, SearchArgs};
+use super::solve::{check_beam_and_pieces, check_jitter_percent, etetris_manifest, thread_pool, SearchArgs};
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::solver::MoveSet;
@@ -121,9 +121,7 @@ pub fn run(args: Args) -> Result<()> {
     print!("{}", verdict(&Verdict::of(&pairs)));
     if let Some(path) = &args.csv {
         write_csv(path, &pairs)?;
-        let manifest = serde_json::json!({
-            "rule_set": "etetris",
-            "rule_set_version": crate::etetris::game::RULES_VERSION,
+        let manifest = etetris_manifest(serde_json::json!({
             "a": args.a,
             "b": args.b,
             "moves": args.moves.name(),
@@ -134,7 +132,7 @@ pub fn run(args: Args) -> Result<()> {
             "threads": pool.current_num_threads(),
             "seconds": seconds,
             "csv": path.display().to_string(),
-        });
+        }));
         write_manifest_beside(path, "versus", manifest)?;
     }
     println!("seconds={seconds:.2}");

@@ -44,9 +44,10 @@ pub struct Breakdown {
     /// (the piece included) summed: what waiting bought.
     pub waits_ended_by_a_four: u32,
     pub cells_at_the_fours_after_waits: u64,
-    /// Pieces (numbered from 0) of the waits whose next I piece has not come yet, and the
-    /// count of those whose four-row clear has not come yet.
-    waits_before_the_next_i: Vec<usize>,
+    /// The piece (numbered from 0) of the wait whose next I piece has not come yet (a wait
+    /// is an I piece, so there is at most one), and the count of the waits whose four-row
+    /// clear has not come yet.
+    wait_before_the_next_i: Option<usize>,
     waits_before_the_next_four: u32,
 }
 
@@ -86,16 +87,16 @@ impl Breakdown {
         if GAME_ORDER[falling.shape] == Piece::I {
             let piece = step.game.pieces - 1;
             self.i_pieces += 1;
-            let within_four = self.waits_before_the_next_i.iter().filter(|&&wait| piece - wait <= 4).count();
-            self.waits_with_an_i_within_four += within_four as u32;
-            self.waits_before_the_next_i.clear();
+            if let Some(wait) = self.wait_before_the_next_i.take() {
+                self.waits_with_an_i_within_four += (piece - wait <= 4) as u32;
+            }
             if lock.rows == 0 {
                 self.idle_i_pieces += 1;
                 let last = step.game.pieces >= PIECE_LIMIT;
                 if !last && could_clear_four(step) {
                     self.idle_i_pieces_that_could_clear_four += 1;
                     self.cells_left_by_waits += lock.cells as u64;
-                    self.waits_before_the_next_i.push(piece);
+                    self.wait_before_the_next_i = Some(piece);
                     self.waits_before_the_next_four += 1;
                 }
             }

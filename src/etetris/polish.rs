@@ -27,6 +27,16 @@ pub struct Windows {
     pub guide: f64,
 }
 
+impl Windows {
+    /// The first piece of the window after the one starting at `first`, in a game of
+    /// `pieces` pieces (`None`: that window reaches the game's end, or the next would
+    /// start past it).
+    pub fn after(&self, first: usize, pieces: usize) -> Option<usize> {
+        let next = first + self.stride;
+        (first + self.length < pieces && next < pieces).then_some(next)
+    }
+}
+
 /// A game of the contest: each piece's key presses, with the board and score after it.
 #[derive(Clone, Debug)]
 pub struct Line {
@@ -81,6 +91,8 @@ pub struct WindowReport {
     pub gain: u32,
     /// The game's score after it.
     pub score: u32,
+    /// The next window's first piece (`None`: this window was the last).
+    pub next: Option<usize>,
 }
 
 /// A polish's result: the game, and where the next window would start when `on_window`
@@ -110,9 +122,9 @@ pub fn polish(
     let pieces = line.pieces();
     let spawns: Vec<Spawn> = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
-    let mut first = windows.from;
+    let mut next = Some(windows.from).filter(|&first| first < pieces);
     let mut resume_from = None;
-    while first < pieces {
+    while let Some(first) = next {
         let end = (first + windows.length).min(pieces);
         let base = line.scores[first];
         let targets: Vec<(Grid, u32)> =
@@ -150,14 +162,10 @@ pub fn polish(
             }
             gain = detour.gain;
         }
-        let report = WindowReport { first, pieces: end - first, gain, score: line.score() };
-        let stop = on_window(&report, &line).is_break();
-        if end == pieces {
-            break;
-        }
-        first += windows.stride;
-        if stop {
-            resume_from = Some(first).filter(|&next| next < pieces);
+        next = windows.after(first, pieces);
+        let report = WindowReport { first, pieces: end - first, gain, score: line.score(), next };
+        if on_window(&report, &line).is_break() {
+            resume_from = next;
             break;
         }
     }

@@ -62,17 +62,23 @@ pub fn manifest_beside(output: &Path) -> PathBuf {
 /// commit, the time it finished (UTC), then `fields`, the run's own (its master seed, preset,
 /// rule set and rule set version, results).
 pub fn provenance(command: &str, fields: serde_json::Value) -> serde_json::Value {
-    let mut manifest = serde_json::json!({
+    let manifest = serde_json::json!({
         "command": command,
         "arguments": std::env::args().skip(1).collect::<Vec<_>>(),
         "crate_version": env!("CARGO_PKG_VERSION"),
         "git_hash": git_hash().unwrap_or_else(|| "unknown".into()),
         "finished_utc": utc_iso(SystemTime::now()),
     });
-    if let (Some(all), serde_json::Value::Object(own)) = (manifest.as_object_mut(), fields) {
+    merged(manifest, fields)
+}
+
+/// `base` with the keys of `more` added (replacing its own of the same names); both JSON
+/// objects.
+pub fn merged(mut base: serde_json::Value, more: serde_json::Value) -> serde_json::Value {
+    if let (Some(all), serde_json::Value::Object(own)) = (base.as_object_mut(), more) {
         all.extend(own);
     }
-    manifest
+    base
 }
 
 /// Writes [`provenance`] to [`manifest_beside`] `output` (atomically) and returns its path.

@@ -420,3 +420,126 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
     );
     assert_eq!(std::fs::read_to_string(dir.path().join("pairs.csv")).unwrap(), csv, "a failed run keeps the CSV");
 }
+
+/// The pieces a solve's checkpoint has placed, read from its bytes (name and layout, the
+/// note after its length, then the pieces), or `None` while there is no whole checkpoint.
+fn checkpoint_pieces(path: &Path) -> Option<u64> {
+    let bytes = std::fs::read(path).ok()?;
+    let word = |at: usize| Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?));
+    let note = word(8)? as usize;
+    word(16 + note)
+}
+
+/// A solve stopped by `--stop-after` continues with `--resume`, with the settings and
+/// weights its checkpoint holds, and writes the record of a solve never stopped.
+#[test]
+fn a_stopped_solve_resumes_to_the_same_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    let exists = |name: &str| dir.path().join(name).exists();
+    std::fs::copy(repository_file("weights/etetris-full.toml"), dir.path().join("w.toml")).unwrap();
+    let settings = [
+        "solve",
+        "--moves",
+        "full",
+        "--beam",
+        "40",
+        "--pieces",
+        "600",
+        "--lookahead",
+        "2",
+        "--weights",
+        "w.toml",
+        "--jitter",
+        "3",
+    ];
+    let solve = |extra: &[&str]| stdout(&run(&[&settings[..], extra].concat(), dir.path()));
+    let whole = solve(&["--record", "whole.txt"]);
+    assert!(!exists("whole.txt.checkpoint"), "a finished solve leaves no checkpoint");
+    let line = solve(&["--record", "part.txt", "--stop-after", "150"]);
+    assert_eq!(field(&line, "stopped"), 150, "{line}");
+    assert!(!exists("part.txt") && !exists("part.manifest.json"), "no record before the end");
+    assert_eq!(checkpoint_pieces(&dir.path().join("part.txt.checkpoint")), Some(150));
+    // A new solve of the same record would lose the stopped one: refused.
+    let kept = read("part.txt.checkpoint");
+    expect_error(&[&settings[..], &["--record", "part.txt"]].concat(), dir.path(), "holds a stopped solve");
+    // The weights file changes: the resume plays the weights the solve played (jittered).
+    std::fs::write(dir.path().join("w.toml"), "this is not TOML").unwrap();
+    let resume = |extra: &[&str]| run(&[&["solve", "--resume", "part.txt.checkpoint"][..], extra].concat(), dir.path());
+    expect_error(&["solve", "--resume", "part.txt.checkpoint", "--beam", "3"], dir.path(), "cannot be used with");
+    expect_error(&["solve", "--resume", "part.txt.checkpoint", "--stop-after", "100"], dir.path(), "--stop-after");
+    assert_eq!(read("part.txt.checkpoint"), kept, "a refused resume changes nothing");
+    stdout(&resume(&["--stop-after", "400", "--threads", "1", "--checkpoint-every", "0"]));
+    assert_eq!(checkpoint_pieces(&dir.path().join("part.txt.checkpoint")), Some(400));
+    let resumed = stdout(&resume(&["--threads", "2"]));
+    assert_eq!(read("part.txt"), read("whole.txt"));
+    assert_eq!(
+        (field(&resumed, "score"), field(&resumed, "pieces")),
+        (field(&whole, "score"), field(&whole, "pieces"))
+    );
+    assert!(!exists("part.txt.checkpoint"), "the checkpoint goes once the record is written");
+    let (manifest, first) =
+        (read_manifest(&dir.path().join("part.manifest.json")), read_manifest(&dir.path().join("whole.manifest.json")));
+    assert_eq!(manifest["resumes"], 2);
+    assert_eq!(manifest["weights"], first["weights"], "the weights played, from the checkpoint");
+    assert_eq!(manifest["solve_arguments"][15], "--stop-after", "the first run's arguments");
+    assert_eq!(manifest["score"], first["score"]);
+    // Bad checkpoints and names.
+    expect_error(&["solve", "--resume", "nothing.checkpoint"], dir.path(), "cannot resume nothing.checkpoint");
+    std::fs::write(dir.path().join("w.toml"), std::fs::read(repository_file("weights/etetris-full.toml")).unwrap())
+        .unwrap();
+    solve(&["--record", "bad.txt", "--stop-after", "20"]);
+    let mut damaged = read("bad.txt.checkpoint");
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    std::fs::write(dir.path().join("bad.txt.checkpoint"), &damaged).unwrap();
+    expect_error(&["solve", "--resume", "bad.txt.checkpoint"], dir.path(), "is damaged (its checksum does not match)");
+    std::fs::copy(dir.path().join("whole.txt"), dir.path().join("record.txt")).unwrap();
+    expect_error(&["solve", "--resume", "record.txt"], dir.path(), "is named <record>.checkpoint");
+    std::fs::copy(dir.path().join("whole.txt"), dir.path().join("x.checkpoint")).unwrap();
+    expect_error(&["solve", "--resume", "x.checkpoint"], dir.path(), "not a search state");
+    expect_error(&["solve", "--pieces", "50", "--stop-after", "50"], dir.path(), "--stop-after must be");
+    expect_error(&["solve", "--pieces", "50", "--checkpoint-every", "NaN"], dir.path(), "--checkpoint-every must be");
+    assert!(!exists("bad.txt"), "nothing written by a failed resume");
+}
+
+/// A solve killed at any moment (`kill -9`) or stopped by Ctrl-C continues with `--resume`
+/// from its last checkpoint and writes the record of a solve never stopped.
+#[test]
+fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = ["solve", "--moves", "full", "--beam", "500", "--pieces", "1500", "--threads", "1"];
+    let whole = stdout(&run(&[&settings[..], &["--record", "whole.txt"]].concat(), dir.path()));
+    let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    for (name, signal) in [("killed.txt", "-KILL"), ("interrupted.txt", "-INT")] {
+        let checkpoint = dir.path().join(format!("{name}.checkpoint"));
+        let mut child = binary()
+            .args([&settings[..], &["--record", name, "--checkpoint-every", "0"]].concat())
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Stop it a few hundred pieces in (or whenever it is, should it run fast).
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(60) {
+            if checkpoint_pieces(&checkpoint).is_some_and(|pieces| pieces >= 300) || child.try_wait().unwrap().is_some()
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        assert!(status.success());
+        let exit = child.wait().unwrap();
+        if signal == "-INT" {
+            assert_eq!(exit.code(), Some(130), "Ctrl-C saves, then exits as interrupted");
+        }
+        let left = checkpoint_pieces(&checkpoint).expect("a checkpoint is left");
+        assert!((300..1500).contains(&left), "{name}: stopped after {left} pieces");
+        assert!(!dir.path().join(name).exists(), "{name}: stopped before its end");
+        let resumed = stdout(&run(&["solve", "--resume", &format!("{name}.checkpoint"), "--threads", "2"], dir.path()));
+        assert_eq!(read(name), read("whole.txt"), "{name}");
+        assert_eq!(field(&resumed, "score"), field(&whole, "score"));
+    }
+}

@@ -64,6 +64,8 @@ const CASES: &[(&str, Action)] = &[
     ("solve --beam 15 --pieces 400 --record weak.txt", Run),
     ("polish weak.txt --moves full --beam 50 --window 60 --stride 30 --record part.txt --max-windows 4", Run),
     ("polish --resume part.txt", Run),
+    ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
+    ("solve --resume r.txt.checkpoint", Run),
     (
         "sequence etetris -n 10000 | awk '$1 == \"I\" { if (p) { n++; a += NR - p == 1; b += NR - p <= 4 } p = NR } END { print n, a, b }'",
         Skip("a pipe into awk: its count is checked by tests/weights.rs"),

@@ -1,17 +1,42 @@
 //! `tetris-lab solve`: the E-Tetris beam solver over the contest's 10,000 pieces. Prints
 //! the score as the game counts it (checked by replaying the written record) and the
-//! seconds taken; writes the record; shows a progress bar on stderr.
+//! seconds taken; writes the record; shows a progress bar on stderr. A long search saves
+//! its state beside the record now and then (`<record>.checkpoint`), and when stopped
+//! (Ctrl-C, `--stop-after`) or killed, `solve --resume` continues it from there to the
+//! record a search never stopped writes.
 
-use crate::etetris::checked::{check, solve_with_progress};
-use crate::etetris::game::{sequence, PIECE_LIMIT};
-use crate::etetris::solver::{MoveSet, Options, Refinements};
+use crate::etetris::checked::{check, pieces_bar};
+use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
+use crate::etetris::search_state::SearchState;
+use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
-use crate::report::run_dir::{manifest_beside, merged, write_manifest_beside};
-use anyhow::{ensure, Context, Result};
+use crate::report::run_dir::{manifest_beside, merged, provenance, write_manifest_beside};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The settings `--resume` reads back from the checkpoint; every one of them conflicts
+/// with `--resume`.
+const SETTINGS: [&str; 14] = [
+    "beam",
+    "record",
+    "weights",
+    "moves",
+    "pieces",
+    "lookahead",
+    "children_per_parent",
+    "lookahead_blend",
+    "endgame",
+    "second_ply",
+    "phase_quota",
+    "phase_pool",
+    "jitter",
+    "jitter_percent",
+];
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,6 +65,26 @@ pub struct Args {
     pub search: SearchArgs,
     #[command(flatten)]
     pub jitter: JitterArgs,
+    /// Save the search's state to <record>.checkpoint when this many seconds have passed
+    /// since the last save (0: after every piece). Removed when the record is written.
+    #[arg(long, default_value_t = 60.0)]
+    pub checkpoint_every: f64,
+    /// Stop once this many pieces are placed, saving the checkpoint: `--resume` continues.
+    #[arg(long)]
+    pub stop_after: Option<usize>,
+    /// Continue the solve that saved CHECKPOINT (stopped by Ctrl-C or --stop-after, or
+    /// killed): its settings and weights are read from it, and it writes the record beside
+    /// it. Only --threads, --checkpoint-every and --stop-after may be given again.
+    #[arg(long, value_name = "CHECKPOINT", conflicts_with_all = SETTINGS)]
+    pub resume: Option<PathBuf>,
+}
+
+/// Parses a solve's own arguments back (`--resume` reads them from its checkpoint).
+#[derive(clap::Parser)]
+#[command(name = "solve")]
+struct Stored {
+    #[command(flatten)]
+    args: Args,
 }
 
 /// `--jitter SEED [--jitter-percent P]` (shared by `solve` and `polish`).
@@ -196,35 +241,197 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start the worker threads")
 }
 
+/// Where a solve writing `record` saves its state.
+pub fn checkpoint_beside(record: &Path) -> PathBuf {
+    let mut name = record.as_os_str().to_owned();
+    name.push(".checkpoint");
+    PathBuf::from(name)
+}
+
+/// Set by Ctrl-C: save the state after the piece being placed, then stop.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+fn install_ctrl_c() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if STOP.swap(true, Ordering::SeqCst) {
+                eprintln!("\nsecond Ctrl-C: exiting now (the last checkpoint stays)");
+                std::process::exit(130);
+            }
+            eprintln!("\nCtrl-C: saving the search after this piece (press again to exit at once)");
+        });
+    });
+}
+
 pub fn run(args: Args) -> Result<()> {
+    if let Some(checkpoint) = args.resume.clone() {
+        return resume(&checkpoint, args);
+    }
     let mut options = checked_options(args.beam, args.pieces, args.weights.as_deref(), args.moves)?;
-    args.jitter.apply(&mut options.weights)?;
-    let refinements = args.search.refinements()?;
-    let pool = thread_pool(args.threads)?;
     let moves = args.moves.name();
-    let path = args.record.unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
-    prepare_record_path(&path)?;
+    let record =
+        args.record.clone().unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
+    let checkpoint = checkpoint_beside(&record);
+    ensure!(
+        !checkpoint.exists(),
+        "{} holds a stopped solve: `tetris-lab solve --resume {}` continues it (delete it to start afresh)",
+        checkpoint.display(),
+        checkpoint.display()
+    );
+    args.jitter.apply(&mut options.weights)?;
+    options.refinements = args.search.refinements()?;
+    let job = Job { arguments: std::env::args().skip(1).collect(), args, options, record, seconds: 0.0, resumes: 0 };
+    solve_job(job, None)
+}
+
+/// A solve's settings, carried from its start through every resume.
+struct Job {
+    /// The arguments the solve was started with (`--resume` parses them back), and as
+    /// parsed, with `--threads`, `--checkpoint-every` and `--stop-after` those of this process.
+    arguments: Vec<String>,
+    args: Args,
+    /// The search's options, the weights as played (jittered) included.
+    options: Options,
+    record: PathBuf,
+    /// Seconds spent and resumes made before this process.
+    seconds: f64,
+    resumes: u64,
+}
+
+impl Job {
+    /// What a checkpoint holds beside the search's state: all `--resume` needs.
+    fn note(&self, seconds: f64) -> String {
+        provenance(
+            "solve",
+            serde_json::json!({
+                "solve_arguments": self.arguments,
+                "weights_toml": self.options.weights.to_toml(),
+                "seconds": seconds,
+                "resumes": self.resumes,
+            }),
+        )
+        .to_string()
+    }
+}
+
+/// Saves `state` with `note` to `path` (atomically).
+fn save_checkpoint(path: &Path, state: &SearchState, note: &str) -> Result<()> {
+    let mut out = AtomicFile::create(path)?;
+    out.writer().write_all(&state.to_bytes(note)).with_context(|| format!("cannot write {}", path.display()))?;
+    out.commit()
+}
+
+/// Runs `job`'s search from `resume` (or afresh), saving checkpoints as it goes; writes the
+/// record and its manifest when it finishes, or leaves the checkpoint when it stops.
+fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
+    let (args, record) = (&job.args, &job.record);
+    let checkpoint = checkpoint_beside(record);
+    let placed = resume.as_ref().map_or(0, SearchState::pieces);
+    ensure!(
+        args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0,
+        "--checkpoint-every must be a number of seconds of at least 0, got {}",
+        args.checkpoint_every
+    );
+    if let Some(stop) = args.stop_after {
+        ensure!(
+            stop > placed && stop < args.pieces,
+            "--stop-after must be above the {placed} pieces placed and below the game's {} (--pieces), got {stop}",
+            args.pieces
+        );
+    }
+    prepare_record_path(record)?;
+    AtomicFile::check_writable(&checkpoint)?;
+    let pool = thread_pool(args.threads)?;
+    if let Some(state) = &resume {
+        eprintln!(
+            "resuming the solve of {} after {placed} of {} pieces (best score {} so far)",
+            record.display(),
+            args.pieces,
+            state.best_score()
+        );
+    }
+    install_ctrl_c();
+    let every = Duration::from_secs_f64(args.checkpoint_every);
+    let spawns = sequence(args.pieces);
+    let bar = pieces_bar(args.pieces, true);
+    bar.set_position(placed as u64);
     let started = Instant::now();
-    options.refinements = refinements;
-    let solution = pool.install(|| solve_with_progress(options, args.pieces, true));
-    let seconds = started.elapsed().as_secs_f64();
-    let (record, replayed) = check(&sequence(args.pieces), &solution, args.moves)?;
+    let mut last_save = Instant::now();
+    let mut stopped: Option<Result<usize>> = None;
+    let mut on_step = |progress: &crate::etetris::solver::Progress, state: &dyn Fn() -> SearchState| {
+        if progress.pieces.is_multiple_of(32) || progress.pieces == args.pieces {
+            bar.set_position(progress.pieces as u64);
+            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
+        }
+        if progress.pieces == args.pieces {
+            // The search is over: the record is written next, and the checkpoint removed.
+            return ControlFlow::Continue(());
+        }
+        let stop = args.stop_after == Some(progress.pieces) || STOP.load(Ordering::SeqCst);
+        if stop || last_save.elapsed() >= every {
+            let note = job.note(job.seconds + started.elapsed().as_secs_f64());
+            match save_checkpoint(&checkpoint, &state(), &note) {
+                Ok(()) => {}
+                Err(e) if stop => {
+                    stopped = Some(Err(e.context("cannot stop: the search's state could not be saved")));
+                    return ControlFlow::Break(());
+                }
+                // A full disk should not end a long search that can still write its record.
+                Err(e) => bar.println(format!("warning: {e:#}; the search goes on")),
+            }
+            last_save = Instant::now();
+        }
+        if stop {
+            stopped = Some(Ok(progress.pieces));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    };
+    let mut search = BeamSearch::new(job.options);
+    let solution = pool.install(|| search.solve_resumable(Grid::default(), &spawns, resume, &mut on_step))?;
+    bar.finish_and_clear();
+    let seconds = job.seconds + started.elapsed().as_secs_f64();
+    let Some(solution) = solution else {
+        let pieces = stopped.expect("the search stops only through its callback")?;
+        eprintln!(
+            "stopped after {pieces} of {} pieces; `tetris-lab solve --resume {}` continues",
+            args.pieces,
+            checkpoint.display()
+        );
+        println!("stopped={pieces} pieces={} seconds={seconds:.2} checkpoint={}", args.pieces, checkpoint.display());
+        if STOP.load(Ordering::SeqCst) {
+            // Stopped by Ctrl-C: exit non-zero like any interrupted command.
+            std::process::exit(130);
+        }
+        return Ok(());
+    };
+    let (game_record, replayed) = check(&spawns, &solution, args.moves)?;
     let manifest = etetris_manifest(serde_json::json!({
-        "record": path.display().to_string(),
-        "moves": moves,
+        "record": record.display().to_string(),
+        "moves": args.moves.name(),
         "beam": args.beam,
         "pieces": args.pieces,
-        "refinements": refinements,
+        "refinements": job.options.refinements,
         "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
-        "weights": weights_json(&options.weights),
+        "weights": weights_json(&job.options.weights),
         "jitter_seed": args.jitter.jitter,
         "threads": pool.current_num_threads(),
         "seconds": seconds,
+        "resumes": job.resumes,
+        "solve_arguments": job.arguments,
         "score": replayed.score,
         "pieces_played": replayed.pieces,
     }));
-    write_record(&path, &record)?;
-    write_manifest_beside(&path, "solve", manifest)?;
+    write_record(record, &game_record)?;
+    write_manifest_beside(record, "solve", manifest)?;
+    // Only now: a kill before this leaves the checkpoint, whose resume writes the same record.
+    match std::fs::remove_file(&checkpoint) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            eprintln!("warning: cannot remove {}: {e}", checkpoint.display())
+        }
+        _ => {}
+    }
     if replayed.pieces < args.pieces {
         // The game is not over for lack of pieces: every kept board was dead.
         eprintln!(
@@ -235,6 +442,44 @@ pub fn run(args: Args) -> Result<()> {
             replayed.pieces + 1
         );
     }
-    println!("score={} pieces={} seconds={seconds:.2} record={}", replayed.score, replayed.pieces, path.display());
+    println!("score={} pieces={} seconds={seconds:.2} record={}", replayed.score, replayed.pieces, record.display());
     Ok(())
+}
+
+/// `solve --resume CHECKPOINT`: the solve that saved CHECKPOINT, continued with the
+/// settings and weights it holds, writing the record beside it.
+fn resume(checkpoint: &Path, args: Args) -> Result<()> {
+    let fail = |cause: String| anyhow!("cannot resume {}: {cause}", checkpoint.display());
+    let record = checkpoint
+        .to_str()
+        .and_then(|name| name.strip_suffix(".checkpoint"))
+        .filter(|name| !name.is_empty() && !name.ends_with('/'))
+        .map(PathBuf::from)
+        .ok_or_else(|| fail("a solve's checkpoint is named <record>.checkpoint".into()))?;
+    let bytes = std::fs::read(checkpoint).map_err(|e| fail(e.to_string()))?;
+    let (state, note) = SearchState::from_bytes(&bytes).map_err(|e| fail(format!("{e:#}")))?;
+    let note: serde_json::Value = serde_json::from_str(&note).map_err(|e| fail(format!("its settings: {e}")))?;
+    let field = |name: &str| note.get(name).ok_or_else(|| fail(format!("its settings have no \"{name}\"")));
+    ensure!(field("command")?.as_str() == Some("solve"), fail("not a solve's checkpoint".into()));
+    let arguments: Vec<String> = serde_json::from_value(field("solve_arguments")?.clone())
+        .map_err(|e| fail(format!("\"solve_arguments\": {e}")))?;
+    let stored = <Stored as clap::Parser>::try_parse_from(&arguments).map_err(|e| {
+        fail(format!("its arguments no longer parse: {}", e.render().to_string().lines().next().unwrap_or_default()))
+    })?;
+    let weights = field("weights_toml")?.as_str().ok_or_else(|| fail("\"weights_toml\" is not text".into()))?;
+    let weights = Weights::from_toml(weights).map_err(|e| fail(format!("its weights: {e:#}")))?;
+    let seconds = field("seconds")?.as_f64().ok_or_else(|| fail("\"seconds\" is not a number".into()))?;
+    let resumes = field("resumes")?.as_u64().ok_or_else(|| fail("\"resumes\" is not a count".into()))?;
+    let mut settings = stored.args;
+    check_beam_and_pieces(settings.beam, settings.pieces).map_err(|e| fail(format!("{e:#}")))?;
+    if state.pieces() > settings.pieces {
+        bail!(fail(format!("it placed {} pieces of a game of {}", state.pieces(), settings.pieces)));
+    }
+    let mut options = Options::new(settings.beam, settings.moves, weights);
+    options.refinements = settings.search.refinements().map_err(|e| fail(format!("{e:#}")))?;
+    settings.threads = args.threads;
+    settings.checkpoint_every = args.checkpoint_every;
+    settings.stop_after = args.stop_after;
+    let job = Job { arguments, args: settings, options, record, seconds, resumes: resumes + 1 };
+    solve_job(job, Some(state))
 }

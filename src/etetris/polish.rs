@@ -110,7 +110,8 @@ pub struct Polished {
 /// windows search the improved game. A window's search depends on nothing but the game
 /// and the window, so a polish stopped after a window and started again from the next
 /// one (`from` = [`Polished::resume_from`]) on the game it left ends as one never stopped.
-/// The result never scores less than `line`; its record is replayed and checked.
+/// The result never scores less than `line`; its record is replayed and checked, and so
+/// is the game `on_window` sees after every window that gains (before it sees it).
 pub fn polish(
     options: Options,
     mut line: Line,
@@ -161,6 +162,8 @@ pub fn polish(
                 *later += detour.gain;
             }
             gain = detour.gain;
+            // Checked before `on_window` sees it: the caller may write it out at once.
+            check_replays(&line, pieces)?;
         }
         next = windows.after(first, pieces);
         let report = WindowReport { first, pieces: end - first, gain, score: line.score(), next };
@@ -169,6 +172,12 @@ pub fn polish(
             break;
         }
     }
+    check_replays(&line, pieces)?;
+    Ok(Polished { line, resume_from })
+}
+
+/// Replays `line`'s record and checks the game counts its score over its `pieces`.
+fn check_replays(line: &Line, pieces: usize) -> Result<()> {
     let replayed = replay(&line.record());
     ensure!(
         replayed.score == line.score() as u64 && replayed.pieces == pieces,
@@ -177,7 +186,7 @@ pub fn polish(
         replayed.pieces,
         line.score()
     );
-    Ok(Polished { line, resume_from })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -21,11 +21,13 @@ use super::game::{
     SPAWN_X, WIDTH,
 };
 use super::record::{Op, Record, MAX_STEPS_PER_PIECE};
+use super::search_state::{SearchState, ROOT};
 use super::weights::Weights;
 use crate::piece::Piece;
 use anyhow::{ensure, Context, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::ops::ControlFlow;
 
 /// Which placements a piece may take (`--moves` and a tuning experiment's `moves`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -217,6 +219,9 @@ struct Span {
 /// Sees a step's merged boards before the cut (with the step's index in the search, the
 /// beam they grew from and its paths), and may change their keys.
 type MergedHook<'a> = dyn FnMut(usize, &mut [Merged], &[Entry], &Paths) + 'a;
+/// Sees the progress after each piece, with a function that returns the search's state
+/// then, and says whether to go on ([`BeamSearch::solve_resumable`]).
+pub type StepCallback<'a> = dyn FnMut(&Progress, &dyn Fn() -> SearchState) -> ControlFlow<()> + 'a;
 /// [`MergedHook`] within one step.
 type StepHook<'a> = dyn FnMut(&mut [Merged], &[Entry], &Paths) + 'a;
 
@@ -314,7 +319,6 @@ pub fn write_record(start: Grid, spawns: &[Spawn], placements: &[Placement], mov
 /// Most chunks the beam is cut into for expansion (fixed: the result must not depend on
 /// the thread count, and the output order is the chunk order).
 const CHUNKS: usize = 64;
-const ROOT: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
 struct Entry {
@@ -387,6 +391,21 @@ impl Paths {
 
     /// Keeps only the nodes on the paths of `beam`, renumbered in their order.
     fn compact(&mut self, beam: &mut [Entry]) {
+        let (parent, placement, new_index) = self.live(beam);
+        for entry in beam.iter_mut() {
+            if entry.node != ROOT {
+                entry.node = new_index[entry.node as usize];
+            }
+        }
+        self.live_after_compaction = parent.len();
+        self.parent = parent;
+        self.placement = placement;
+    }
+
+    /// The nodes on the paths of `beam`, renumbered in their order (so a parent stays
+    /// before its children): their parents and placements, and each old node's new number
+    /// ([`ROOT`] for a node dropped).
+    fn live(&self, beam: &[Entry]) -> (Vec<u32>, Vec<Placement>, Vec<u32>) {
         let mut new_index = vec![ROOT; self.parent.len()];
         const MARKED: u32 = ROOT - 1;
         for entry in beam.iter() {
@@ -412,14 +431,20 @@ impl Paths {
                 placement.push(self.placement[old]);
             }
         }
-        for entry in beam.iter_mut() {
-            if entry.node != ROOT {
-                entry.node = new_index[entry.node as usize];
-            }
+        (parent, placement, new_index)
+    }
+
+    /// The search's state after `pieces` pieces, with `beam` kept (see [`SearchState`]).
+    fn state(&self, pieces: usize, beam: &[Entry], distinct_boards: &[usize]) -> SearchState {
+        let (parents, placements, new_index) = self.live(beam);
+        let node = |node: u32| if node == ROOT { ROOT } else { new_index[node as usize] };
+        SearchState {
+            pieces,
+            boards: beam.iter().map(|e| (e.grid, e.score, node(e.node))).collect(),
+            parents,
+            placements,
+            distinct_boards: distinct_boards.to_vec(),
         }
-        self.parent = parent;
-        self.placement = placement;
-        self.live_after_compaction = kept as usize;
     }
 
     fn path(&self, mut node: u32) -> Vec<Placement> {
@@ -481,8 +506,40 @@ impl BeamSearch {
     /// Places `spawns` in turn from `start`. Piece `i` of the list is the game's piece
     /// `i`, so the 10,000th scores nothing. Stops early if no board can take a piece.
     pub fn solve(&mut self, start: Grid, spawns: &[Spawn], on_step: &mut dyn FnMut(&Progress)) -> Solution {
+        let mut go_on = |progress: &Progress, _: &dyn Fn() -> SearchState| {
+            on_step(progress);
+            ControlFlow::Continue(())
+        };
+        match self.solve_resumable(start, spawns, None, &mut go_on) {
+            Ok(Some(solution)) => solution,
+            _ => unreachable!("a search that starts afresh and always goes on finishes"),
+        }
+    }
+
+    /// [`BeamSearch::solve`] that can stop and go on. It starts from `resume`, the state
+    /// a search with the same options, start and pieces saved (see [`SearchState`]), or
+    /// afresh. After each piece, `on_step` sees the progress and a function that returns
+    /// the search's state then (costing a walk of the paths: call it only to save it), and
+    /// says whether to go on. Returns `None` when `on_step` stopped the search; a search
+    /// resumed from any state it saved ends as one never stopped. Fails only when
+    /// `resume` placed more pieces than `spawns` holds.
+    pub fn solve_resumable(
+        &mut self,
+        start: Grid,
+        spawns: &[Spawn],
+        resume: Option<SearchState>,
+        on_step: &mut StepCallback,
+    ) -> Result<Option<Solution>> {
+        if let Some(state) = &resume {
+            ensure!(
+                state.pieces <= spawns.len(),
+                "the search state has placed {} pieces, more than the {} to place",
+                state.pieces,
+                spawns.len()
+            );
+        }
         let span = Span { first: 0, game_pieces: spawns.len() };
-        self.run(start, spawns, spawns.len(), span, on_step, &mut |_, _, _, _| {})
+        Ok(self.run(start, spawns, spawns.len(), span, resume, on_step, &mut |_, _, _, _| {}))
     }
 
     /// The second stage of a two-stage search: searches the window of the game's pieces
@@ -518,7 +575,8 @@ impl BeamSearch {
         let span = Span { first, game_pieces };
         let ranks_by_lookahead = self.options.refinements.lookahead > 0;
         let free_end = first + window == game_pieces;
-        self.run(start, spawns, window, span, &mut |_| {}, &mut |step, merged, beam, paths| {
+        let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
+        self.run(start, spawns, window, span, None, &mut go_on, &mut |step, merged, beam, paths| {
             let (target, points) = targets[step];
             let last = step + 1 == window;
             if guide != 0.0 {
@@ -545,25 +603,40 @@ impl BeamSearch {
         best
     }
 
-    /// The search behind [`BeamSearch::solve`] and [`BeamSearch::find_detour`]: places
-    /// the first `count` of `spawns` (the rest are read only by the overflow term).
-    /// `on_merged` sees each step's merged boards (with the beam they grew from and its
-    /// paths) before the cut, and may change their keys.
+    /// The search behind [`BeamSearch::solve_resumable`] and [`BeamSearch::find_detour`]:
+    /// places the first `count` of `spawns` (the rest are read only by the overflow term),
+    /// from `resume` if given. `on_merged` sees each step's merged boards (with the beam
+    /// they grew from and its paths) before the cut, and may change their keys. `None`
+    /// when `on_step` stopped it.
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
         start: Grid,
         spawns: &[Spawn],
         count: usize,
         span: Span,
-        on_step: &mut dyn FnMut(&Progress),
+        resume: Option<SearchState>,
+        on_step: &mut StepCallback,
         on_merged: &mut MergedHook,
-    ) -> Solution {
-        let mut beam = vec![Entry { grid: start, score: 0, node: ROOT }];
+    ) -> Option<Solution> {
+        let (first, mut beam, mut distinct_boards) = match resume {
+            Some(state) => {
+                self.paths = Paths {
+                    live_after_compaction: state.parents.len(),
+                    parent: state.parents,
+                    placement: state.placements,
+                };
+                let beam = state.boards.iter().map(|&(grid, score, node)| Entry { grid, score, node }).collect();
+                (state.pieces, beam, state.distinct_boards)
+            }
+            None => {
+                self.paths = Paths::default();
+                (0, vec![Entry { grid: start, score: 0, node: ROOT }], Vec::with_capacity(count))
+            }
+        };
         let mut next = Vec::new();
-        let mut distinct_boards = Vec::with_capacity(spawns.len());
-        self.paths = Paths::default();
         let (spawns, known) = (&spawns[..count], spawns);
-        for (i, &spawn) in spawns.iter().enumerate() {
+        for (i, &spawn) in spawns.iter().enumerate().skip(first) {
             let piece = span.first + i;
             let following = spawns.get(i + 1).map(|&s| (s, piece + 2 < PIECE_LIMIT));
             let after_following = spawns.get(i + 2).map(|&s| (s, piece + 3 < PIECE_LIMIT));
@@ -583,19 +656,22 @@ impl BeamSearch {
             std::mem::swap(&mut beam, &mut next);
             self.paths.compact_if_large(&mut beam);
             let best_score = beam.iter().map(|e| e.score).max().unwrap_or(0);
-            on_step(&Progress { pieces: i + 1, boards, candidates, best_score });
+            let progress = Progress { pieces: i + 1, boards, candidates, best_score };
+            if on_step(&progress, &|| self.paths.state(i + 1, &beam, &distinct_boards)).is_break() {
+                return None;
+            }
         }
         let best = beam
             .iter()
             .max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
             .copied()
             .unwrap_or(Entry { grid: start, score: 0, node: ROOT });
-        Solution {
+        Some(Solution {
             score: best.score,
             placements: self.paths.path(best.node),
             distinct_boards,
             final_boards: beam.iter().map(|e| (e.grid, e.score)).collect(),
-        }
+        })
     }
 
     /// The weights for a step with `remaining` pieces left (this one included) and `later`
@@ -1384,6 +1460,73 @@ mod tests {
         assert!(error(Refinements { phase_quota: 50, phase_pool: 17, ..Refinements::default() })
             .contains("--phase-pool = 17 is more than the limit of 16"));
         assert!(error(Refinements { phase_pool: 2, ..Refinements::default() }).contains("give --phase-quota too"));
+    }
+
+    #[test]
+    fn a_search_resumed_from_any_saved_state_ends_as_one_never_stopped() {
+        let spawns = sequence(240);
+        let overflow = Weights { overflow: Overflow::new(0.5, 150.0), ..Weights::default() };
+        for options in [
+            options(30, MoveSet::Seed),
+            Options {
+                refinements: Refinements {
+                    lookahead: 2,
+                    second_ply: 2,
+                    phase_quota: 60,
+                    endgame: 50,
+                    children_per_parent: 3,
+                    ..Refinements::default()
+                },
+                ..Options::new(20, MoveSet::Full, overflow)
+            },
+        ] {
+            fn in_pool(threads: usize, run: impl FnOnce() -> Option<Solution> + Send) -> Option<Solution> {
+                rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(run)
+            }
+            let saved_at = [1, 57, 150, 239, 240];
+            let mut saved = Vec::new();
+            let whole = in_pool(2, || {
+                let mut save = |progress: &Progress, state: &dyn Fn() -> SearchState| {
+                    if saved_at.contains(&progress.pieces) {
+                        saved.push(state().to_bytes(""));
+                    }
+                    ControlFlow::Continue(())
+                };
+                BeamSearch::new(options).solve_resumable(Grid::default(), &spawns, None, &mut save).unwrap()
+            })
+            .expect("never stopped");
+            assert_eq!(whole.placements.len(), 240, "the test's searches survive");
+            assert_eq!(saved.len(), saved_at.len());
+            for (bytes, pieces) in saved.iter().zip(saved_at) {
+                let (state, _) = SearchState::from_bytes(bytes).expect("reads back");
+                assert_eq!(state.pieces(), pieces);
+                let resumed = in_pool(1, || {
+                    let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
+                    let mut search = BeamSearch::new(options);
+                    search.solve_resumable(Grid::default(), &spawns, Some(state.clone()), &mut go_on).unwrap()
+                })
+                .expect("never stopped");
+                assert_eq!(resumed.score, whole.score, "resumed after {pieces} pieces");
+                assert_eq!(resumed.placements, whole.placements, "resumed after {pieces} pieces");
+                assert_eq!(resumed.distinct_boards, whole.distinct_boards, "resumed after {pieces} pieces");
+                assert_eq!(resumed.final_boards, whole.final_boards, "resumed after {pieces} pieces");
+            }
+            // A stop is a stop: no solution, and the state saved then resumes as above.
+            let mut stop = |progress: &Progress, _: &dyn Fn() -> SearchState| {
+                if progress.pieces == 10 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            };
+            let stopped = BeamSearch::new(options).solve_resumable(Grid::default(), &spawns, None, &mut stop).unwrap();
+            assert!(stopped.is_none());
+            let (too_far, _) = SearchState::from_bytes(&saved[4]).unwrap();
+            let error = BeamSearch::new(options)
+                .solve_resumable(Grid::default(), &spawns[..200], Some(too_far), &mut stop)
+                .expect_err("more pieces placed than the game holds");
+            assert!(error.to_string().contains("placed 240 pieces, more than the 200 to place"), "{error}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Fuzzing of every parser of user files (issue 15): experiment files, weights files (the
 //! presets' and E-Tetris'), board files, E-Tetris records, frames files and the
-//! `generations.csv` that `plot` reads. Inputs are arbitrary text and valid files with
+//! `generations.csv` that `plot` reads, and `solve`'s checkpoints (the beam's state). Inputs are arbitrary text and valid files with
 //! random edits (a value replaced by NaN, infinities, huge or negative numbers, random
 //! text; lines inserted, deleted, duplicated; the file cut short). None may panic; what a
 //! parser accepts is then used (an optimizer built, a record or frames file replayed, a
@@ -8,9 +8,11 @@
 //! this runs in the normal `cargo test --release`.
 
 use proptest::prelude::*;
+use std::ops::ControlFlow;
 use tetris_lab::board::{split_board_file, Board};
 use tetris_lab::etetris::record::{replay, Record};
 use tetris_lab::etetris::weights::Weights;
+use tetris_lab::etetris::{checked::check, sequence, BeamSearch, Grid, MoveSet, Options, SearchState};
 use tetris_lab::guideline::ai::AiPlayer;
 use tetris_lab::guideline::frames::{replay_frame, FramesFile, FramesWriter};
 use tetris_lab::guideline::game::Game;
@@ -361,5 +363,71 @@ proptest! {
             prop_assert!(all.iter().all(|column| column.iter().all(|v| v.is_finite())));
             let _ = tetris_lab::tune::plot::draw(&[series], "fuzz", &dir.path().join("plot.svg"));
         }
+    }
+}
+
+/// A search state's bytes after `pieces` of the contest's pieces at beam 6 (seed moves).
+fn saved_state(pieces: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut save = |progress: &tetris_lab::etetris::solver::Progress, state: &dyn Fn() -> SearchState| {
+        if progress.pieces == pieces {
+            bytes = state().to_bytes("");
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    };
+    let search = BeamSearch::new(Options::new(6, MoveSet::Seed, Weights::default())).solve_resumable(
+        Grid::default(),
+        &sequence(40),
+        None,
+        &mut save,
+    );
+    assert!(matches!(search, Ok(None)), "stopped at piece {pieces}");
+    bytes
+}
+
+/// The 64-bit FNV-1a checksum a search state ends with (of all its bytes before it), so
+/// the edits below reach the checks behind it.
+fn with_checksum(mut body: Vec<u8>) -> Vec<u8> {
+    let checksum = body
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |hash, &byte| (hash ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3));
+    body.extend_from_slice(&checksum.to_le_bytes());
+    body
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Checkpoints edited past their checksum (bytes changed, the end cut or extended,
+    /// the checksum made to match): reading them never panics, and a state they accept
+    /// resumes its search to the end and writes its record, or fails, without panicking.
+    #[test]
+    fn search_states_never_panic(
+        pieces in 1usize..30,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+        length_change in prop_oneof![4 => Just(0i64), 1 => -20i64..20],
+        checksum_fixed in prop::bool::weighted(0.8),
+    ) {
+        let bytes = saved_state(pieces);
+        let mut body = bytes[..bytes.len() - 8].to_vec();
+        for (at, byte) in &edits {
+            let at = at.index(body.len() - 16) + 16; // past the name and the (empty) note
+            body[at] = *byte;
+        }
+        let new_length = (body.len() as i64 + length_change).max(16) as usize;
+        body.resize(new_length, 0xAB);
+        let edited = if checksum_fixed { with_checksum(body) } else { [body, bytes[bytes.len() - 8..].to_vec()].concat() };
+        if let Ok((state, _)) = SearchState::from_bytes(&edited) {
+            let spawns = sequence(40);
+            let mut go_on = |_: &tetris_lab::etetris::solver::Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
+            let search = BeamSearch::new(Options::new(6, MoveSet::Seed, Weights::default()))
+                .solve_resumable(Grid::default(), &spawns, Some(state), &mut go_on);
+            if let Ok(Some(solution)) = search {
+                let _ = check(&spawns, &solution, MoveSet::Seed);
+            }
+        }
+        // Unedited, it reads back.
+        prop_assert!(SearchState::from_bytes(&bytes).is_ok());
     }
 }

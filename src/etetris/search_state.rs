@@ -14,6 +14,10 @@ use anyhow::{bail, ensure, Context, Result};
 /// The node of a board placed straight on the start (no placement before it).
 pub(super) const ROOT: u32 = u32::MAX;
 
+/// The most points one piece can score: ten times a full board's cells (a four-row clear
+/// counts the cells on the board).
+const MAX_POINTS_PER_PIECE: u64 = 10 * (WIDTH * HEIGHT) as u64;
+
 /// The bytes' first eight: a name and the layout's version (bump it when the layout changes).
 const MAGIC: &[u8; 8] = b"TLBEAM\x00\x01";
 
@@ -84,9 +88,10 @@ impl SearchState {
 
     /// Reads [`SearchState::to_bytes`] back, with its note, refusing bytes that are not a
     /// whole state: a wrong name or version, a checksum that does not match, a note that
-    /// is not UTF-8, a board with a full row (one
-    /// the game would have cleared), a node whose parent is not before it, a board's node
-    /// past the tree, a placement out of the grid, or not one distinct board count per piece.
+    /// is not UTF-8, a board with a full row (one the game would have cleared), a node
+    /// whose parent is not before it, a board's node past the tree or at another depth
+    /// than the pieces placed, a score more than the pieces can make, a placement off the
+    /// grid, or not one distinct board count per piece.
     pub fn from_bytes(bytes: &[u8]) -> Result<(SearchState, String)> {
         ensure!(bytes.len() >= MAGIC.len() + 8, "too short to be a search state ({} bytes)", bytes.len());
         if bytes[..6] != MAGIC[..6] {
@@ -139,8 +144,20 @@ impl SearchState {
             parents.push(parent);
             placements.push(placement);
         }
-        for (index, &(_, _, node)) in boards.iter().enumerate() {
+        // Each node is one piece further than its parent, and every kept board holds all
+        // the pieces placed.
+        let mut depth = Vec::with_capacity(node_count);
+        for &parent in &parents {
+            depth.push(if parent == ROOT { 1 } else { depth[parent as usize] + 1 });
+        }
+        for (index, &(_, score, node)) in boards.iter().enumerate() {
             ensure!(node == ROOT || (node as usize) < node_count, "board {index}'s node {node} is past the tree");
+            let placed = if node == ROOT { 0 } else { depth[node as usize] };
+            ensure!(placed == pieces, "board {index} is {placed} pieces from the start, not the {pieces} placed");
+            ensure!(
+                score as u64 <= MAX_POINTS_PER_PIECE * pieces as u64,
+                "board {index}'s score {score} is more than {pieces} pieces can score"
+            );
         }
         let count = reader.length("distinct board counts", body.len() / 8)?;
         ensure!(count == pieces, "{count} distinct board counts for {pieces} pieces placed (one per piece)");
@@ -187,9 +204,13 @@ mod tests {
         let grid = Grid::parse("#####.....").expect("a grid");
         SearchState {
             pieces: 2,
-            boards: vec![(grid, 7, 1), (Grid::default(), 3, ROOT)],
-            parents: vec![ROOT, 0],
-            placements: vec![Placement { x: 3, y: 18, state: 1 }, Placement { x: -1, y: 17, state: 0 }],
+            boards: vec![(grid, 7, 1), (Grid::default(), 3, 2)],
+            parents: vec![ROOT, 0, 0],
+            placements: vec![
+                Placement { x: 3, y: 18, state: 1 },
+                Placement { x: -1, y: 17, state: 0 },
+                Placement { x: 5, y: 16, state: 2 },
+            ],
             distinct_boards: vec![5, 9],
         }
     }
@@ -223,7 +244,10 @@ mod tests {
             assert!(error.contains(cause), "{error:?} does not say {cause:?}");
         };
         refused(|s| s.parents[0] = 1, "node 0's parent 1 is not before it");
-        refused(|s| s.boards[0].2 = 2, "board 0's node 2 is past the tree");
+        refused(|s| s.boards[0].2 = 3, "board 0's node 3 is past the tree");
+        refused(|s| s.boards[0].2 = 0, "board 0 is 1 pieces from the start, not the 2 placed");
+        refused(|s| s.boards[1].2 = ROOT, "board 1 is 0 pieces from the start, not the 2 placed");
+        refused(|s| s.boards[1].1 = 4001, "board 1's score 4001 is more than 2 pieces can score");
         refused(|s| s.distinct_boards.truncate(1), "1 distinct board counts for 2 pieces");
         refused(|s| s.placements[1].state = 4, "node 1's placement");
         refused(|s| s.boards[1].0 = Grid::from_rows(&[FULL_ROW; HEIGHT]), "board 1 is not a board of the game");

@@ -483,3 +483,26 @@ fn resume(checkpoint: &Path, args: Args) -> Result<()> {
     let job = Job { arguments, args: settings, options, record, seconds, resumes: resumes + 1 };
     solve_job(job, Some(state))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refinement_has_its_flag() {
+        // `SearchArgs` repeats the refinements' fields as flags: a refinement added to one
+        // and not the other fails.
+        let names = serde_json::to_value(Refinements::default()).unwrap();
+        let fields: Vec<(String, u64)> = names.as_object().unwrap().keys().cloned().zip(2..).collect();
+        let mut arguments = vec!["solve".to_string()];
+        for (name, value) in &fields {
+            arguments.push(format!("--{}", name.replace('_', "-")));
+            arguments.push(value.to_string());
+        }
+        let stored = <Stored as clap::Parser>::try_parse_from(&arguments).unwrap_or_else(|e| panic!("{e}"));
+        let carried = serde_json::to_value(stored.args.search.refinements().unwrap()).unwrap();
+        for (name, value) in &fields {
+            assert_eq!(carried[name], *value, "{name}");
+        }
+    }
+}

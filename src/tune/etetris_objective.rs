@@ -353,6 +353,26 @@ mod tests {
         assert_eq!(&coefficients(&v)[..4], &published.features);
     }
 
+    /// The refinements' names, each with a distinct value that passes their check.
+    fn every_refinement() -> Vec<(String, u64)> {
+        let names = serde_json::to_value(Refinements::default()).unwrap();
+        names.as_object().unwrap().keys().cloned().zip(2..).collect()
+    }
+
+    #[test]
+    fn the_table_has_every_refinement_and_carries_it_to_the_search() {
+        // `[etetris]` repeats the refinements' fields (serde cannot flatten a struct into a
+        // table that refuses unknown keys): a refinement added to one and not the other fails.
+        let fields = every_refinement();
+        let table: String = fields.iter().map(|(name, value)| format!("{name} = {value}\n")).collect();
+        let settings: Settings = toml::from_str(&table).unwrap_or_else(|e| panic!("{table}: {e}"));
+        let carried = serde_json::to_value(settings.refinements()).unwrap();
+        for (name, value) in &fields {
+            assert_eq!(carried[name], *value, "{name}");
+        }
+        settings.validate().unwrap();
+    }
+
     #[test]
     fn settings_are_checked() {
         assert!(Settings::default().validate().is_ok());

@@ -1,7 +1,9 @@
 //! `tetris-lab versus A B`: two E-Tetris searches compared beyond chance
 //! ([`crate::tune::versus`]). Each side is a weights file, optionally followed by the
 //! search's refinement flags; both run under the same jitter seeds, and the paired gains
-//! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs.
+//! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs, and
+//! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
+//! moment continues, when run again with the same arguments, without searching again.
 
 use super::solve::{check_beam_and_pieces, check_jitter_percent, etetris_manifest, thread_pool, SearchArgs};
 use crate::etetris::checked::pieces_bar;
@@ -11,10 +13,13 @@ use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
-use crate::tune::versus::{run as run_pairs, Pair, Reading, Settings, Side, Verdict};
-use anyhow::{anyhow, ensure, Context, Result};
+use crate::tune::versus::{run_keeping, Finished, Pair, Reading, Settings, Side, Verdict};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Parser;
+use std::fs::{File, OpenOptions};
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -43,6 +48,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Write one row per pair (seed, a, b, gain, a_pieces, b_pieces) to this CSV file.
+    /// Each search is also kept as it ends in <csv>.searches (removed once the CSV is
+    /// written): the same command run again after a stop searches only what is missing.
     #[arg(long)]
     pub csv: Option<PathBuf>,
 }
@@ -105,10 +112,24 @@ pub fn run(args: Args) -> Result<()> {
     );
     let pool = thread_pool(args.threads)?;
     let searches = 2 * args.jitters as usize;
+    let kept = match &args.csv {
+        Some(csv) => Some(Searches::open(&searches_beside(csv), &fingerprint(&args, &a, &b))?),
+        None => None,
+    };
+    let earlier = kept.as_ref().map_or(Vec::new(), |k| k.wanted(&settings.seeds));
+    if let (Some(kept), false) = (&kept, earlier.is_empty()) {
+        eprintln!(
+            "{} of the {searches} searches read from {} (a stopped run of this comparison)",
+            earlier.len(),
+            kept.path.display()
+        );
+    }
     let bar = pieces_bar(searches * args.pieces, true);
     bar.set_message(format!("{searches} searches"));
+    bar.set_position(earlier.iter().map(|f| f.pieces).sum::<usize>() as u64);
     let started = Instant::now();
-    let pairs = pool.install(|| run_pairs(&a, &b, &settings, &|| bar.inc(1)))?;
+    let keep = |finished: &Finished| kept.as_ref().map_or(Ok(()), |k| k.append(finished));
+    let pairs = pool.install(|| run_keeping(&a, &b, &settings, &earlier, &|| bar.inc(1), &keep))?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     print!("{}", table(&pairs));
@@ -134,6 +155,10 @@ pub fn run(args: Args) -> Result<()> {
             "csv": path.display().to_string(),
         }));
         write_manifest_beside(path, "versus", manifest)?;
+        if let Some(kept) = kept {
+            // Only now: a stop before this leaves every search kept.
+            kept.remove();
+        }
     }
     println!("seconds={seconds:.2}");
     Ok(())
@@ -212,4 +237,131 @@ fn write_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
         writer.flush().with_context(|| format!("cannot write {}", path.display()))?;
     }
     file.commit()
+}
+
+/// Where `versus --csv FILE` keeps its finished searches.
+fn searches_beside(csv: &Path) -> PathBuf {
+    let mut name = csv.as_os_str().to_owned();
+    name.push(".searches");
+    PathBuf::from(name)
+}
+
+/// What makes two runs the same comparison, so that one may use the other's searches:
+/// both sides (as given and as read: weights and refinements), the beam, move set, pieces,
+/// jitter size, the game's rules version and the crate's version. Not the number of
+/// jitters: seed `s` is the same pair whatever their number, so a run may add seeds.
+fn fingerprint(args: &Args, a: &Side, b: &Side) -> String {
+    serde_json::json!({
+        "a": args.a,
+        "b": args.b,
+        "a_weights": a.weights.to_toml(),
+        "b_weights": b.weights.to_toml(),
+        "a_refinements": a.refinements,
+        "b_refinements": b.refinements,
+        "beam": args.beam,
+        "moves": args.moves.name(),
+        "pieces": args.pieces,
+        "jitter_percent": args.jitter_percent,
+        "rule_set_version": crate::etetris::game::RULES_VERSION,
+        "crate_version": env!("CARGO_PKG_VERSION"),
+    })
+    .to_string()
+}
+
+const SEARCHES_TITLE: &str = "# tetris-lab versus searches: ";
+const SEARCHES_HEADER: &str = "seed,side,score,pieces";
+
+/// The append-only file of a comparison's finished searches: a title line with the
+/// comparison's [`fingerprint`], a header, then one line per search, appended and flushed
+/// as it ends. A line cut short by a kill is dropped when the file is opened again.
+struct Searches {
+    path: PathBuf,
+    file: Mutex<File>,
+    finished: Vec<Finished>,
+}
+
+impl Searches {
+    /// Opens the file at `path` for the comparison `fingerprint`, creating it if missing;
+    /// one of another comparison is an error (and is left as it is).
+    fn open(path: &Path, fingerprint: &str) -> Result<Searches> {
+        let title = format!("{SEARCHES_TITLE}{fingerprint}");
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let mut text = String::new();
+        file.read_to_string(&mut text).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut lines = text.lines();
+        let mut finished = Vec::new();
+        match lines.next() {
+            None => writeln!(file, "{title}\n{SEARCHES_HEADER}")
+                .with_context(|| format!("cannot write {}", path.display()))?,
+            Some(first) if first == title => {
+                // Everything up to the last newline is whole lines; a tail without one was
+                // being written when the run was stopped.
+                let whole = text.rfind('\n').map_or(0, |end| end + 1);
+                if whole < text.len() {
+                    file.set_len(whole as u64).with_context(|| format!("cannot repair {}", path.display()))?;
+                    file.seek(SeekFrom::End(0))?;
+                }
+                for (number, line) in text[..whole].lines().enumerate().skip(1) {
+                    if number == 1 && line == SEARCHES_HEADER {
+                        continue;
+                    }
+                    let search = parse_search(line)
+                        .with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 1))?;
+                    finished.push(search);
+                }
+            }
+            Some(first) if first.starts_with(SEARCHES_TITLE) => bail!(
+                "{} keeps the searches of another comparison (other sides or settings): give another --csv, \
+                 or delete it to start afresh",
+                path.display()
+            ),
+            Some(_) => bail!("{}: not a file of versus searches (its first line)", path.display()),
+        }
+        Ok(Searches { path: path.to_path_buf(), file: Mutex::new(file), finished })
+    }
+
+    /// The searches read back whose seed is among `seeds`.
+    fn wanted(&self, seeds: &[u64]) -> Vec<Finished> {
+        self.finished.iter().filter(|f| seeds.contains(&f.seed)).copied().collect()
+    }
+
+    /// Appends one finished search (whole, one write) and hands it to the system.
+    fn append(&self, f: &Finished) -> Result<()> {
+        let line = format!("{},{},{},{}\n", f.seed, ["A", "B"][f.side], f.score, f.pieces);
+        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+
+    /// Removes the file (its searches are in the CSV now).
+    fn remove(self) {
+        if let Err(e) = std::fs::remove_file(&self.path) {
+            eprintln!("warning: cannot remove {}: {e}", self.path.display());
+        }
+    }
+}
+
+/// One line of the searches file: `seed,side,score,pieces`, side `A` or `B`.
+fn parse_search(line: &str) -> Result<Finished> {
+    let fields: Vec<&str> = line.split(',').collect();
+    let [seed, side, score, pieces] = fields[..] else {
+        bail!("expected 4 fields (seed,side,score,pieces), found {}", fields.len());
+    };
+    let number = |name: &str, text: &str| -> Result<u64> {
+        text.parse().with_context(|| format!("{name} {text:?} is not a count"))
+    };
+    let side = match side {
+        "A" => 0,
+        "B" => 1,
+        other => bail!("side {other:?} is not A or B"),
+    };
+    let pieces = number("pieces", pieces)?;
+    ensure!(pieces <= PIECE_LIMIT as u64, "pieces {pieces} is more than the game's {PIECE_LIMIT}");
+    Ok(Finished { seed: number("seed", seed)?, side, score: number("score", score)?, pieces: pieces as usize })
 }

@@ -60,19 +60,51 @@ impl Pair {
     }
 }
 
+/// One finished search of a comparison: its jitter seed, its side (0: A, 1: B), and the
+/// replayed score and pieces placed. Each search depends on nothing else, so one read back
+/// from an earlier, stopped run stands for the search itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finished {
+    pub seed: u64,
+    pub side: usize,
+    pub score: u64,
+    pub pieces: usize,
+}
+
 /// Runs the `2 x seeds` searches, side by side, calling `on_piece` after every piece of
 /// every search (for a progress bar). The pairs come back in the order of the seeds.
 pub fn run(a: &Side, b: &Side, settings: &Settings, on_piece: &(dyn Fn() + Sync)) -> Result<Vec<Pair>> {
+    run_keeping(a, b, settings, &[], on_piece, &|_| Ok(()))
+}
+
+/// [`run`] that skips the searches of `earlier` (finished by a stopped run of the same
+/// comparison) and hands each search it finishes to `on_finished` (to keep it) as it ends,
+/// so a comparison of many hours stopped at any moment loses only the searches in progress.
+pub fn run_keeping(
+    a: &Side,
+    b: &Side,
+    settings: &Settings,
+    earlier: &[Finished],
+    on_piece: &(dyn Fn() + Sync),
+    on_finished: &(dyn Fn(&Finished) -> Result<()> + Sync),
+) -> Result<Vec<Pair>> {
     let spawns = sequence(settings.pieces);
-    let jobs: Vec<(u64, &Side)> = settings.seeds.iter().flat_map(|&seed| [(seed, a), (seed, b)]).collect();
-    let scores = jobs
+    let jobs: Vec<(u64, usize, &Side)> = settings.seeds.iter().flat_map(|&seed| [(seed, 0, a), (seed, 1, b)]).collect();
+    let results = jobs
         .par_iter()
-        .map(|&(seed, side)| search(side, seed, settings, &spawns, on_piece))
+        .map(|&(seed, side_index, side)| {
+            if let Some(done) = earlier.iter().find(|f| (f.seed, f.side) == (seed, side_index)) {
+                return Ok((done.score, done.pieces));
+            }
+            let (score, pieces) = search(side, seed, settings, &spawns, on_piece)?;
+            on_finished(&Finished { seed, side: side_index, score, pieces })?;
+            Ok((score, pieces))
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok(settings
         .seeds
         .iter()
-        .zip(scores.chunks(2))
+        .zip(results.chunks(2))
         .map(|(&seed, two)| Pair { seed, a: two[0].0, b: two[1].0, a_pieces: two[0].1, b_pieces: two[1].1 })
         .collect())
 }
@@ -213,5 +245,29 @@ mod tests {
         }
         assert_ne!(pairs[0].a, pairs[1].a, "two seeds, two games");
         assert_ne!(pairs[0].a, pairs[0].b, "the lookahead changes the game");
+        // Every search is handed out as it ends; given back, none is searched again.
+        let kept = std::sync::Mutex::new(Vec::new());
+        let keep = |f: &Finished| {
+            kept.lock().unwrap().push(*f);
+            Ok(())
+        };
+        assert_eq!(run_keeping(&a, &b, &settings, &[], &|| {}, &keep).unwrap(), pairs);
+        let mut kept = kept.into_inner().unwrap();
+        kept.sort_by_key(|f| (f.seed, f.side));
+        let expected: Vec<Finished> = pairs
+            .iter()
+            .flat_map(|p| {
+                [
+                    Finished { seed: p.seed, side: 0, score: p.a, pieces: p.a_pieces },
+                    Finished { seed: p.seed, side: 1, score: p.b, pieces: p.b_pieces },
+                ]
+            })
+            .collect();
+        assert_eq!(kept, expected);
+        let pieces = AtomicU64::new(0);
+        let count = || _ = pieces.fetch_add(1, Ordering::Relaxed);
+        let again = run_keeping(&a, &b, &settings, &kept[..3], &count, &|_| Ok(())).unwrap();
+        assert_eq!(again, pairs);
+        assert_eq!(pieces.load(Ordering::Relaxed), pairs[1].b_pieces as u64, "only the search not given back");
     }
 }

@@ -500,6 +500,9 @@ fn a_stopped_solve_resumes_to_the_same_record() {
     expect_error(&["solve", "--resume", "x.checkpoint"], dir.path(), "not a search state");
     expect_error(&["solve", "--pieces", "50", "--stop-after", "50"], dir.path(), "--stop-after must be");
     expect_error(&["solve", "--pieces", "50", "--checkpoint-every", "NaN"], dir.path(), "--checkpoint-every must be");
+    let never =
+        stdout(&run(&["solve", "--pieces", "50", "--checkpoint-every", "1e30", "--record", "n.txt"], dir.path()));
+    assert_eq!(field(&never, "pieces"), 50, "a cadence past what a duration holds: no save by time");
     assert!(!exists("bad.txt"), "nothing written by a failed resume");
 }
 

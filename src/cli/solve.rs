@@ -352,7 +352,8 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
         );
     }
     install_ctrl_c();
-    let every = Duration::from_secs_f64(args.checkpoint_every);
+    // Beyond what a Duration holds (1e30 seconds): never by time.
+    let every = Duration::try_from_secs_f64(args.checkpoint_every).unwrap_or(Duration::MAX);
     let spawns = sequence(args.pieces);
     let bar = pieces_bar(args.pieces, true);
     bar.set_position(placed as u64);

@@ -5,16 +5,15 @@
 //! (Ctrl-C, `--stop-after`) or killed, `solve --resume` continues it from there to the
 //! record a search never stopped writes.
 
-use crate::etetris::checked::{check, pieces_bar};
-use crate::etetris::game::{sequence, Grid, PIECE_LIMIT};
+use crate::etetris::checked::{check, solve_saving, Saved, Saving};
+use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::search_state::SearchState;
-use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
+use crate::etetris::solver::{MoveSet, Options, Refinements};
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::{manifest_beside, merged, provenance, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -355,57 +354,33 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
     // Beyond what a Duration holds (1e30 seconds): never by time.
     let every = Duration::try_from_secs_f64(args.checkpoint_every).unwrap_or(Duration::MAX);
     let spawns = sequence(args.pieces);
-    let bar = pieces_bar(args.pieces, true);
-    bar.set_position(placed as u64);
     let started = Instant::now();
-    let mut last_save = Instant::now();
-    let mut stopped: Option<Result<usize>> = None;
-    let mut on_step = |progress: &crate::etetris::solver::Progress, state: &dyn Fn() -> SearchState| {
-        if progress.pieces.is_multiple_of(32) || progress.pieces == args.pieces {
-            bar.set_position(progress.pieces as u64);
-            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
-        }
-        if progress.pieces == args.pieces {
-            // The search is over: the record is written next, and the checkpoint removed.
-            return ControlFlow::Continue(());
-        }
-        let stop = args.stop_after == Some(progress.pieces) || STOP.load(Ordering::SeqCst);
-        if stop || last_save.elapsed() >= every {
-            let note = job.note(job.seconds + started.elapsed().as_secs_f64());
-            match save_checkpoint(&checkpoint, &state(), &note) {
-                Ok(()) => {}
-                Err(e) if stop => {
-                    stopped = Some(Err(e.context("cannot stop: the search's state could not be saved")));
-                    return ControlFlow::Break(());
-                }
-                // A full disk should not end a long search that can still write its record.
-                Err(e) => bar.println(format!("warning: {e:#}; the search goes on")),
-            }
-            last_save = Instant::now();
-        }
-        if stop {
-            stopped = Some(Ok(progress.pieces));
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
+    let saving = Saving { every, stop_after: args.stop_after, stop: &STOP };
+    let mut save = |state: &SearchState| {
+        let note = job.note(job.seconds + started.elapsed().as_secs_f64());
+        save_checkpoint(&checkpoint, state, &note)
     };
-    let mut search = BeamSearch::new(job.options);
-    let solution = pool.install(|| search.solve_resumable(Grid::default(), &spawns, resume, &mut on_step))?;
-    bar.finish_and_clear();
+    let saved = pool.install(|| solve_saving(job.options, &spawns, resume, saving, true, &mut save))?;
     let seconds = job.seconds + started.elapsed().as_secs_f64();
-    let Some(solution) = solution else {
-        let pieces = stopped.expect("the search stops only through its callback")?;
-        eprintln!(
-            "stopped after {pieces} of {} pieces; `tetris-lab solve --resume {}` continues",
-            args.pieces,
-            checkpoint.display()
-        );
-        println!("stopped={pieces} pieces={} seconds={seconds:.2} checkpoint={}", args.pieces, checkpoint.display());
-        if STOP.load(Ordering::SeqCst) {
-            // Stopped by Ctrl-C: exit non-zero like any interrupted command.
-            std::process::exit(130);
+    let solution = match saved {
+        Saved::Finished(solution) => solution,
+        Saved::Stopped(pieces) => {
+            eprintln!(
+                "stopped after {pieces} of {} pieces; `tetris-lab solve --resume {}` continues",
+                args.pieces,
+                checkpoint.display()
+            );
+            println!(
+                "stopped={pieces} pieces={} seconds={seconds:.2} checkpoint={}",
+                args.pieces,
+                checkpoint.display()
+            );
+            if STOP.load(Ordering::SeqCst) {
+                // Stopped by Ctrl-C: exit non-zero like any interrupted command.
+                std::process::exit(130);
+            }
+            return Ok(());
         }
-        return Ok(());
     };
     let (game_record, replayed) = check(&spawns, &solution, args.moves)?;
     let manifest = etetris_manifest(serde_json::json!({

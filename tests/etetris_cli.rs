@@ -310,42 +310,50 @@ fn a_jittered_polish_says_and_records_its_weights() {
     expect_error(&["polish", "weak.txt", "--jitter-percent", "5"], dir.path(), "give --jitter SEED too");
 }
 
-/// A polish killed at any moment (`kill -9`) continues with `--resume` and loses no window.
+/// A polish killed at any moment (`kill -9`), or stopped by Ctrl-C (after the window being
+/// searched, exit 130), continues with `--resume` and loses no window.
 #[test]
-fn a_killed_polish_resumes_to_the_same_record() {
+fn a_killed_or_interrupted_polish_resumes_to_the_same_record() {
     let dir = tempfile::tempdir().unwrap();
     stdout(&run(&["solve", "--beam", "30", "--pieces", "2000", "--record", "weak.txt"], dir.path()));
     let settings = ["polish", "weak.txt", "--moves", "full", "--beam", "400", "--window", "100", "--stride", "50"];
     let whole = stdout(&run(&[&settings[..], &["--threads", "1", "--record", "whole.txt"]].concat(), dir.path()));
-    let manifest = dir.path().join("killed.manifest.json");
-    let mut child = binary()
-        .args([&settings[..], &["--threads", "1", "--record", "killed.txt"]].concat())
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill it once a few windows are done (or whenever it is, should it run fast).
-    let started = std::time::Instant::now();
-    while started.elapsed() < std::time::Duration::from_secs(60) {
-        let done = std::fs::read_to_string(&manifest)
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|m| m["resume_from"].as_u64())
-            .is_some_and(|next| next >= 300);
-        if done || child.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    child.kill().ok();
-    child.wait().unwrap();
-    let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
-    assert_eq!(left["finished"], false, "killed before its end");
-    let resumed = stdout(&run(&["polish", "--resume", "killed.txt", "--threads", "2"], dir.path()));
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
-    assert_eq!(read("killed.txt"), read("whole.txt"));
-    assert_eq!(field(&resumed, "score"), field(&whole, "score"));
+    for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
+        let manifest = dir.path().join(format!("{name}.manifest.json"));
+        let record = format!("{name}.txt");
+        let mut child = binary()
+            .args([&settings[..], &["--threads", "1", "--record", &record]].concat())
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Stop it once a few windows are done (or whenever it is, should it run fast).
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(60) {
+            let done = std::fs::read_to_string(&manifest)
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|m| m["resume_from"].as_u64())
+                .is_some_and(|next| next >= 300);
+            if done || child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        assert!(status.success());
+        let exit = child.wait().unwrap();
+        if signal == "-INT" {
+            assert_eq!(exit.code(), Some(130), "Ctrl-C ends the window, then exits as interrupted");
+        }
+        let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+        assert_eq!(left["finished"], false, "{name}: stopped before its end");
+        let resumed = stdout(&run(&["polish", "--resume", &record, "--threads", "2"], dir.path()));
+        assert_eq!(read(&record), read("whole.txt"), "{name}");
+        assert_eq!(field(&resumed, "score"), field(&whole, "score"), "{name}");
+    }
 }
 
 #[test]

@@ -3,12 +3,12 @@
 //! ways back to its own boards, writes the improved record (never worse; replayed and
 //! checked) and prints the score before and after; shows a progress bar on stderr. The
 //! record and its manifest are rewritten as the windows go, so a polish killed at any
-//! moment (or stopped by `--max-windows`) continues with `--resume` and ends as one never
-//! stopped.
+//! moment (or stopped by `--max-windows`, or by Ctrl-C after the window being searched)
+//! continues with `--resume` and ends as one never stopped.
 
 use super::solve::{
-    checked_options, etetris_manifest, prepare_record_path, thread_pool, weights_json, write_record, JitterArgs,
-    SearchArgs,
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, write_record,
+    JitterArgs, SearchArgs, STOP,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -19,6 +19,7 @@ use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// The settings `--resume` reads back; every one of them conflicts with `--resume`.
@@ -220,6 +221,7 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     write_record(&path, &line.record())?;
     let first = Some(from).filter(|&first| first < line.pieces());
     write_manifest_beside(&path, "polish", manifest(&line, first, run.seconds, run.detours))?;
+    install_ctrl_c();
     let bar = pieces_bar(line.pieces(), true);
     let started = Instant::now();
     let mut detours = run.detours;
@@ -250,7 +252,7 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
                 failure = Some(e);
                 return ControlFlow::Break(());
             }
-            if args.max_windows == Some(windows_searched) {
+            if args.max_windows == Some(windows_searched) || STOP.load(Ordering::SeqCst) {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -263,10 +265,12 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     }
     let seconds = run.seconds + started.elapsed().as_secs_f64();
     let after = &polished.line;
+    let interrupted = STOP.load(Ordering::SeqCst);
     if let Some(next) = polished.resume_from {
         eprintln!(
-            "stopped after {windows_searched} windows (--max-windows); the next starts at piece {next}: \
+            "stopped after {windows_searched} windows ({}); the next starts at piece {next}: \
              `tetris-lab polish --resume {}` continues",
+            if interrupted { "Ctrl-C" } else { "--max-windows" },
             path.display()
         );
     }
@@ -278,6 +282,10 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
         after.pieces(),
         path.display()
     );
+    if interrupted && polished.resume_from.is_some() {
+        // Stopped by Ctrl-C: exit non-zero like any interrupted command.
+        std::process::exit(130);
+    }
     Ok(())
 }
 

@@ -247,18 +247,20 @@ pub fn checkpoint_beside(record: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Set by Ctrl-C: save the state after the piece being placed, then stop.
-static STOP: AtomicBool = AtomicBool::new(false);
+/// Set by Ctrl-C: `solve` saves its state after the piece being placed, `polish` stops
+/// after the window being searched, and both exit 130 ready for `--resume`.
+pub(super) static STOP: AtomicBool = AtomicBool::new(false);
 
-fn install_ctrl_c() {
+/// Makes Ctrl-C set [`STOP`] (a second one exits at once, the last saved files kept).
+pub(super) fn install_ctrl_c() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = ctrlc::set_handler(|| {
             if STOP.swap(true, Ordering::SeqCst) {
-                eprintln!("\nsecond Ctrl-C: exiting now (the last checkpoint stays)");
+                eprintln!("\nsecond Ctrl-C: exiting now (what was last saved stays)");
                 std::process::exit(130);
             }
-            eprintln!("\nCtrl-C: saving the search after this piece (press again to exit at once)");
+            eprintln!("\nCtrl-C: stopping where `--resume` can continue (press again to exit at once)");
         });
     });
 }

@@ -555,60 +555,84 @@ fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
     }
 }
 
-/// `versus --csv` keeps each search as it ends: killed at any moment, the same command run
-/// again searches only what is missing (more jitters may be asked for) and writes the
-/// pairs an uninterrupted run writes; a file of another comparison is refused.
+/// `versus --csv` keeps each search as it ends, and the state of each search in progress:
+/// killed at any moment, or stopped by Ctrl-C (exit 130), the same command run again
+/// searches only what is missing (more jitters may be asked for), going on from the saved
+/// states, and writes the pairs an uninterrupted run writes; a file of another comparison
+/// is refused.
 #[test]
 fn a_killed_versus_continues_from_its_finished_searches() {
     let dir = tempfile::tempdir().unwrap();
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
-    let versus = |jitters: &str, csv: &str| -> Vec<String> {
+    // Saving often (a save is a few ms, synced to disk) only in the runs that are stopped.
+    let versus = |jitters: &str, csv: &str, every: &str| -> Vec<String> {
         ["versus", "seed", "seed --lookahead 2", "--beam", "150", "--pieces", "1500", "--threads", "1"]
             .into_iter()
-            .chain(["--jitters", jitters, "--csv", csv])
+            .chain(["--jitters", jitters, "--csv", csv, "--checkpoint-every", every])
             .map(String::from)
             .collect()
     };
     fn args(v: &[String]) -> Vec<&str> {
         v.iter().map(String::as_str).collect()
     }
-    stdout(&run(&args(&versus("4", "whole.csv")), dir.path()));
-    assert!(!dir.path().join("whole.csv.searches").exists(), "removed once the CSV is written");
-    let searches = dir.path().join("killed.csv.searches");
-    let finished = || std::fs::read_to_string(&searches).map_or(0, |text| text.lines().count().saturating_sub(2));
-    let mut child = binary()
-        .args(args(&versus("3", "killed.csv")))
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while started.elapsed() < std::time::Duration::from_secs(60) && finished() < 2 {
-        if child.try_wait().unwrap().is_some() {
-            break;
+    stdout(&run(&args(&versus("4", "whole.csv", "60")), dir.path()));
+    let left_beside = |csv: &str| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with(&format!("{csv}.")))
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(left_beside("whole.csv").is_empty(), "all removed once the CSV is written");
+    for (csv, signal) in [("killed.csv", "-KILL"), ("interrupted.csv", "-INT")] {
+        let searches = dir.path().join(format!("{csv}.searches"));
+        let finished = || std::fs::read_to_string(&searches).map_or(0, |text| text.lines().count().saturating_sub(2));
+        let mut child = binary()
+            .args(args(&versus("3", csv, "0.05")))
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Stop it in the third search, some way in (or whenever it is, should it run fast).
+        let third = dir.path().join(format!("{csv}.searches.2-A.checkpoint"));
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(60)
+            && !(finished() == 2 && checkpoint_pieces(&third).is_some_and(|pieces| pieces >= 300))
+        {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        assert!(status.success());
+        let exit = child.wait().unwrap();
+        if signal == "-INT" {
+            assert_eq!(exit.code(), Some(130), "Ctrl-C saves the searches in progress, then exits as interrupted");
+        }
+        let kept = finished();
+        assert_eq!(kept, 2, "{csv}: stopped in the third of 6 searches");
+        let saved = checkpoint_pieces(&third).expect("the third search's state is kept");
+        assert!((300..1500).contains(&saved), "{csv}: saved after {saved} pieces");
+        assert!(!dir.path().join(csv).exists());
+        // A line cut short by a kill is dropped, that search made again.
+        let mut file = std::fs::OpenOptions::new().append(true).open(&searches).unwrap();
+        std::io::Write::write_all(&mut file, b"3,B,1").unwrap();
+        // Another comparison's file is refused, and left as it is.
+        let before = read(&format!("{csv}.searches"));
+        let other = ["versus", "seed", "seed --lookahead 3", "--beam", "150", "--pieces", "1500", "--csv", csv];
+        expect_error(&other, dir.path(), "keeps the searches of another comparison");
+        assert_eq!(read(&format!("{csv}.searches")), before);
+        // Asking for four jitters now: the kept searches of seeds 1 to 3 count.
+        let output = run(&args(&versus("4", csv, "60")), dir.path());
+        let printed = stdout(&output);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&format!("2 of the 8 searches read from {csv}.searches")), "{stderr}");
+        assert_eq!(read(csv), read("whole.csv"), "{csv}");
+        assert!(printed.contains("verdict: "), "{printed}");
+        assert!(left_beside(csv).is_empty(), "{:?}", left_beside(csv));
     }
-    child.kill().ok();
-    child.wait().unwrap();
-    let kept = finished();
-    assert!((2..6).contains(&kept), "killed after {kept} of 6 searches");
-    assert!(!dir.path().join("killed.csv").exists());
-    // A line cut short by the kill is dropped, that search made again.
-    let mut file = std::fs::OpenOptions::new().append(true).open(&searches).unwrap();
-    std::io::Write::write_all(&mut file, b"3,B,1").unwrap();
-    // Another comparison's file is refused, and left as it is.
-    let before = read("killed.csv.searches");
-    let other = ["versus", "seed", "seed --lookahead 3", "--beam", "150", "--pieces", "1500", "--csv", "killed.csv"];
-    expect_error(&other, dir.path(), "keeps the searches of another comparison");
-    assert_eq!(read("killed.csv.searches"), before);
-    // Asking for four jitters now: the kept searches of seeds 1 to 3 count.
-    let output = run(&args(&versus("4", "killed.csv")), dir.path());
-    let printed = stdout(&output);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(&format!("{kept} of the 8 searches read from killed.csv.searches")), "{stderr}");
-    assert_eq!(read("killed.csv"), read("whole.csv"));
-    assert!(printed.contains("verdict: "), "{printed}");
-    assert!(!searches.exists());
 }

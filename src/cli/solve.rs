@@ -5,10 +5,10 @@
 //! (Ctrl-C, `--stop-after`) or killed, `solve --resume` continues it from there to the
 //! record a search never stopped writes.
 
-use crate::etetris::checked::{check, solve_saving, Saved, Saving};
+use crate::etetris::checked::{check, pieces_bar, solve_saving, Saved, Saving};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::search_state::SearchState;
-use crate::etetris::solver::{MoveSet, Options, Refinements};
+use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::{manifest_beside, merged, provenance, write_manifest_beside};
@@ -357,12 +357,22 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
     let every = Duration::try_from_secs_f64(args.checkpoint_every).unwrap_or(Duration::MAX);
     let spawns = sequence(args.pieces);
     let started = Instant::now();
-    let saving = Saving { every, stop_after: args.stop_after, stop: &STOP };
+    let bar = pieces_bar(args.pieces, true);
+    bar.set_position(placed as u64);
+    let warn = |message: &str| bar.println(message);
+    let saving = Saving { every, stop_after: args.stop_after, stop: &STOP, warn: &warn };
+    let mut on_step = |progress: &Progress| {
+        if progress.pieces.is_multiple_of(32) || progress.pieces == args.pieces {
+            bar.set_position(progress.pieces as u64);
+            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
+        }
+    };
     let mut save = |state: &SearchState| {
         let note = job.note(job.seconds + started.elapsed().as_secs_f64());
         save_checkpoint(&checkpoint, state, &note)
     };
-    let saved = pool.install(|| solve_saving(job.options, &spawns, resume, saving, true, &mut save))?;
+    let saved = pool.install(|| solve_saving(job.options, &spawns, resume, saving, &mut on_step, &mut save))?;
+    bar.finish_and_clear();
     let seconds = job.seconds + started.elapsed().as_secs_f64();
     let solution = match saved {
         Saved::Finished(solution) => solution,

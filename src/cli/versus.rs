@@ -5,22 +5,26 @@
 //! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
 //! moment continues, when run again with the same arguments, without searching again.
 
-use super::solve::{check_beam_and_pieces, check_jitter_percent, etetris_manifest, thread_pool, SearchArgs};
+use super::solve::{
+    check_beam_and_pieces, check_jitter_percent, etetris_manifest, install_ctrl_c, thread_pool, SearchArgs, STOP,
+};
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
+use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
-use crate::tune::versus::{run_keeping, Finished, Pair, Reading, Settings, Side, Verdict};
+use crate::tune::versus::{run_keeping, Finished, Keep, Pair, Reading, Settings, Side, Verdict};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Parser;
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -48,10 +52,15 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Write one row per pair (seed, a, b, gain, a_pieces, b_pieces) to this CSV file.
-    /// Each search is also kept as it ends in <csv>.searches (removed once the CSV is
+    /// Each search is also kept as it ends in <csv>.searches, and the state of each search
+    /// in progress in <csv>.searches.<seed>-<side>.checkpoint (all removed once the CSV is
     /// written): the same command run again after a stop searches only what is missing.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    /// With --csv: save the state of each search in progress when this many seconds have
+    /// passed since its last save (0: after every piece).
+    #[arg(long, default_value_t = 60.0)]
+    pub checkpoint_every: f64,
 }
 
 /// One side's argument: a weights file and solve's refinement flags.
@@ -89,6 +98,11 @@ pub fn run(args: Args) -> Result<()> {
     check_beam_and_pieces(args.beam, args.pieces)?;
     ensure!((1..=1000).contains(&args.jitters), "--jitters must be in 1..=1000, got {}", args.jitters);
     check_jitter_percent(args.jitter_percent)?;
+    ensure!(
+        args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0,
+        "--checkpoint-every must be a number of seconds of at least 0, got {}",
+        args.checkpoint_every
+    );
     let (a, b) = (side("A", &args.a)?, side("B", &args.b)?);
     if let Some(path) = &args.csv {
         AtomicFile::check_writable(path)?;
@@ -112,8 +126,10 @@ pub fn run(args: Args) -> Result<()> {
     );
     let pool = thread_pool(args.threads)?;
     let searches = 2 * args.jitters as usize;
+    let every = Duration::try_from_secs_f64(args.checkpoint_every).unwrap_or(Duration::MAX);
+    let fingerprint = fingerprint(&args, &a, &b);
     let kept = match &args.csv {
-        Some(csv) => Some(Searches::open(&searches_beside(csv), &fingerprint(&args, &a, &b))?),
+        Some(csv) => Some(Searches::open(&searches_beside(csv), &fingerprint)?),
         None => None,
     };
     let earlier = kept.as_ref().map_or(Vec::new(), |k| k.wanted(&settings.seeds));
@@ -124,13 +140,25 @@ pub fn run(args: Args) -> Result<()> {
             kept.path.display()
         );
     }
+    if kept.is_some() {
+        install_ctrl_c();
+    }
     let bar = pieces_bar(searches * args.pieces, true);
     bar.set_message(format!("{searches} searches"));
     bar.set_position(earlier.iter().map(|f| f.pieces).sum::<usize>() as u64);
     let started = Instant::now();
-    let keep = |finished: &Finished| kept.as_ref().map_or(Ok(()), |k| k.append(finished));
-    let pairs = pool.install(|| run_keeping(&a, &b, &settings, &earlier, &|| bar.inc(1), &keep))?;
+    let keeper = Keeper { searches: kept.as_ref(), earlier, fingerprint: &fingerprint, every, bar: &bar };
+    let pairs = pool.install(|| run_keeping(&a, &b, &settings, &keeper, &|pieces| bar.inc(pieces as u64)))?;
     bar.finish_and_clear();
+    let Some(pairs) = pairs else {
+        let kept = kept.expect("only a comparison that keeps its searches stops");
+        eprintln!(
+            "stopped: the finished searches and the state of those in progress are kept beside {}; \
+             the same command continues",
+            kept.path.display()
+        );
+        std::process::exit(130);
+    };
     let seconds = started.elapsed().as_secs_f64();
     print!("{}", table(&pairs));
     for p in pairs.iter().filter(|p| p.a_pieces < args.pieces || p.b_pieces < args.pieces) {
@@ -339,11 +367,110 @@ impl Searches {
             .with_context(|| format!("cannot write {}", self.path.display()))
     }
 
-    /// Removes the file (its searches are in the CSV now).
+    /// Where the state of the search of `seed` and `side` in progress is saved.
+    fn checkpoint(&self, seed: u64, side: usize) -> PathBuf {
+        let mut name = self.path.as_os_str().to_owned();
+        name.push(format!(".{seed}-{}.checkpoint", ["A", "B"][side]));
+        PathBuf::from(name)
+    }
+
+    /// Removes the file (its searches are in the CSV now) and any search's checkpoint left
+    /// beside it (of seeds an earlier, stopped run asked for and this one did not).
     fn remove(self) {
-        if let Err(e) = std::fs::remove_file(&self.path) {
-            eprintln!("warning: cannot remove {}: {e}", self.path.display());
+        remove_if_there(&self.path);
+        let (Some(folder), Some(name)) = (self.path.parent(), self.path.file_name()) else { return };
+        let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+        let prefix = format!("{}.", name.to_string_lossy());
+        for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.starts_with(&prefix) && file.ends_with(".checkpoint") {
+                remove_if_there(&entry.path());
+            }
         }
+    }
+}
+
+/// Removes `path` if it is there (a warning if it cannot be).
+fn remove_if_there(path: &Path) {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            eprintln!("warning: cannot remove {}: {e}", path.display())
+        }
+        _ => {}
+    }
+}
+
+/// `versus`'s [`Keep`]: with `--csv`, the searches file and a checkpoint per search in
+/// progress; without, nothing.
+struct Keeper<'a> {
+    searches: Option<&'a Searches>,
+    earlier: Vec<Finished>,
+    fingerprint: &'a str,
+    every: Duration,
+    bar: &'a indicatif::ProgressBar,
+}
+
+impl Keeper<'_> {
+    /// What a search's checkpoint holds beside its state: the comparison and the search.
+    fn note(&self, seed: u64, side: usize) -> String {
+        format!("{} seed {seed} side {}", self.fingerprint, ["A", "B"][side])
+    }
+}
+
+impl Keep for Keeper<'_> {
+    fn earlier(&self) -> &[Finished] {
+        &self.earlier
+    }
+
+    fn finished(&self, search: &Finished) -> Result<()> {
+        let Some(searches) = self.searches else { return Ok(()) };
+        searches.append(search)?;
+        // Only now: a stop before the line is written leaves the state to go on from.
+        remove_if_there(&searches.checkpoint(search.seed, search.side));
+        Ok(())
+    }
+
+    fn saved(&self, seed: u64, side: usize) -> Result<Option<SearchState>> {
+        let Some(searches) = self.searches else { return Ok(None) };
+        let path = searches.checkpoint(seed, side);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let (state, note) = SearchState::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
+        ensure!(
+            note == self.note(seed, side),
+            "{} holds a search of another comparison: delete it to search again",
+            path.display()
+        );
+        Ok(Some(state))
+    }
+
+    fn save(&self, seed: u64, side: usize, state: &SearchState) -> Result<()> {
+        let Some(searches) = self.searches else { return Ok(()) };
+        let path = searches.checkpoint(seed, side);
+        let mut out = AtomicFile::create(&path)?;
+        out.writer()
+            .write_all(&state.to_bytes(&self.note(seed, side)))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        out.commit()
+    }
+
+    fn every(&self) -> Duration {
+        if self.searches.is_some() {
+            self.every
+        } else {
+            Duration::MAX
+        }
+    }
+
+    fn stop(&self) -> &AtomicBool {
+        &STOP
+    }
+
+    fn warn(&self, message: &str) {
+        self.bar.println(message);
     }
 }
 

@@ -80,6 +80,8 @@ pub struct Saving<'a> {
     pub stop_after: Option<usize>,
     /// Set from elsewhere (Ctrl-C): save after the piece being placed, then stop.
     pub stop: &'a AtomicBool,
+    /// Hears of a save that failed on the way (the search goes on).
+    pub warn: &'a (dyn Fn(&str) + Sync),
 }
 
 /// How [`solve_saving`] ended.
@@ -91,29 +93,24 @@ pub enum Saved {
 }
 
 /// Solves `spawns` from `resume` (a state saved by an earlier call with the same options
-/// and pieces) or afresh, with a progress bar on stderr (hidden unless `show`), handing the
-/// search's state to `save` as `saving` says, but never after the last piece (the search
-/// is over then). A save that fails on the way is a warning and the search goes on (a full
-/// disk should not end a long search that can still finish); one that fails when stopping
-/// is the error. A search resumed from any saved state ends as one never stopped.
+/// and pieces) or afresh, telling `on_step` of each piece, and handing the search's state
+/// to `save` as `saving` says, but never after the last piece (the search is over then). A
+/// save that fails on the way is a warning and the search goes on (a full disk should not
+/// end a long search that can still finish); one that fails when stopping is the error. A
+/// search resumed from any saved state ends as one never stopped.
 pub fn solve_saving(
     options: Options,
     spawns: &[Spawn],
     resume: Option<SearchState>,
     saving: Saving,
-    show: bool,
+    on_step: &mut dyn FnMut(&Progress),
     save: &mut dyn FnMut(&SearchState) -> Result<()>,
 ) -> Result<Saved> {
     let pieces = spawns.len();
-    let bar = pieces_bar(pieces, show);
-    bar.set_position(resume.as_ref().map_or(0, SearchState::pieces) as u64);
     let mut last_save = Instant::now();
     let mut stopped: Option<Result<usize>> = None;
     let mut on_step = |progress: &Progress, state: &dyn Fn() -> SearchState| {
-        if progress.pieces.is_multiple_of(32) || progress.pieces == pieces {
-            bar.set_position(progress.pieces as u64);
-            bar.set_message(format!("best score {}, {} boards", progress.best_score, progress.boards));
-        }
+        on_step(progress);
         if progress.pieces == pieces {
             return ControlFlow::Continue(());
         }
@@ -125,7 +122,7 @@ pub fn solve_saving(
                     stopped = Some(Err(e.context("cannot stop: the search's state could not be saved")));
                     return ControlFlow::Break(());
                 }
-                Err(e) => bar.println(format!("warning: {e:#}; the search goes on")),
+                Err(e) => (saving.warn)(&format!("warning: {e:#}; the search goes on")),
             }
             last_save = Instant::now();
         }
@@ -136,7 +133,6 @@ pub fn solve_saving(
         ControlFlow::Continue(())
     };
     let solution = BeamSearch::new(options).solve_resumable(Grid::default(), spawns, resume, &mut on_step)?;
-    bar.finish_and_clear();
     match solution {
         Some(solution) => Ok(Saved::Finished(solution)),
         None => Ok(Saved::Stopped(stopped.expect("the search stops only through its callback")?)),
@@ -155,12 +151,13 @@ mod tests {
         let whole = BeamSearch::new(options).solve(Grid::default(), &spawns, &mut |_| {});
         // Every piece but the last is saved at a zero cadence.
         let mut saved = Vec::new();
-        let every_piece = Saving { every: Duration::ZERO, stop_after: None, stop: &never };
+        let every_piece = Saving { every: Duration::ZERO, stop_after: None, stop: &never, warn: &|_| {} };
         let mut keep = |state: &SearchState| {
             saved.push(state.clone());
             Ok(())
         };
-        let Saved::Finished(solution) = solve_saving(options, &spawns, None, every_piece, false, &mut keep).unwrap()
+        let Saved::Finished(solution) =
+            solve_saving(options, &spawns, None, every_piece, &mut |_| {}, &mut keep).unwrap()
         else {
             panic!("not stopped")
         };
@@ -168,8 +165,8 @@ mod tests {
         assert_eq!(saved.iter().map(SearchState::pieces).collect::<Vec<_>>(), (1..120).collect::<Vec<_>>());
         // Stopped at 70 (saved then), resumed, it ends as the whole game.
         let mut last = None;
-        let at_70 = Saving { every: Duration::MAX, stop_after: Some(70), stop: &never };
-        let stopped = solve_saving(options, &spawns, None, at_70, false, &mut |s| {
+        let at_70 = Saving { every: Duration::MAX, stop_after: Some(70), stop: &never, warn: &|_| {} };
+        let stopped = solve_saving(options, &spawns, None, at_70, &mut |_| {}, &mut |s| {
             last = Some(s.clone());
             Ok(())
         });
@@ -178,19 +175,24 @@ mod tests {
             options,
             &spawns,
             last,
-            Saving { every: Duration::MAX, stop_after: None, stop: &never },
-            false,
+            Saving { every: Duration::MAX, stop_after: None, stop: &never, warn: &|_| {} },
+            &mut |_| {},
             &mut |_| Ok(()),
         );
         let Ok(Saved::Finished(resumed)) = resumed else { panic!("finished") };
         assert_eq!((resumed.score, &resumed.placements), (whole.score, &whole.placements));
         // A save failing on the way is a warning; failing when stopping, the error.
         let failing = |_: &SearchState| -> Result<()> { anyhow::bail!("disk full") };
-        let going = Saving { every: Duration::ZERO, stop_after: None, stop: &never };
-        assert!(matches!(solve_saving(options, &spawns, None, going, false, &mut { failing }), Ok(Saved::Finished(_))));
+        let warned = std::sync::atomic::AtomicUsize::new(0);
+        let count = |_: &str| _ = warned.fetch_add(1, Ordering::Relaxed);
+        let going = Saving { every: Duration::ZERO, stop_after: None, stop: &never, warn: &count };
+        let going = solve_saving(options, &spawns, None, going, &mut |_| {}, &mut { failing });
+        assert!(matches!(going, Ok(Saved::Finished(_))));
+        assert_eq!(warned.load(Ordering::Relaxed), 119, "one warning a failed save");
         let stop_now = AtomicBool::new(true);
-        let interrupted = Saving { every: Duration::MAX, stop_after: None, stop: &stop_now };
-        let error = solve_saving(options, &spawns, None, interrupted, false, &mut { failing }).err().expect("fails");
+        let interrupted = Saving { every: Duration::MAX, stop_after: None, stop: &stop_now, warn: &|_| {} };
+        let error =
+            solve_saving(options, &spawns, None, interrupted, &mut |_| {}, &mut { failing }).err().expect("fails");
         assert!(format!("{error:#}").contains("cannot stop: the search's state could not be saved: disk full"));
     }
 }

@@ -12,13 +12,16 @@
 //! score reported is the game's count. The searches run side by side on the rayon pool;
 //! each is deterministic, so the figures do not depend on the thread count.
 
-use crate::etetris::checked::check;
-use crate::etetris::game::{sequence, Grid, Spawn};
-use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
+use crate::etetris::checked::{check, solve_saving, Saved, Saving};
+use crate::etetris::game::{sequence, Spawn};
+use crate::etetris::search_state::SearchState;
+use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
 use crate::report::stats::Summary;
 use anyhow::Result;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// One side of a comparison: evaluator weights and the search's refinements.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,58 +74,122 @@ pub struct Finished {
     pub pieces: usize,
 }
 
-/// Runs the `2 x seeds` searches, side by side, calling `on_piece` after every piece of
-/// every search (for a progress bar). The pairs come back in the order of the seeds.
-pub fn run(a: &Side, b: &Side, settings: &Settings, on_piece: &(dyn Fn() + Sync)) -> Result<Vec<Pair>> {
-    run_keeping(a, b, settings, &[], on_piece, &|_| Ok(()))
+/// Where a comparison keeps its work as it goes (`versus --csv`): each search as it ends,
+/// and now and then the state of each search in progress, so that a comparison of many
+/// hours stopped at any moment loses at most the last stretch of the searches in progress.
+pub trait Keep: Sync {
+    /// Searches finished by an earlier, stopped run of the same comparison.
+    fn earlier(&self) -> &[Finished];
+    /// Keeps a search that has just finished.
+    fn finished(&self, search: &Finished) -> Result<()>;
+    /// The state an earlier run saved of the search of `seed` and `side`, if any.
+    fn saved(&self, seed: u64, side: usize) -> Result<Option<SearchState>>;
+    /// Saves the state of the search of `seed` and `side`, in progress.
+    fn save(&self, seed: u64, side: usize, state: &SearchState) -> Result<()>;
+    /// How long between two saves of a search's state.
+    fn every(&self) -> Duration;
+    /// Set from elsewhere (Ctrl-C): every search saves after its piece in progress and stops.
+    fn stop(&self) -> &AtomicBool;
+    /// Hears of a save that failed on the way (the search goes on).
+    fn warn(&self, message: &str);
 }
 
-/// [`run`] that skips the searches of `earlier` (finished by a stopped run of the same
-/// comparison) and hands each search it finishes to `on_finished` (to keep it) as it ends,
-/// so a comparison of many hours stopped at any moment loses only the searches in progress.
+/// Keeps nothing: [`run`]'s comparison, which cannot be stopped.
+struct KeepNothing(AtomicBool);
+
+impl Keep for KeepNothing {
+    fn earlier(&self) -> &[Finished] {
+        &[]
+    }
+    fn finished(&self, _: &Finished) -> Result<()> {
+        Ok(())
+    }
+    fn saved(&self, _: u64, _: usize) -> Result<Option<SearchState>> {
+        Ok(None)
+    }
+    fn save(&self, _: u64, _: usize, _: &SearchState) -> Result<()> {
+        Ok(())
+    }
+    fn every(&self) -> Duration {
+        Duration::MAX
+    }
+    fn stop(&self) -> &AtomicBool {
+        &self.0
+    }
+    fn warn(&self, _: &str) {}
+}
+
+/// Runs the `2 x seeds` searches, side by side, calling `on_pieces` with the pieces placed
+/// as they are (for a progress bar). The pairs come back in the order of the seeds.
+pub fn run(a: &Side, b: &Side, settings: &Settings, on_pieces: &(dyn Fn(usize) + Sync)) -> Result<Vec<Pair>> {
+    let pairs = run_keeping(a, b, settings, &KeepNothing(AtomicBool::new(false)), on_pieces)?;
+    Ok(pairs.expect("a comparison keeping nothing is never stopped"))
+}
+
+/// [`run`] keeping its work in `keep`: the searches of [`Keep::earlier`] are not searched
+/// again, a search with a saved state goes on from it (`on_pieces` hears of the pieces it
+/// had placed), and each search saves its state and its end as it goes. `None` when
+/// [`Keep::stop`] stopped it (every search in progress saved). A comparison continued
+/// from what a stopped one kept ends as one never stopped.
 pub fn run_keeping(
     a: &Side,
     b: &Side,
     settings: &Settings,
-    earlier: &[Finished],
-    on_piece: &(dyn Fn() + Sync),
-    on_finished: &(dyn Fn(&Finished) -> Result<()> + Sync),
-) -> Result<Vec<Pair>> {
+    keep: &dyn Keep,
+    on_pieces: &(dyn Fn(usize) + Sync),
+) -> Result<Option<Vec<Pair>>> {
     let spawns = sequence(settings.pieces);
     let jobs: Vec<(u64, usize, &Side)> = settings.seeds.iter().flat_map(|&seed| [(seed, 0, a), (seed, 1, b)]).collect();
     let results = jobs
         .par_iter()
         .map(|&(seed, side_index, side)| {
-            if let Some(done) = earlier.iter().find(|f| (f.seed, f.side) == (seed, side_index)) {
-                return Ok((done.score, done.pieces));
+            if let Some(done) = keep.earlier().iter().find(|f| (f.seed, f.side) == (seed, side_index)) {
+                return Ok(Some((done.score, done.pieces)));
             }
-            let (score, pieces) = search(side, seed, settings, &spawns, on_piece)?;
-            on_finished(&Finished { seed, side: side_index, score, pieces })?;
-            Ok((score, pieces))
+            if keep.stop().load(Ordering::SeqCst) {
+                return Ok(None);
+            }
+            search(side, (seed, side_index), settings, &spawns, keep, on_pieces)
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(settings
-        .seeds
-        .iter()
-        .zip(results.chunks(2))
-        .map(|(&seed, two)| Pair { seed, a: two[0].0, b: two[1].0, a_pieces: two[0].1, b_pieces: two[1].1 })
-        .collect())
+    let Some(results) = results.into_iter().collect::<Option<Vec<_>>>() else {
+        return Ok(None);
+    };
+    Ok(Some(
+        settings
+            .seeds
+            .iter()
+            .zip(results.chunks(2))
+            .map(|(&seed, two)| Pair { seed, a: two[0].0, b: two[1].0, a_pieces: two[0].1, b_pieces: two[1].1 })
+            .collect(),
+    ))
 }
 
-/// One checked search of `side` with its weights jittered by `seed`: the replayed score
-/// and the pieces placed.
+/// One checked search of `side` with its weights jittered by `seed`, kept in `keep`: the
+/// replayed score and the pieces placed, or `None` when stopped.
 fn search(
     side: &Side,
-    seed: u64,
+    (seed, side_index): (u64, usize),
     settings: &Settings,
     spawns: &[Spawn],
-    on_piece: &(dyn Fn() + Sync),
-) -> Result<(u64, usize)> {
+    keep: &dyn Keep,
+    on_pieces: &(dyn Fn(usize) + Sync),
+) -> Result<Option<(u64, usize)>> {
     let weights = side.weights.jittered(seed, settings.jitter);
     let options = Options { refinements: side.refinements, ..Options::new(settings.beam, settings.moves, weights) };
-    let solution = BeamSearch::new(options).solve(Grid::default(), spawns, &mut |_| on_piece());
+    let resume = keep.saved(seed, side_index)?;
+    on_pieces(resume.as_ref().map_or(0, SearchState::pieces));
+    let warn = |message: &str| keep.warn(message);
+    let saving = Saving { every: keep.every(), stop_after: None, stop: keep.stop(), warn: &warn };
+    let mut on_step = |_: &Progress| on_pieces(1);
+    let mut save = |state: &SearchState| keep.save(seed, side_index, state);
+    let solution = match solve_saving(options, spawns, resume, saving, &mut on_step, &mut save)? {
+        Saved::Finished(solution) => solution,
+        Saved::Stopped(_) => return Ok(None),
+    };
     let (_, replayed) = check(spawns, &solution, settings.moves)?;
-    Ok((replayed.score, replayed.pieces))
+    keep.finished(&Finished { seed, side: side_index, score: replayed.score, pieces: replayed.pieces })?;
+    Ok(Some((replayed.score, replayed.pieces)))
 }
 
 /// What the pairs say.
@@ -177,7 +244,41 @@ impl Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use crate::etetris::{BeamSearch, Grid};
+    use std::sync::atomic::AtomicU64;
+
+    /// A [`Keep`] in memory, saving at every piece.
+    #[derive(Default)]
+    struct Memory {
+        earlier: Vec<Finished>,
+        finished: std::sync::Mutex<Vec<Finished>>,
+        states: std::sync::Mutex<std::collections::HashMap<(u64, usize), SearchState>>,
+        stop: AtomicBool,
+    }
+
+    impl Keep for Memory {
+        fn earlier(&self) -> &[Finished] {
+            &self.earlier
+        }
+        fn finished(&self, search: &Finished) -> Result<()> {
+            self.finished.lock().unwrap().push(*search);
+            Ok(())
+        }
+        fn saved(&self, seed: u64, side: usize) -> Result<Option<SearchState>> {
+            Ok(self.states.lock().unwrap().get(&(seed, side)).cloned())
+        }
+        fn save(&self, seed: u64, side: usize, state: &SearchState) -> Result<()> {
+            self.states.lock().unwrap().insert((seed, side), state.clone());
+            Ok(())
+        }
+        fn every(&self) -> Duration {
+            Duration::ZERO
+        }
+        fn stop(&self) -> &AtomicBool {
+            &self.stop
+        }
+        fn warn(&self, _: &str) {}
+    }
 
     fn pair(seed: u64, a: u64, b: u64) -> Pair {
         Pair { seed, a, b, a_pieces: 10_000, b_pieces: 10_000 }
@@ -224,13 +325,14 @@ mod tests {
         let b = Side { refinements: Refinements { lookahead: 2, ..Refinements::default() }, ..a.clone() };
         let counted = AtomicU64::new(0);
         let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let pairs =
-            pool(2).install(|| run(&a, &b, &settings, &|| _ = counted.fetch_add(1, Ordering::Relaxed))).unwrap();
+        let pairs = pool(2)
+            .install(|| run(&a, &b, &settings, &|n| _ = counted.fetch_add(n as u64, Ordering::Relaxed)))
+            .unwrap();
         let placed: usize = pairs.iter().map(|p| p.a_pieces + p.b_pieces).sum();
         // At this width one search tops out early (A at seed 1): pieces placed are counted.
         assert_eq!(counted.load(Ordering::Relaxed), placed as u64, "every piece of the four searches");
         assert!(pairs.iter().any(|p| p.a_pieces < 300) && pairs[1].b_pieces == 300, "{pairs:?}");
-        assert_eq!(pool(1).install(|| run(&a, &b, &settings, &|| {})).unwrap(), pairs);
+        assert_eq!(pool(1).install(|| run(&a, &b, &settings, &|_| {})).unwrap(), pairs);
         // Each score is solve's: the weights jittered by the pair's seed, the side's search.
         let spawns = sequence(300);
         for p in &pairs {
@@ -245,14 +347,10 @@ mod tests {
         }
         assert_ne!(pairs[0].a, pairs[1].a, "two seeds, two games");
         assert_ne!(pairs[0].a, pairs[0].b, "the lookahead changes the game");
-        // Every search is handed out as it ends; given back, none is searched again.
-        let kept = std::sync::Mutex::new(Vec::new());
-        let keep = |f: &Finished| {
-            kept.lock().unwrap().push(*f);
-            Ok(())
-        };
-        assert_eq!(run_keeping(&a, &b, &settings, &[], &|| {}, &keep).unwrap(), pairs);
-        let mut kept = kept.into_inner().unwrap();
+        // Kept as it goes: every search handed out as it ends, and its state now and then.
+        let memory = Memory::default();
+        assert_eq!(run_keeping(&a, &b, &settings, &memory, &|_| {}).unwrap(), Some(pairs.clone()));
+        let mut kept = memory.finished.into_inner().unwrap();
         kept.sort_by_key(|f| (f.seed, f.side));
         let expected: Vec<Finished> = pairs
             .iter()
@@ -264,10 +362,32 @@ mod tests {
             })
             .collect();
         assert_eq!(kept, expected);
+        let states = memory.states.into_inner().unwrap();
+        assert_eq!(states.len(), 4, "every search saved its state (at a zero cadence)");
+        // Given back, the finished searches are not searched again, and a search with a
+        // saved state goes on from it: here the last one from piece 150.
+        let memory = Memory { earlier: kept[..3].to_vec(), ..Memory::default() };
+        let mut halfway = None;
+        let never = AtomicBool::new(false);
+        let saving = Saving { every: Duration::MAX, stop_after: Some(150), stop: &never, warn: &|_| {} };
+        let weights = b.weights.jittered(2, 0.05);
+        let options = Options { refinements: b.refinements, ..Options::new(20, MoveSet::Full, weights) };
+        let stopped = solve_saving(options, &sequence(300), None, saving, &mut |_| {}, &mut |state| {
+            halfway = Some(state.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert!(matches!(stopped, Saved::Stopped(150)));
+        memory.states.lock().unwrap().insert((2, 1), halfway.unwrap());
         let pieces = AtomicU64::new(0);
-        let count = || _ = pieces.fetch_add(1, Ordering::Relaxed);
-        let again = run_keeping(&a, &b, &settings, &kept[..3], &count, &|_| Ok(())).unwrap();
-        assert_eq!(again, pairs);
-        assert_eq!(pieces.load(Ordering::Relaxed), pairs[1].b_pieces as u64, "only the search not given back");
+        let count = |n: usize| _ = pieces.fetch_add(n as u64, Ordering::Relaxed);
+        let again = run_keeping(&a, &b, &settings, &memory, &count).unwrap();
+        assert_eq!(again, Some(pairs.clone()));
+        assert_eq!(pieces.load(Ordering::Relaxed), pairs[1].b_pieces as u64, "150 given back, the rest placed");
+        assert_eq!(memory.finished.into_inner().unwrap(), [expected[3]], "only the last search ends here");
+        // Stopped, every search in progress is saved and the comparison ends with `None`.
+        let memory = Memory::default();
+        memory.stop.store(true, Ordering::SeqCst);
+        assert_eq!(run_keeping(&a, &b, &settings, &memory, &|_| {}).unwrap(), None);
     }
 }

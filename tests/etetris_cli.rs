@@ -322,29 +322,16 @@ fn a_killed_or_interrupted_polish_resumes_to_the_same_record() {
     for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
         let manifest = dir.path().join(format!("{name}.manifest.json"));
         let record = format!("{name}.txt");
-        let mut child = binary()
-            .args([&settings[..], &["--threads", "1", "--record", &record]].concat())
-            .current_dir(dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Stop it once a few windows are done (or whenever it is, should it run fast).
-        let started = std::time::Instant::now();
-        while started.elapsed() < std::time::Duration::from_secs(60) {
-            let done = std::fs::read_to_string(&manifest)
+        // Stop it once a few windows are done.
+        let ready = || {
+            std::fs::read_to_string(&manifest)
                 .ok()
                 .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
                 .and_then(|m| m["resume_from"].as_u64())
-                .is_some_and(|next| next >= 300);
-            if done || child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
-        assert!(status.success());
-        let exit = child.wait().unwrap();
+                .is_some_and(|next| next >= 300)
+        };
+        let exit =
+            stop_when(&[&settings[..], &["--threads", "1", "--record", &record]].concat(), dir.path(), signal, ready);
         if signal == "-INT" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C ends the window, then exits as interrupted");
         }
@@ -427,6 +414,29 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
         "give --lookahead too",
     );
     assert_eq!(std::fs::read_to_string(dir.path().join("pairs.csv")).unwrap(), csv, "a failed run keeps the CSV");
+}
+
+/// Runs the binary with `args` in `dir` and, once `ready` says so (or after a minute, or
+/// when it has ended on its own), sends it `signal` (`-KILL`, or `-INT` as Ctrl-C does);
+/// returns how it ended.
+fn stop_when(args: &[&str], dir: &Path, signal: &str, ready: impl Fn() -> bool) -> std::process::ExitStatus {
+    let mut child = binary()
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(60) && !ready() {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    child.wait().unwrap()
 }
 
 /// The pieces a solve's checkpoint has placed, read from its bytes (name and layout, the
@@ -524,25 +534,10 @@ fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
     let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
     for (name, signal) in [("killed.txt", "-KILL"), ("interrupted.txt", "-INT")] {
         let checkpoint = dir.path().join(format!("{name}.checkpoint"));
-        let mut child = binary()
-            .args([&settings[..], &["--record", name, "--checkpoint-every", "0"]].concat())
-            .current_dir(dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Stop it a few hundred pieces in (or whenever it is, should it run fast).
-        let started = std::time::Instant::now();
-        while started.elapsed() < std::time::Duration::from_secs(60) {
-            if checkpoint_pieces(&checkpoint).is_some_and(|pieces| pieces >= 300) || child.try_wait().unwrap().is_some()
-            {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
-        assert!(status.success());
-        let exit = child.wait().unwrap();
+        // Stop it a few hundred pieces in.
+        let ready = || checkpoint_pieces(&checkpoint).is_some_and(|pieces| pieces >= 300);
+        let args = [&settings[..], &["--record", name, "--checkpoint-every", "0"]].concat();
+        let exit = stop_when(&args, dir.path(), signal, ready);
         if signal == "-INT" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C saves, then exits as interrupted");
         }
@@ -589,27 +584,10 @@ fn a_killed_versus_continues_from_its_finished_searches() {
     for (csv, signal) in [("killed.csv", "-KILL"), ("interrupted.csv", "-INT")] {
         let searches = dir.path().join(format!("{csv}.searches"));
         let finished = || std::fs::read_to_string(&searches).map_or(0, |text| text.lines().count().saturating_sub(2));
-        let mut child = binary()
-            .args(args(&versus("3", csv, "0.05")))
-            .current_dir(dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // Stop it in the third search, some way in (or whenever it is, should it run fast).
+        // Stop it in the third search, some way in.
         let third = dir.path().join(format!("{csv}.searches.2-A.checkpoint"));
-        let started = std::time::Instant::now();
-        while started.elapsed() < std::time::Duration::from_secs(60)
-            && !(finished() == 2 && checkpoint_pieces(&third).is_some_and(|pieces| pieces >= 300))
-        {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
-        assert!(status.success());
-        let exit = child.wait().unwrap();
+        let ready = || finished() == 2 && checkpoint_pieces(&third).is_some_and(|pieces| pieces >= 300);
+        let exit = stop_when(&args(&versus("3", csv, "0.05")), dir.path(), signal, ready);
         if signal == "-INT" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C saves the searches in progress, then exits as interrupted");
         }

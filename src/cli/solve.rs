@@ -247,6 +247,16 @@ pub fn checkpoint_beside(record: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Removes `path` if it is there (a warning if it cannot be: the work it kept is done).
+pub(super) fn remove_if_there(path: &Path) {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            eprintln!("warning: cannot remove {}: {e}", path.display())
+        }
+        _ => {}
+    }
+}
+
 /// Set by Ctrl-C: `solve` saves its state after the piece being placed, `polish` stops
 /// after the window being searched, and both exit 130 ready for `--resume`.
 pub(super) static STOP: AtomicBool = AtomicBool::new(false);
@@ -414,12 +424,7 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
     write_record(record, &game_record)?;
     write_manifest_beside(record, "solve", manifest)?;
     // Only now: a kill before this leaves the checkpoint, whose resume writes the same record.
-    match std::fs::remove_file(&checkpoint) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            eprintln!("warning: cannot remove {}: {e}", checkpoint.display())
-        }
-        _ => {}
-    }
+    remove_if_there(&checkpoint);
     if replayed.pieces < args.pieces {
         // The game is not over for lack of pieces: every kept board was dead.
         eprintln!(

@@ -6,7 +6,8 @@
 //! moment continues, when run again with the same arguments, without searching again.
 
 use super::solve::{
-    check_beam_and_pieces, check_jitter_percent, etetris_manifest, install_ctrl_c, thread_pool, SearchArgs, STOP,
+    check_beam_and_pieces, check_jitter_percent, etetris_manifest, install_ctrl_c, remove_if_there, thread_pool,
+    SearchArgs, STOP,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -14,13 +15,14 @@ use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
 use crate::report::atomic_file::AtomicFile;
+use crate::report::ledger::open_lines;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
 use crate::tune::versus::{run_keeping, Finished, Keep, Pair, Reading, Settings, Side, Verdict};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Parser;
-use std::fs::{File, OpenOptions};
-use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+use std::fs::File;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -313,35 +315,21 @@ impl Searches {
     /// one of another comparison is an error (and is left as it is).
     fn open(path: &Path, fingerprint: &str) -> Result<Searches> {
         let title = format!("{SEARCHES_TITLE}{fingerprint}");
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        let mut text = String::new();
-        file.read_to_string(&mut text).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut lines = text.lines();
+        let lines = open_lines(path)?;
+        let mut read = lines.text.lines();
         let mut finished = Vec::new();
-        match lines.next() {
-            None => writeln!(file, "{title}\n{SEARCHES_HEADER}")
-                .with_context(|| format!("cannot write {}", path.display()))?,
+        let new = match read.next() {
+            None => true,
             Some(first) if first == title => {
-                // Everything up to the last newline is whole lines; a tail without one was
-                // being written when the run was stopped.
-                let whole = text.rfind('\n').map_or(0, |end| end + 1);
-                if whole < text.len() {
-                    file.set_len(whole as u64).with_context(|| format!("cannot repair {}", path.display()))?;
-                    file.seek(SeekFrom::End(0))?;
-                }
-                for (number, line) in text[..whole].lines().enumerate().skip(1) {
-                    if number == 1 && line == SEARCHES_HEADER {
+                for (number, line) in read.enumerate() {
+                    if number == 0 && line == SEARCHES_HEADER {
                         continue;
                     }
                     let search = parse_search(line)
-                        .with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 1))?;
+                        .with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 2))?;
                     finished.push(search);
                 }
+                false
             }
             Some(first) if first.starts_with(SEARCHES_TITLE) => bail!(
                 "{} keeps the searches of another comparison (other sides or settings): give another --csv, \
@@ -349,6 +337,10 @@ impl Searches {
                 path.display()
             ),
             Some(_) => bail!("{}: not a file of versus searches (its first line)", path.display()),
+        };
+        let (mut file, _) = lines.appender()?;
+        if new {
+            writeln!(file, "{title}\n{SEARCHES_HEADER}").with_context(|| format!("cannot write {}", path.display()))?;
         }
         Ok(Searches { path: path.to_path_buf(), file: Mutex::new(file), finished })
     }
@@ -387,16 +379,6 @@ impl Searches {
                 remove_if_there(&entry.path());
             }
         }
-    }
-}
-
-/// Removes `path` if it is there (a warning if it cannot be).
-fn remove_if_there(path: &Path) {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            eprintln!("warning: cannot remove {}: {e}", path.display())
-        }
-        _ => {}
     }
 }
 

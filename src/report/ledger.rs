@@ -27,32 +27,64 @@ pub struct Ledger {
     earlier: usize,
 }
 
+/// A file of lines opened to append to ([`open_lines`]): the whole lines it holds, read.
+pub struct Lines {
+    file: File,
+    path: PathBuf,
+    /// The whole lines.
+    pub text: String,
+    /// Bytes after the last newline: a line being written when a run was stopped.
+    tail: usize,
+}
+
+/// Opens `path` to append lines to, creating it if it does not exist, and reads the whole
+/// lines it holds. Everything up to the last newline is whole lines; a tail without one
+/// was being written when a run was stopped, and [`Lines::appender`] cuts it off the file
+/// (nothing is changed before the caller has read the lines and accepted the file).
+pub fn open_lines(path: &Path) -> Result<Lines> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut text = String::new();
+    file.read_to_string(&mut text).with_context(|| format!("cannot read {}", path.display()))?;
+    let whole = text.rfind('\n').map_or(0, |end| end + 1);
+    let tail = text.len() - whole;
+    text.truncate(whole);
+    Ok(Lines { file, path: path.to_path_buf(), text, tail })
+}
+
+impl Lines {
+    /// The file to append to, any cut-short last line removed first, and the whole lines.
+    pub fn appender(mut self) -> Result<(File, String)> {
+        if self.tail > 0 {
+            self.file
+                .set_len(self.text.len() as u64)
+                .with_context(|| format!("cannot repair {}", self.path.display()))?;
+            self.file.seek(SeekFrom::End(0))?;
+        }
+        Ok((self.file, self.text))
+    }
+}
+
 impl Ledger {
     /// Opens the ledger at `path`, creating it if it does not exist and reading the games
     /// of an earlier run if it does.
     pub fn open(path: &Path) -> Result<Ledger> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        let mut text = String::new();
-        file.read_to_string(&mut text).with_context(|| format!("cannot read {}", path.display()))?;
-        // Everything up to the last newline is whole lines; a tail without one was being
-        // written when the run was stopped.
-        let whole = text.rfind('\n').map_or(0, |end| end + 1);
-        if whole < text.len() {
-            file.set_len(whole as u64).with_context(|| format!("cannot repair {}", path.display()))?;
-            file.seek(SeekFrom::End(0))?;
+        let lines = open_lines(path)?;
+        let new = match lines.text.lines().next() {
+            None => true,
+            Some(HEADER) => false,
+            Some(other) => bail!("{}: not a game ledger (first line {other:?})", path.display()),
+        };
+        let (mut file, text) = lines.appender()?;
+        if new {
+            writeln!(file, "{HEADER}").with_context(|| format!("cannot write {}", path.display()))?;
         }
         let mut games = HashMap::new();
-        let mut lines = text[..whole].lines();
-        match lines.next() {
-            None => writeln!(file, "{HEADER}").with_context(|| format!("cannot write {}", path.display()))?,
-            Some(HEADER) => {}
-            Some(other) => bail!("{}: not a game ledger (first line {other:?})", path.display()),
-        }
+        let lines = text.lines().skip(1);
         for (number, line) in lines.enumerate() {
             let (key, record) =
                 parse_line(line).with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 2))?;

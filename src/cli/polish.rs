@@ -7,8 +7,8 @@
 //! continues with `--resume` and ends as one never stopped.
 
 use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, write_record,
-    JitterArgs, SearchArgs, STOP,
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
+    weights_json, write_record, JitterArgs, SearchArgs, STOP,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -22,26 +22,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// The settings `--resume` reads back; every one of them conflicts with `--resume`.
-const SETTINGS: [&str; 17] = [
-    "beam",
-    "from",
-    "window",
-    "stride",
-    "guide",
-    "record",
-    "weights",
-    "moves",
-    "lookahead",
-    "children_per_parent",
-    "lookahead_blend",
-    "endgame",
-    "second_ply",
-    "phase_quota",
-    "phase_pool",
-    "jitter",
-    "jitter_percent",
-];
+/// The settings of its own `--resume` reads back (and those of the search).
+const SETTINGS: [&str; 8] = ["beam", "from", "window", "stride", "guide", "record", "weights", "moves"];
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -89,7 +71,7 @@ pub struct Args {
     /// Continue the polish that wrote FILE (stopped by --max-windows, or killed): its
     /// settings are read from the manifest beside FILE; only --threads and --max-windows
     /// may be given again.
-    #[arg(long, conflicts_with_all = SETTINGS)]
+    #[arg(long, conflicts_with_all = resume_conflicts(&SETTINGS))]
     pub resume: bool,
 }
 
@@ -360,4 +342,22 @@ fn resume(args: Args) -> Result<()> {
     let weights = Some(field("weights")?.clone());
     let run = Run { input, score_before, original, output: args.file.clone(), detours, seconds, weights };
     polish_from(settings, run, line, Some(next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resume_refuses_every_setting_it_reads_back() {
+        // A flag added to `polish` that `--resume` reads back must conflict with it, or a
+        // resume would silently ignore it.
+        let command = <Stored as clap::CommandFactory>::command();
+        let allowed = ["file", "threads", "max_windows", "resume", "help"];
+        let conflicts = resume_conflicts(&SETTINGS);
+        for argument in command.get_arguments() {
+            let id = argument.get_id().as_str();
+            assert!(allowed.contains(&id) || conflicts.contains(&id), "--resume does not refuse {id}");
+        }
+    }
 }

@@ -18,14 +18,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// The settings `--resume` reads back from the checkpoint; every one of them conflicts
-/// with `--resume`.
-const SETTINGS: [&str; 14] = [
-    "beam",
-    "record",
-    "weights",
-    "moves",
-    "pieces",
+/// The flags of [`SearchArgs`] and [`JitterArgs`], which `solve` and `polish` share: with
+/// their own settings, what `--resume` reads back, so each conflicts with `--resume`.
+const SEARCH_SETTINGS: [&str; 9] = [
     "lookahead",
     "children_per_parent",
     "lookahead_blend",
@@ -36,6 +31,11 @@ const SETTINGS: [&str; 14] = [
     "jitter",
     "jitter_percent",
 ];
+
+/// `own` settings and [`SEARCH_SETTINGS`]: what a `--resume` conflicts with.
+pub(super) fn resume_conflicts(own: &[&'static str]) -> Vec<&'static str> {
+    own.iter().chain(&SEARCH_SETTINGS).copied().collect()
+}
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -74,7 +74,7 @@ pub struct Args {
     /// Continue the solve that saved CHECKPOINT (stopped by Ctrl-C or --stop-after, or
     /// killed): its settings and weights are read from it, and it writes the record beside
     /// it. Only --threads, --checkpoint-every and --stop-after may be given again.
-    #[arg(long, value_name = "CHECKPOINT", conflicts_with_all = SETTINGS)]
+    #[arg(long, value_name = "CHECKPOINT", conflicts_with_all = resume_conflicts(&["beam", "record", "weights", "moves", "pieces"]))]
     pub resume: Option<PathBuf>,
 }
 
@@ -480,6 +480,19 @@ fn resume(checkpoint: &Path, args: Args) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resume_refuses_every_setting_it_reads_back() {
+        // A flag added to `solve` that `--resume` reads back must conflict with it, or a
+        // resume would silently ignore it.
+        let command = <Stored as clap::CommandFactory>::command();
+        let allowed = ["threads", "checkpoint_every", "stop_after", "resume", "help"];
+        let conflicts = resume_conflicts(&["beam", "record", "weights", "moves", "pieces"]);
+        for argument in command.get_arguments() {
+            let id = argument.get_id().as_str();
+            assert!(allowed.contains(&id) || conflicts.contains(&id), "--resume does not refuse {id}");
+        }
+    }
 
     #[test]
     fn every_refinement_has_its_flag() {

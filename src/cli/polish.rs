@@ -7,7 +7,7 @@
 //! continues with `--resume` and ends as one never stopped.
 
 use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
+    checked_options, etetris_manifest, first_line, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
     weights_json, write_record, JitterArgs, SearchArgs, STOP,
 };
 use crate::etetris::checked::pieces_bar;
@@ -288,9 +288,8 @@ fn resume(args: Args) -> Result<()> {
     );
     let original: Vec<String> = serde_json::from_value(field("polish_arguments")?.clone())
         .map_err(|e| fail(format!("\"polish_arguments\": {e}")))?;
-    let stored = <Stored as clap::Parser>::try_parse_from(&original).map_err(|e| {
-        fail(format!("its arguments no longer parse: {}", e.render().to_string().lines().next().unwrap_or_default()))
-    })?;
+    let stored = <Stored as clap::Parser>::try_parse_from(&original)
+        .map_err(|e| fail(format!("its arguments no longer parse: {}", first_line(&e))))?;
     let number =
         |name: &str| -> Result<u64> { field(name)?.as_u64().ok_or_else(|| fail(format!("\"{name}\" is not a count"))) };
     let (score_before, recorded_score) = (number("score_before")? as u32, number("score")? as u32);
@@ -350,14 +349,8 @@ mod tests {
 
     #[test]
     fn resume_refuses_every_setting_it_reads_back() {
-        // A flag added to `polish` that `--resume` reads back must conflict with it, or a
-        // resume would silently ignore it.
         let command = <Stored as clap::CommandFactory>::command();
         let allowed = ["file", "threads", "max_windows", "resume", "help"];
-        let conflicts = resume_conflicts(&SETTINGS);
-        for argument in command.get_arguments() {
-            let id = argument.get_id().as_str();
-            assert!(allowed.contains(&id) || conflicts.contains(&id), "--resume does not refuse {id}");
-        }
+        super::super::solve::tests::assert_resume_refuses_all(command, &allowed, &resume_conflicts(&SETTINGS));
     }
 }

@@ -32,6 +32,9 @@ const SEARCH_SETTINGS: [&str; 9] = [
     "jitter_percent",
 ];
 
+/// `solve`'s own settings that `--resume` reads back (and those of the search).
+const SETTINGS: [&str; 5] = ["beam", "record", "weights", "moves", "pieces"];
+
 /// `own` settings and [`SEARCH_SETTINGS`]: what a `--resume` conflicts with.
 pub(super) fn resume_conflicts(own: &[&'static str]) -> Vec<&'static str> {
     own.iter().chain(&SEARCH_SETTINGS).copied().collect()
@@ -74,7 +77,7 @@ pub struct Args {
     /// Continue the solve that saved CHECKPOINT (stopped by Ctrl-C or --stop-after, or
     /// killed): its settings and weights are read from it, and it writes the record beside
     /// it. Only --threads, --checkpoint-every and --stop-after may be given again.
-    #[arg(long, value_name = "CHECKPOINT", conflicts_with_all = resume_conflicts(&["beam", "record", "weights", "moves", "pieces"]))]
+    #[arg(long, value_name = "CHECKPOINT", conflicts_with_all = resume_conflicts(&SETTINGS))]
     pub resume: Option<PathBuf>,
 }
 
@@ -240,11 +243,33 @@ pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start the worker threads")
 }
 
+/// `path` with `suffix` added to its name (`r.txt` -> `r.txt.checkpoint`): the files a
+/// run keeps beside its output.
+pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// Where a solve writing `record` saves its state.
 pub fn checkpoint_beside(record: &Path) -> PathBuf {
-    let mut name = record.as_os_str().to_owned();
-    name.push(".checkpoint");
-    PathBuf::from(name)
+    with_suffix(record, ".checkpoint")
+}
+
+/// Checks `--checkpoint-every` (shared by `solve` and `versus`) and returns it as a
+/// duration; one beyond what a duration holds (1e30 seconds) means never by time.
+pub(super) fn checkpoint_cadence(seconds: f64) -> Result<Duration> {
+    ensure!(
+        seconds.is_finite() && seconds >= 0.0,
+        "--checkpoint-every must be a number of seconds of at least 0, got {seconds}"
+    );
+    Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
+}
+
+/// The first line of a clap error: why stored arguments (a checkpoint's, a manifest's) no
+/// longer parse.
+pub(super) fn first_line(error: &clap::Error) -> String {
+    error.render().to_string().lines().next().unwrap_or_default().to_string()
 }
 
 /// Removes `path` if it is there (a warning if it cannot be: the work it kept is done).
@@ -339,11 +364,7 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
     let (args, record) = (&job.args, &job.record);
     let checkpoint = checkpoint_beside(record);
     let placed = resume.as_ref().map_or(0, SearchState::pieces);
-    ensure!(
-        args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0,
-        "--checkpoint-every must be a number of seconds of at least 0, got {}",
-        args.checkpoint_every
-    );
+    let every = checkpoint_cadence(args.checkpoint_every)?;
     if let Some(stop) = args.stop_after {
         ensure!(
             stop > placed && stop < args.pieces,
@@ -363,8 +384,6 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
         );
     }
     install_ctrl_c();
-    // Beyond what a Duration holds (1e30 seconds): never by time.
-    let every = Duration::try_from_secs_f64(args.checkpoint_every).unwrap_or(Duration::MAX);
     let spawns = sequence(args.pieces);
     let started = Instant::now();
     let bar = pieces_bar(args.pieces, true);
@@ -456,9 +475,8 @@ fn resume(checkpoint: &Path, args: Args) -> Result<()> {
     ensure!(field("command")?.as_str() == Some("solve"), fail("not a solve's checkpoint".into()));
     let arguments: Vec<String> = serde_json::from_value(field("solve_arguments")?.clone())
         .map_err(|e| fail(format!("\"solve_arguments\": {e}")))?;
-    let stored = <Stored as clap::Parser>::try_parse_from(&arguments).map_err(|e| {
-        fail(format!("its arguments no longer parse: {}", e.render().to_string().lines().next().unwrap_or_default()))
-    })?;
+    let stored = <Stored as clap::Parser>::try_parse_from(&arguments)
+        .map_err(|e| fail(format!("its arguments no longer parse: {}", first_line(&e))))?;
     let weights = field("weights_toml")?.as_str().ok_or_else(|| fail("\"weights_toml\" is not text".into()))?;
     let weights = Weights::from_toml(weights).map_err(|e| fail(format!("its weights: {e:#}")))?;
     let seconds = field("seconds")?.as_f64().ok_or_else(|| fail("\"seconds\" is not a number".into()))?;
@@ -478,20 +496,24 @@ fn resume(checkpoint: &Path, args: Args) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    #[test]
-    fn resume_refuses_every_setting_it_reads_back() {
-        // A flag added to `solve` that `--resume` reads back must conflict with it, or a
-        // resume would silently ignore it.
-        let command = <Stored as clap::CommandFactory>::command();
-        let allowed = ["threads", "checkpoint_every", "stop_after", "resume", "help"];
-        let conflicts = resume_conflicts(&["beam", "record", "weights", "moves", "pieces"]);
+    /// Checks that every flag of `command` but the `allowed` ones conflicts with
+    /// `--resume` (`conflicts`): a flag added that `--resume` reads back and does not refuse
+    /// would be silently ignored by a resume.
+    pub(in crate::cli) fn assert_resume_refuses_all(command: clap::Command, allowed: &[&str], conflicts: &[&str]) {
         for argument in command.get_arguments() {
             let id = argument.get_id().as_str();
             assert!(allowed.contains(&id) || conflicts.contains(&id), "--resume does not refuse {id}");
         }
+    }
+
+    #[test]
+    fn resume_refuses_every_setting_it_reads_back() {
+        let command = <Stored as clap::CommandFactory>::command();
+        let allowed = ["threads", "checkpoint_every", "stop_after", "resume", "help"];
+        assert_resume_refuses_all(command, &allowed, &resume_conflicts(&SETTINGS));
     }
 
     #[test]

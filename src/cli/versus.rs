@@ -6,8 +6,8 @@
 //! moment continues, when run again with the same arguments, without searching again.
 
 use super::solve::{
-    check_beam_and_pieces, check_jitter_percent, etetris_manifest, install_ctrl_c, remove_if_there, thread_pool,
-    SearchArgs, STOP,
+    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, remove_if_there,
+    thread_pool, with_suffix, SearchArgs, STOP,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -100,11 +100,7 @@ pub fn run(args: Args) -> Result<()> {
     check_beam_and_pieces(args.beam, args.pieces)?;
     ensure!((1..=1000).contains(&args.jitters), "--jitters must be in 1..=1000, got {}", args.jitters);
     check_jitter_percent(args.jitter_percent)?;
-    ensure!(
-        args.checkpoint_every.is_finite() && args.checkpoint_every >= 0.0,
-        "--checkpoint-every must be a number of seconds of at least 0, got {}",
-        args.checkpoint_every
-    );
+    let every = checkpoint_cadence(args.checkpoint_every)?;
     let (a, b) = (side("A", &args.a)?, side("B", &args.b)?);
     if let Some(path) = &args.csv {
         AtomicFile::check_writable(path)?;
@@ -128,7 +124,6 @@ pub fn run(args: Args) -> Result<()> {
     );
     let pool = thread_pool(args.threads)?;
     let searches = 2 * args.jitters as usize;
-    let every = Duration::try_from_secs_f64(args.checkpoint_every).unwrap_or(Duration::MAX);
     let fingerprint = fingerprint(&args, &a, &b);
     let kept = match &args.csv {
         Some(csv) => Some(Searches::open(&searches_beside(csv), &fingerprint)?),
@@ -271,9 +266,7 @@ fn write_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
 
 /// Where `versus --csv FILE` keeps its finished searches.
 fn searches_beside(csv: &Path) -> PathBuf {
-    let mut name = csv.as_os_str().to_owned();
-    name.push(".searches");
-    PathBuf::from(name)
+    with_suffix(csv, ".searches")
 }
 
 /// What makes two runs the same comparison, so that one may use the other's searches:
@@ -361,9 +354,7 @@ impl Searches {
 
     /// Where the state of the search of `seed` and `side` in progress is saved.
     fn checkpoint(&self, seed: u64, side: usize) -> PathBuf {
-        let mut name = self.path.as_os_str().to_owned();
-        name.push(format!(".{seed}-{}.checkpoint", ["A", "B"][side]));
-        PathBuf::from(name)
+        with_suffix(&self.path, &format!(".{seed}-{}.checkpoint", ["A", "B"][side]))
     }
 
     /// Removes the file (its searches are in the CSV now) and any search's checkpoint left

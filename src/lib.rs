@@ -2,8 +2,8 @@
 //!
 //! The crate map, from the ground up: a module uses only the modules above it in this list
 //! (`tests/layers.rs` checks it; `docs/architecture.md` says where new code goes).
-//! - [`piece`], [`names`], [`limits`]: the piece shapes; names and "did you mean"; the upper
-//!   bounds on every count a user gives;
+//! - [`piece`], [`names`], [`limits`], [`interrupt`]: the piece shapes; names and "did you
+//!   mean"; the upper bounds on every count a user gives; Ctrl-C as a request to stop;
 //! - [`board`], [`randomizer`]: the bitboard; every piece generator, always seeded;
 //! - [`placement`]: where a piece lands and what locking it did;
 //! - [`features`]: the board features, one file per published family;
@@ -28,6 +28,7 @@ pub mod etetris;
 pub mod eval;
 pub mod features;
 pub mod guideline;
+pub mod interrupt;
 pub mod limits;
 pub mod names;
 pub mod piece;

@@ -550,6 +550,39 @@ fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
     }
 }
 
+/// Ctrl-C twice: the first asks `polish` to stop after the window being searched, the
+/// second, pressed long before that window is done, exits at once (130).
+#[test]
+fn a_second_ctrl_c_exits_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    stdout(&run(&["solve", "--beam", "30", "--pieces", "2000", "--record", "weak.txt"], dir.path()));
+    // A wide beam, so that a window takes far longer than the wait for the presses.
+    let args = ["polish", "weak.txt", "--moves", "full", "--beam", "100000", "--window", "200", "--threads", "1"];
+    let child = binary()
+        .args([&args[..], &["--record", "twice.txt"]].concat())
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    // Past reading the record (where the handler is installed), inside the first window.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    for _ in 0..2 {
+        assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("Ctrl-C: stopping where the same command can continue"), "{stderr}");
+    assert!(stderr.contains("second Ctrl-C: exiting now"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "not after the window");
+    // Its output holds the best record so far: still the game it was given.
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("twice.txt"), read("weak.txt"), "no window finished");
+}
+
 /// `versus --csv` keeps each search as it ends, and the state of each search in progress:
 /// killed at any moment, or stopped by Ctrl-C (exit 130), the same command run again
 /// searches only what is missing (more jitters may be asked for), going on from the saved

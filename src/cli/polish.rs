@@ -8,13 +8,14 @@
 
 use super::solve::{
     checked_options, etetris_manifest, first_line, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
-    weights_json, write_record, JitterArgs, SearchArgs, STOP,
+    weights_json, write_record, JitterArgs, SearchArgs,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
 use crate::etetris::record::Record;
 use crate::etetris::solver::MoveSet;
+use crate::interrupt::stop_flag;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::ops::ControlFlow;
@@ -234,7 +235,7 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
                 failure = Some(e);
                 return ControlFlow::Break(());
             }
-            if args.max_windows == Some(windows_searched) || STOP.load(Ordering::SeqCst) {
+            if args.max_windows == Some(windows_searched) || stop_flag().load(Ordering::SeqCst) {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -247,7 +248,7 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     }
     let seconds = run.seconds + started.elapsed().as_secs_f64();
     let after = &polished.line;
-    let interrupted = STOP.load(Ordering::SeqCst);
+    let interrupted = stop_flag().load(Ordering::SeqCst);
     if let Some(next) = polished.resume_from {
         eprintln!(
             "stopped after {windows_searched} windows ({}); the next starts at piece {next}: \

@@ -10,12 +10,13 @@ use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
+use crate::interrupt::{stop_flag, stop_on_ctrl_c};
 use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::{manifest_beside, merged, provenance, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// The flags of [`SearchArgs`] and [`JitterArgs`], which `solve` and `polish` share: with
@@ -282,22 +283,15 @@ pub(super) fn remove_if_there(path: &Path) {
     }
 }
 
-/// Set by Ctrl-C: `solve` saves its state after the piece being placed, `polish` stops
-/// after the window being searched, and both exit 130 ready for `--resume`.
-pub(super) static STOP: AtomicBool = AtomicBool::new(false);
-
-/// Makes Ctrl-C set [`STOP`] (a second one exits at once, the last saved files kept).
+/// Makes Ctrl-C set [`stop_flag`]: `solve` then saves its state after the piece being
+/// placed, `polish` stops after the window being searched, `versus` saves its searches in
+/// progress, and each exits 130 ready to continue. A second Ctrl-C exits at once, the
+/// last saved files kept.
 pub(super) fn install_ctrl_c() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            if STOP.swap(true, Ordering::SeqCst) {
-                eprintln!("\nsecond Ctrl-C: exiting now (what was last saved stays)");
-                std::process::exit(130);
-            }
-            eprintln!("\nCtrl-C: stopping where `--resume` can continue (press again to exit at once)");
-        });
-    });
+    stop_on_ctrl_c(
+        "Ctrl-C: stopping where the same command can continue (press again to exit at once)",
+        "second Ctrl-C: exiting now (what was last saved stays)",
+    );
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -389,7 +383,7 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
     let bar = pieces_bar(args.pieces, true);
     bar.set_position(placed as u64);
     let warn = |message: &str| bar.println(message);
-    let saving = Saving { every, stop_after: args.stop_after, stop: &STOP, warn: &warn };
+    let saving = Saving { every, stop_after: args.stop_after, stop: stop_flag(), warn: &warn };
     let mut on_step = |progress: &Progress| {
         if progress.pieces.is_multiple_of(32) || progress.pieces == args.pieces {
             bar.set_position(progress.pieces as u64);
@@ -416,7 +410,7 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
                 args.pieces,
                 checkpoint.display()
             );
-            if STOP.load(Ordering::SeqCst) {
+            if stop_flag().load(Ordering::SeqCst) {
                 // Stopped by Ctrl-C: exit non-zero like any interrupted command.
                 std::process::exit(130);
             }

@@ -7,13 +7,14 @@
 
 use super::solve::{
     check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, remove_if_there,
-    thread_pool, with_suffix, SearchArgs, STOP,
+    thread_pool, with_suffix, SearchArgs,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
+use crate::interrupt::stop_flag;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::open_lines;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
@@ -439,7 +440,7 @@ impl Keep for Keeper<'_> {
     }
 
     fn stop(&self) -> &AtomicBool {
-        &STOP
+        stop_flag()
     }
 
     fn warn(&self, message: &str) {

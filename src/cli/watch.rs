@@ -10,6 +10,7 @@ use crate::guideline::ai::AiPlayer;
 use crate::guideline::frames::{replay_frame, FramesFile, FramesWriter};
 use crate::guideline::game::{check_start_level, Game};
 use crate::guideline::view::render;
+use crate::interrupt::stop_on_ctrl_c;
 use crate::presets::{self, Built};
 use crate::report::atomic_file::AtomicFile;
 use crate::sim::{self, GameLimits};
@@ -19,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// The default pause between two pictures: a frame of the guideline game (about real
@@ -208,11 +209,13 @@ fn frame_view(args: &WatchArgs, mut game: Game, mut source: Source, title: Strin
     let delay = Duration::from_millis(delay_ms);
     // Ctrl-C stops the game like --max-pieces does, so the frames file is still written
     // (whole, with its closing line) instead of left as a temporary.
-    static STOP: AtomicBool = AtomicBool::new(false);
-    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    let stop = stop_on_ctrl_c(
+        "Ctrl-C: stopping after this frame (press again to exit at once)",
+        "second Ctrl-C: exiting now (no frames file written)",
+    );
     while !game.is_over()
         && args.max_pieces.is_none_or(|cap| (game.pieces() as u64) < cap)
-        && !STOP.load(Ordering::SeqCst)
+        && !stop.load(Ordering::SeqCst)
     {
         let keys = match &mut source {
             Source::Ai(player) => {

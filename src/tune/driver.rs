@@ -16,6 +16,7 @@ use super::experiment::{build_objective, Experiment};
 use super::objective::{CampaignId, Executor, Objective, Played, Players, Round};
 use super::target::About;
 use super::{Maximize, Optimizer};
+use crate::interrupt::{stop_flag, stop_on_ctrl_c};
 use crate::randomizer::game_seed;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::utc_iso;
@@ -155,20 +156,13 @@ impl Clock {
     }
 }
 
-/// Set by Ctrl-C: finish nothing new, keep the last checkpoint, exit.
-static STOP: AtomicBool = AtomicBool::new(false);
-
+/// Makes Ctrl-C set [`stop_flag`]: the campaign finishes nothing new, keeps its last
+/// checkpoint and exits.
 fn install_ctrl_c() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            if STOP.swap(true, Ordering::SeqCst) {
-                eprintln!("\nsecond Ctrl-C: exiting now");
-                std::process::exit(130);
-            }
-            eprintln!("\nCtrl-C: stopping after the games in progress (press again to exit at once)");
-        });
-    });
+    stop_on_ctrl_c(
+        "Ctrl-C: stopping after the games in progress (press again to exit at once)",
+        "second Ctrl-C: exiting now (the last checkpoint stays)",
+    );
 }
 
 /// The result of one candidate evaluation.
@@ -517,7 +511,12 @@ impl<'e> Campaign<'e> {
         let results = self.executor.run(
             id,
             round,
-            &Players { objective: self.objective.as_ref(), pool: &self.pool, stop: &STOP, live: &self.pieces_live },
+            &Players {
+                objective: self.objective.as_ref(),
+                pool: &self.pool,
+                stop: stop_flag(),
+                live: &self.pieces_live,
+            },
         )?;
         Ok(results.map(|results| Evaluation::from_jobs(&results, round.games)))
     }
@@ -605,7 +604,7 @@ impl<'e> Campaign<'e> {
             if c.tuning_done || self.budget_reached(&c) {
                 break false;
             }
-            if STOP.load(Ordering::Relaxed) {
+            if stop_flag().load(Ordering::Relaxed) {
                 break true;
             }
             self.pieces_live.store(0, Ordering::Relaxed);

@@ -407,6 +407,11 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
         dir.path(),
         "side A (\"missing.toml\"): cannot read",
     );
+    expect_error(
+        &["versus", "seed", "sed", "--pieces", "50"],
+        dir.path(),
+        "side B (\"sed\"): no weights file \"sed\" (did you mean \"seed\", the seed's weights?)",
+    );
     expect_error(&["versus", "seed", "seed", "--jitters", "0"], dir.path(), "--jitters must be in 1..=1000");
     expect_error(
         &["versus", "seed", "seed --second-ply 2", "--pieces", "50", "--csv", "pairs.csv"],

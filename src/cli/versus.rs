@@ -90,6 +90,9 @@ fn side(name: &str, text: &str) -> Result<Side> {
     })?;
     let weights = if parsed.weights == "seed" {
         Weights::default()
+    } else if !Path::new(&parsed.weights).exists() && crate::names::closest(&parsed.weights, &["seed"]).is_some() {
+        // A mistyped `seed` reads better as such than as a missing file.
+        return Err(fail(format!("no weights file {:?} (did you mean \"seed\", the seed's weights?)", parsed.weights)));
     } else {
         Weights::load(Path::new(&parsed.weights)).map_err(|e| fail(format!("{e:#}")))?
     };

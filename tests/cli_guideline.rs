@@ -40,6 +40,33 @@ fn watch_plays_writes_frames_and_the_frames_replay() {
     assert_eq!(last(&stdout(&replay)), last(&out), "the replay ends where the game did");
 }
 
+/// Ctrl-C stops `watch` after the frame being played, like `--max-pieces`: the frames file
+/// is written whole and replays to the same game.
+#[test]
+fn ctrl_c_stops_watch_with_its_frames_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let frames = dir.path().join("stopped.frames");
+    // A frame every 5 ms: the game runs far longer than the wait before the press.
+    let args = ["watch", "--preset", "pygame-lee", "--seed", "5", "--level", "15", "--delay-ms", "5", "--frames"];
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+        .args(args)
+        .arg(&frames)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Ctrl-C: stopping after this frame"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&frames).expect("the frames file is written");
+    let replay = run(&["watch", "--replay", frames.to_str().unwrap(), "--delay-ms", "0"]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    assert!(text.lines().count() > 50, "a game of some frames: {} lines", text.lines().count());
+    assert!(text.lines().last().unwrap().starts_with("# end stopped"), "stopped, not over: {:?}", text.lines().last());
+}
+
 #[test]
 fn the_gravity_first_variant_records_its_rules_and_replays() {
     let dir = tempfile::tempdir().unwrap();

@@ -112,6 +112,9 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
     assert!(std::fs::metadata(&out).unwrap().len() > 10_000);
 }
 
+/// A campaign killed with `kill -9`, or stopped by Ctrl-C (after the games in progress,
+/// exit 130), a few generations in resumes with `--resume` and ends bit for bit as a run
+/// never stopped.
 #[test]
 fn a_run_killed_mid_campaign_resumes_bit_identically() {
     let dir = tempfile::tempdir().unwrap();
@@ -119,38 +122,43 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
     let reference = tune(dir.path(), &["small.toml", "--results", "reference", "--threads", "1"]);
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
 
-    let mut child = Command::new(BINARY)
-        .args(["tune", "small.toml", "--results", "killed", "--threads", "2"])
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill -9 once a few generations are logged (and long before the last).
-    let start = Instant::now();
-    let generations = loop {
-        let rows = std::fs::read_dir(dir.path().join("killed/small"))
-            .ok()
-            .and_then(|mut runs| runs.next())
-            .and_then(|run| std::fs::read_to_string(run.unwrap().path().join("generations.csv")).ok())
-            .map_or(0, |t| t.lines().count().saturating_sub(1));
-        if rows >= 3 {
-            break rows;
+    for (folder, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
+        let mut child = Command::new(BINARY)
+            .args(["tune", "small.toml", "--results", folder, "--threads", "2"])
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Stop it once a few generations are logged (and long before the last).
+        let start = Instant::now();
+        let generations = loop {
+            let rows = std::fs::read_dir(dir.path().join(folder).join("small"))
+                .ok()
+                .and_then(|mut runs| runs.next())
+                .and_then(|run| std::fs::read_to_string(run.unwrap().path().join("generations.csv")).ok())
+                .map_or(0, |t| t.lines().count().saturating_sub(1));
+            if rows >= 3 {
+                break rows;
+            }
+            assert!(start.elapsed() < Duration::from_secs(120), "the campaign did not start");
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+        let status = child.wait().unwrap();
+        if signal == "-INT" {
+            assert_eq!(status.code(), Some(130), "Ctrl-C: the checkpoint written, then exit as interrupted");
         }
-        assert!(start.elapsed() < Duration::from_secs(120), "the campaign did not start");
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let run = only_run(&dir.path().join("killed"));
-    assert!(!run.join("best.toml").exists(), "killed after {generations} generations, but it had finished");
+        let run = only_run(&dir.path().join(folder));
+        assert!(!run.join("best.toml").exists(), "{folder} after {generations} generations, but it had finished");
 
-    let resumed = tune(dir.path(), &["--resume", run.to_str().unwrap(), "--threads", "1"]);
-    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
-    assert_same_run(&only_run(&dir.path().join("reference")), &run);
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["resumed"].as_array().unwrap().len(), 1);
+        let resumed = tune(dir.path(), &["--resume", run.to_str().unwrap(), "--threads", "1"]);
+        assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+        assert_same_run(&only_run(&dir.path().join("reference")), &run);
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["resumed"].as_array().unwrap().len(), 1, "{folder}");
+    }
 }
 
 /// Runs `tune` expecting failure: one `error:` line, exit code 1, no results folder.

@@ -41,7 +41,8 @@ fn watch_plays_writes_frames_and_the_frames_replay() {
 }
 
 /// Ctrl-C stops `watch` after the frame being played, like `--max-pieces`: the frames file
-/// is written whole and replays to the same game.
+/// is written whole and replays to the same game. A second press changes nothing (no
+/// temporary left behind).
 #[test]
 fn ctrl_c_stops_watch_with_its_frames_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -56,11 +57,15 @@ fn ctrl_c_stops_watch_with_its_frames_written() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    assert!(std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    for _ in 0..2 {
+        assert!(std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    }
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("Ctrl-C: stopping after this frame"), "{}", stderr(&o));
     let text = std::fs::read_to_string(&frames).expect("the frames file is written");
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(files, ["stopped.frames"], "no temporary left");
     let replay = run(&["watch", "--replay", frames.to_str().unwrap(), "--delay-ms", "0"]);
     assert!(replay.status.success(), "{}", stderr(&replay));
     assert!(text.lines().count() > 50, "a game of some frames: {} lines", text.lines().count());

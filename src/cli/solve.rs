@@ -290,7 +290,7 @@ pub(super) fn remove_if_there(path: &Path) {
 pub(super) fn install_ctrl_c() {
     stop_on_ctrl_c(
         "Ctrl-C: stopping where the same command can continue (press again to exit at once)",
-        "second Ctrl-C: exiting now (what was last saved stays)",
+        Some("second Ctrl-C: exiting now (what was last saved stays)"),
     );
 }
 

@@ -209,10 +209,9 @@ fn frame_view(args: &WatchArgs, mut game: Game, mut source: Source, title: Strin
     let delay = Duration::from_millis(delay_ms);
     // Ctrl-C stops the game like --max-pieces does, so the frames file is still written
     // (whole, with its closing line) instead of left as a temporary.
-    let stop = stop_on_ctrl_c(
-        "Ctrl-C: stopping after this frame (press again to exit at once)",
-        "second Ctrl-C: exiting now (no frames file written)",
-    );
+    // The loop stops within a frame, so a second press has nothing to hurry (and exiting
+    // at once would leave the frames file's temporary behind).
+    let stop = stop_on_ctrl_c("Ctrl-C: stopping after this frame", None);
     while !game.is_over()
         && args.max_pieces.is_none_or(|cap| (game.pieces() as u64) < cap)
         && !stop.load(Ordering::SeqCst)

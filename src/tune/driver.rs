@@ -161,7 +161,7 @@ impl Clock {
 fn install_ctrl_c() {
     stop_on_ctrl_c(
         "Ctrl-C: stopping after the games in progress (press again to exit at once)",
-        "second Ctrl-C: exiting now (the last checkpoint stays)",
+        Some("second Ctrl-C: exiting now (the last checkpoint stays)"),
     );
 }
 

@@ -49,16 +49,10 @@ fn ctrl_c_stops_watch_with_its_frames_written() {
     let frames = dir.path().join("stopped.frames");
     // A frame every 5 ms: the game runs far longer than the wait before the press.
     let args = ["watch", "--preset", "pygame-lee", "--seed", "5", "--level", "15", "--delay-ms", "5", "--frames"];
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
-        .args(args)
-        .arg(&frames)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_in(dir.path(), &[&args[..], &[frames.to_str().unwrap()]].concat(), true);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     for _ in 0..2 {
-        assert!(std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+        send_signal(&child, "-INT");
     }
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));

@@ -1,6 +1,8 @@
 //! The E-Tetris subcommands run as a user would: `sequence`, `replay`, `solve`, `polish`, and their
 //! errors on bad input.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -425,13 +427,7 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
 /// when it has ended on its own), sends it `signal` (`-KILL`, or `-INT` as Ctrl-C does);
 /// returns how it ended.
 fn stop_when(args: &[&str], dir: &Path, signal: &str, ready: impl Fn() -> bool) -> std::process::ExitStatus {
-    let mut child = binary()
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_in(dir, args, false);
     let started = std::time::Instant::now();
     while started.elapsed() < std::time::Duration::from_secs(60) && !ready() {
         if child.try_wait().unwrap().is_some() {
@@ -439,8 +435,7 @@ fn stop_when(args: &[&str], dir: &Path, signal: &str, ready: impl Fn() -> bool) 
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
+    common::send_signal(&child, signal);
     child.wait().unwrap()
 }
 
@@ -563,18 +558,12 @@ fn a_second_ctrl_c_exits_at_once() {
     stdout(&run(&["solve", "--beam", "30", "--pieces", "2000", "--record", "weak.txt"], dir.path()));
     // A wide beam, so that a window takes far longer than the wait for the presses.
     let args = ["polish", "weak.txt", "--moves", "full", "--beam", "100000", "--window", "200", "--threads", "1"];
-    let child = binary()
-        .args([&args[..], &["--record", "twice.txt"]].concat())
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = common::spawn_in(dir.path(), &[&args[..], &["--record", "twice.txt"]].concat(), true);
     let started = std::time::Instant::now();
     // Past reading the record (where the handler is installed), inside the first window.
     std::thread::sleep(std::time::Duration::from_millis(1500));
     for _ in 0..2 {
-        assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+        common::send_signal(&child, "-INT");
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     let output = child.wait_with_output().unwrap();

@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::{assert_clean_error, without_seconds};
+use common::{assert_clean_error, spawn_in, without_seconds};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_tetris-lab");
@@ -122,15 +122,8 @@ fn a_study_killed_midway_resumes_to_the_same_numbers() {
     let reference = tune(dir.path(), &[&args[..], &["--results", "reference", "--threads", "2"]].concat());
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
 
-    let mut child = Command::new(BINARY)
-        .arg("tune")
-        .args(args)
-        .args(["--results", "killed", "--threads", "1"])
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child =
+        spawn_in(dir.path(), &[&["tune"][..], &args, &["--results", "killed", "--threads", "1"]].concat(), false);
     // Kill -9 once the second repetition of the first experiment has started.
     let start = Instant::now();
     loop {

@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::{assert_same_run, only_run_of};
+use common::{assert_same_run, only_run_of, send_signal, spawn_in};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_tetris-lab");
@@ -123,13 +123,7 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
 
     for (folder, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
-        let mut child = Command::new(BINARY)
-            .args(["tune", "small.toml", "--results", folder, "--threads", "2"])
-            .current_dir(dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_in(dir.path(), &["tune", "small.toml", "--results", folder, "--threads", "2"], false);
         // Stop it once a few generations are logged (and long before the last).
         let start = Instant::now();
         let generations = loop {
@@ -144,7 +138,7 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
             assert!(start.elapsed() < Duration::from_secs(120), "the campaign did not start");
             std::thread::sleep(Duration::from_millis(5));
         };
-        assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+        send_signal(&child, signal);
         let status = child.wait().unwrap();
         if signal == "-INT" {
             assert_eq!(status.code(), Some(130), "Ctrl-C: the checkpoint written, then exit as interrupted");

@@ -80,3 +80,23 @@ pub fn assert_same_run(a: &Path, b: &Path) {
     };
     assert_eq!(optimizer(a), optimizer(b), "checkpoint differs");
 }
+
+/// Starts the binary with `args` in `dir`, its standard output discarded and its standard
+/// error piped (`stderr = true`, read with `wait_with_output`) or discarded: a run to stop
+/// from the outside.
+pub fn spawn_in(dir: &Path, args: &[&str], stderr: bool) -> std::process::Child {
+    use std::process::Stdio;
+    std::process::Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(if stderr { Stdio::piped() } else { Stdio::null() })
+        .spawn()
+        .expect("binary runs")
+}
+
+/// Sends `signal` (`-KILL`, or `-INT` as Ctrl-C does) to a running child.
+pub fn send_signal(child: &std::process::Child, signal: &str) {
+    let status = std::process::Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+    assert!(status.success(), "kill {signal} failed");
+}

@@ -17,14 +17,14 @@
 
 use super::full;
 use super::game::{
-    orientations, row_transitions as row_transitions_of, Grid, Placement, Spawn, FULL_ROW, HEIGHT, PIECE_LIMIT,
-    SPAWN_X, WIDTH,
+    orientations, row_transitions as row_transitions_of, Grid, Orientation, Placement, Spawn, FULL_ROW, HEIGHT,
+    PIECE_LIMIT, SPAWN_X, WIDTH,
 };
 use super::record::{Op, Record, MAX_STEPS_PER_PIECE};
 use super::search_state::{SearchState, ROOT};
 use super::weights::Weights;
 use crate::piece::Piece;
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
@@ -308,9 +308,14 @@ pub fn write_record(start: Grid, spawns: &[Spawn], placements: &[Placement], mov
     let mut grid = start;
     let mut record = Record::default();
     for (i, (&spawn, &placement)) in spawns.iter().zip(placements).enumerate() {
+        // A placement from outside the search (a checkpoint's path) may not fit the board.
+        let fits = |orientation: &Orientation| grid.fits(orientation, placement.x as i32, placement.y as i32);
+        let orientation = orientations(spawn.shape).get(placement.state as usize).filter(|o| fits(o));
+        let Some(orientation) = orientation else {
+            bail!("piece {}: placement {placement:?} of {spawn} does not fit the board", i + 1);
+        };
         let steps = placement_steps(&grid, spawn, placement, moves).with_context(|| format!("piece {}", i + 1))?;
         record.push_piece(&steps);
-        let orientation = &orientations(spawn.shape)[placement.state as usize];
         grid.lock(orientation, placement.x as i32, placement.y as i32);
     }
     Ok(record)
@@ -1033,6 +1038,22 @@ mod tests {
 
     fn options(beam: usize, moves: MoveSet) -> Options {
         Options::new(beam, moves, Weights::default())
+    }
+
+    /// A path read from outside the search (a checkpoint) may hold placements that do not
+    /// fit: writing its record is an error, not a panic.
+    #[test]
+    fn a_placement_that_does_not_fit_cannot_be_written() {
+        let spawns = sequence(2);
+        let fits = Placement { x: 4, y: 18, state: spawns[0].state as u8 };
+        assert!(write_record(Grid::default(), &spawns[..1], &[fits], MoveSet::Seed).is_ok());
+        for placement in
+            [Placement { x: 4, y: 21, ..fits }, Placement { x: -2, ..fits }, Placement { state: 5, ..fits }]
+        {
+            let error = write_record(Grid::default(), &spawns, &[fits, placement], MoveSet::Seed).unwrap_err();
+            assert!(error.to_string().contains("piece 2: placement"), "{error}");
+            assert!(error.to_string().contains("does not fit the board"), "{error}");
+        }
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Ctrl-C as a request to stop, for every long command: the first press sets one
 //! process-wide flag that the command's loop reads at its next safe point (after the piece,
 //! window or generation in progress, its files saved); a second press exits at once (code
-//! 130), leaving whatever was saved last, unless the command stops so soon that it has no
-//! use for one. One handler for the whole process, as the
-//! `ctrlc` crate allows only one.
+//! 130), leaving whatever was saved last and removing the temporaries of files still being
+//! written ([`writing`]), unless the command stops so soon that it has no use for one. One
+//! handler for the whole process, as the `ctrlc` crate allows only one.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -18,8 +19,8 @@ static MESSAGES: OnceLock<Messages> = OnceLock::new();
 /// Installs the handler (once per process; later calls only return the flag) and returns
 /// the flag the first Ctrl-C sets. `first` is printed on the first press (say where the
 /// command stops). With `second`, a second press prints it and exits at once with code 130
-/// (an exit that skips the clean-up of files being written, so a command that stops
-/// within moments passes `None` and later presses do nothing).
+/// (removing the temporaries of files being written, see [`writing`]; a command that
+/// stops within moments passes `None`, and later presses do nothing).
 pub fn stop_on_ctrl_c(first: &'static str, second: Option<&'static str>) -> &'static AtomicBool {
     if MESSAGES.set((first, second)).is_ok() {
         // A handler set elsewhere (a host program) is left in place: then Ctrl-C does what it says.
@@ -29,6 +30,10 @@ pub fn stop_on_ctrl_c(first: &'static str, second: Option<&'static str>) -> &'st
                 eprintln!("\n{first}");
             } else if let Some(second) = second {
                 eprintln!("\n{second}");
+                // Held until the exit: a file being renamed into place finishes first, and
+                // no new temporary is made after the clean-up.
+                let mut pending = pending();
+                remove_all(&mut pending);
                 std::process::exit(130);
             }
         });
@@ -40,4 +45,96 @@ pub fn stop_on_ctrl_c(first: &'static str, second: Option<&'static str>) -> &'st
 /// it; only a command that promises to stop cleanly installs the handler).
 pub fn stop_flag() -> &'static AtomicBool {
     &STOP
+}
+
+/// Temporary files being written, which an exit on the second press removes (it skips the
+/// destructors that would otherwise).
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending() -> MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while holding the list leaves it usable: it is only a list of paths.
+    PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Removes every file of the list (those already gone are skipped) and empties it.
+fn remove_all(paths: &mut Vec<PathBuf>) {
+    for path in paths.drain(..) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Makes a temporary file with `make` and registers its path (`path_of`) with the exit held
+/// off in between, so that a second Ctrl-C, which exits without running destructors,
+/// removes it rather than leaving it beside its target. The [`Writing`] forgets it again.
+pub fn writing<T, E>(make: impl FnOnce() -> Result<T, E>, path_of: impl Fn(&T) -> &Path) -> Result<(T, Writing), E> {
+    let mut pending = pending();
+    let made = make()?;
+    let temporary = path_of(&made).to_path_buf();
+    pending.push(temporary.clone());
+    Ok((made, Writing { temporary }))
+}
+
+/// A registered temporary: [`Writing::finish`] runs its last step (the rename into place,
+/// or the removal) with the exit held off, then forgets it; dropping it only forgets it.
+pub struct Writing {
+    temporary: PathBuf,
+}
+
+impl Writing {
+    /// Runs `last_step` while a second Ctrl-C waits, so the exit sees the file either
+    /// still temporary (and removes it) or already renamed (and leaves it), never between.
+    pub fn finish<T>(self, last_step: impl FnOnce() -> T) -> T {
+        let mut pending = pending();
+        let result = last_step();
+        pending.retain(|path| path != &self.temporary);
+        result
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        pending().retain(|path| path != &self.temporary);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registered(path: &Path) -> bool {
+        pending().iter().any(|p| p == path)
+    }
+
+    #[test]
+    fn a_temporary_is_registered_until_finished_or_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let make = |name: &str| {
+            let path = dir.path().join(name);
+            writing(|| std::fs::write(&path, "x").map(|_| path.clone()), |path| path.as_path()).unwrap()
+        };
+        let (first, writing_first) = make("first.partial");
+        let (second, writing_second) = make("second.partial");
+        assert!(registered(&first) && registered(&second));
+        let renamed = dir.path().join("first");
+        writing_first.finish(|| std::fs::rename(&first, &renamed)).unwrap();
+        assert!(!registered(&first) && registered(&second));
+        drop(writing_second);
+        assert!(!registered(&second));
+        // A temporary that could not be made is not registered.
+        let failed = writing(|| Err::<PathBuf, _>("no room"), |path| path.as_path());
+        assert_eq!(failed.err(), Some("no room"));
+    }
+
+    #[test]
+    fn the_exit_removes_every_registered_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths: Vec<PathBuf> = ["a.partial", "b.partial", "gone.partial"].iter().map(|n| dir.path().join(n)).collect();
+        std::fs::write(&paths[0], "a").unwrap();
+        std::fs::write(&paths[1], "b").unwrap();
+        std::fs::write(dir.path().join("kept.csv"), "kept").unwrap();
+        remove_all(&mut paths);
+        assert!(paths.is_empty());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["kept.csv"]);
+    }
 }

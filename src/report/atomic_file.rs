@@ -15,6 +15,8 @@ pub struct AtomicFile {
     /// Buffered: serde and csv write a field at a time, and a checkpoint written one
     /// system call per field costs thousands of calls.
     file: BufWriter<tempfile::NamedTempFile>,
+    /// Registered with `interrupt`, so an exit on a second Ctrl-C removes the temporary.
+    writing: crate::interrupt::Writing,
 }
 
 impl AtomicFile {
@@ -37,8 +39,9 @@ impl AtomicFile {
         // The umask's permissions, as `File::create` gives, not the temporary's own 0600.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let file = builder.tempfile_in(folder).with_context(cannot)?;
-        Ok(AtomicFile { target: target.to_path_buf(), file: BufWriter::new(file) })
+        let (file, writing) =
+            crate::interrupt::writing(|| builder.tempfile_in(folder), |file| file.path()).with_context(cannot)?;
+        Ok(AtomicFile { target: target.to_path_buf(), file: BufWriter::new(file), writing })
     }
     /// Checks that `target` can be written, before long work whose result goes there: the
     /// temporary is made and removed at once, so an interrupted run leaves nothing behind.
@@ -64,14 +67,11 @@ impl AtomicFile {
     }
     /// Renames the temporary file over the target; on failure the temporary is removed.
     pub fn commit(self) -> Result<()> {
-        let target = self.target;
-        let file = self
-            .file
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(|| format!("cannot write {}", target.display()))?;
+        let AtomicFile { target, file, writing } = self;
+        let file = file.into_inner().map_err(|e| e.into_error()).with_context(|| format!("cannot write {}", target.display()))?;
         file.as_file().sync_all().ok();
-        file.persist(&target).map_err(|e| e.error).with_context(|| format!("cannot write {}", target.display()))?;
+        // The rename (or the removal on its failure) with a second Ctrl-C's exit held off.
+        writing.finish(|| file.persist(&target).map(drop).map_err(|e| e.error)).with_context(|| format!("cannot write {}", target.display()))?;
         Ok(())
     }
 }

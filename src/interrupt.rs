@@ -128,7 +128,8 @@ mod tests {
     #[test]
     fn the_exit_removes_every_registered_temporary() {
         let dir = tempfile::tempdir().unwrap();
-        let mut paths: Vec<PathBuf> = ["a.partial", "b.partial", "gone.partial"].iter().map(|n| dir.path().join(n)).collect();
+        let mut paths: Vec<PathBuf> =
+            ["a.partial", "b.partial", "gone.partial"].iter().map(|n| dir.path().join(n)).collect();
         std::fs::write(&paths[0], "a").unwrap();
         std::fs::write(&paths[1], "b").unwrap();
         std::fs::write(dir.path().join("kept.csv"), "kept").unwrap();

@@ -423,6 +423,7 @@ const CASES: &[(&str, Action)] = &[
     ("play --preset bcts --rules simplified-lines-after-overflow --board 10x16 --games 100 --seed 1016 --threads 1", RunAs("play --preset bcts --rules simplified-lines-after-overflow --board 10x16 --games 2 --seed 1016 --threads 1 --max-pieces 2000")),
     ("play --preset bcts --board 10x20 --games 20 --seed 1 --threads 2", RunAs("play --preset bcts --board 10x20 --games 2 --seed 1 --threads 2 --max-pieces 2000")),
     ("play --preset bcts --board 10x20 --games 20 --seed 2 --threads 2", RunAs("play --preset bcts --board 10x20 --games 2 --seed 2 --threads 2 --max-pieces 2000")),
+    ("play --preset bcts-mdptetris --board 8x12 --seed 1 --games 1 --trace game.trace", Run),
     ("reproduce --full dellacherie-simplified bcts --threads 2", RunAs("reproduce --full dellacherie-simplified bcts --threads 2 --games 2 --heights 4..6 --board 10x8")),
     ("reproduce --resume DIR", Skip("needs a stopped run; tests/reproduce_cli.rs kills one and resumes it")),
 ];

@@ -1,4 +1,5 @@
-//! The two features BCTS (Thiery-Scherrer) adds to Dellacherie's six.
+//! The two features BCTS (Thiery-Scherrer) adds to Dellacherie's six, and MdpTetris' own
+//! count of the first (the program BCTS was tuned and measured with).
 
 use super::{Feature, FeatureContext};
 use crate::board::Board;
@@ -7,6 +8,12 @@ pub const HOLE_DEPTH: Feature = Feature {
     name: "hole_depth",
     summary: "BCTS: for every hole, the filled cells above it in its column; summed",
     compute: |ctx: &FeatureContext| hole_depth(ctx.board) as f64,
+};
+
+pub const CELLS_ABOVE_HOLES: Feature = Feature {
+    name: "cells_above_holes",
+    summary: "MdpTetris' hole depth: filled cells with a hole anywhere below them, each once",
+    compute: |ctx: &FeatureContext| cells_above_holes(ctx.board) as f64,
 };
 
 pub const ROWS_WITH_HOLES: Feature = Feature {
@@ -50,6 +57,39 @@ pub fn hole_depth(board: &Board) -> u32 {
         }
     }
     row_sum - (squares - cells) / 2
+}
+
+/// MdpTetris' `get_hole_depths` (feature -1, its BCTS hole depth): each filled cell with
+/// at least one empty cell below it in its column counts once, however many holes lie
+/// below. A column of two holes under two filled cells gives 2 here and 4 in
+/// [`hole_depth`]. Row by row from the floor: a cell is above a hole when it is filled and
+/// the cell under it is empty or itself above a hole.
+pub fn cells_above_holes(board: &Board) -> u32 {
+    let rows = &board.rows()[..board.stack_top()];
+    let mut above_holes = 0u16;
+    let mut total = 0;
+    for pair in rows.windows(2) {
+        above_holes = pair[1] & (!pair[0] | above_holes);
+        total += above_holes.count_ones();
+    }
+    total
+}
+
+/// Direct definition, kept as the test oracle of [`cells_above_holes`].
+#[cfg(test)]
+pub fn cells_above_holes_by_cells(board: &Board) -> u32 {
+    let mut total = 0;
+    for x in 0..board.width() {
+        let mut empty_below = false;
+        for y in 0..board.column_height(x) {
+            if board.is_filled(x, y) {
+                total += empty_below as u32;
+            } else {
+                empty_below = true;
+            }
+        }
+    }
+    total
 }
 
 /// Direct definition, kept as the test oracle of [`hole_depth`].
@@ -98,6 +138,24 @@ mod tests {
         // rows with holes: 3 (c0), 2 (c1), 1 (c0, c1), 0 (c1, c2).
         assert_eq!(rows_with_holes(&b), 4);
         assert_eq!(crate::features::dellacherie::holes(&b), 6);
+        // MdpTetris' count: c0's three filled cells above its lowest hole, c1's one, c2's two.
+        assert_eq!(cells_above_holes(&b), 3 + 1 + 2);
+        assert_eq!(cells_above_holes_by_cells(&b), 3 + 1 + 2);
+    }
+
+    /// The case where the two counts part (README "Move for move against MdpTetris"):
+    /// two holes under two filled cells.
+    #[test]
+    fn two_holes_under_two_cells() {
+        let b = Board::parse("#...\n#...\n....\n.###", None, 4).unwrap();
+        assert_eq!(hole_depth(&b), 4);
+        assert_eq!(cells_above_holes(&b), 2);
+        // Column 0 from the floor: hole, cell, hole, cell. Each cell has a hole below it
+        // (2); the lower hole has two cells above it, the upper one (3).
+        let b = Board::parse("#...\n.###\n####\n.###", None, 4).unwrap();
+        assert_eq!(cells_above_holes(&b), 2);
+        assert_eq!(hole_depth(&b), 2 + 1);
+        assert_eq!(cells_above_holes(&Board::parse("....\n##..\n####", None, 4).unwrap()), 0);
     }
 
     /// The counter form equals the cell-by-cell definition on random boards up to the
@@ -119,6 +177,7 @@ mod tests {
                 }
             }
             assert_eq!(hole_depth(&board), hole_depth_by_cells(&board), "{board:?}");
+            assert_eq!(cells_above_holes(&board), cells_above_holes_by_cells(&board), "{board:?}");
         }
     }
 }

@@ -77,6 +77,7 @@ pub static REGISTRY: &[Feature] = &[
     dellacherie::HOLES,
     dellacherie::CUMULATIVE_WELLS,
     bcts::HOLE_DEPTH,
+    bcts::CELLS_ABOVE_HOLES,
     bcts::ROWS_WITH_HOLES,
     lee::AGGREGATE_HEIGHT,
     lee::COMPLETE_LINES,

@@ -68,10 +68,15 @@ impl AtomicFile {
     /// Renames the temporary file over the target; on failure the temporary is removed.
     pub fn commit(self) -> Result<()> {
         let AtomicFile { target, file, writing } = self;
-        let file = file.into_inner().map_err(|e| e.into_error()).with_context(|| format!("cannot write {}", target.display()))?;
+        let file = file
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("cannot write {}", target.display()))?;
         file.as_file().sync_all().ok();
         // The rename (or the removal on its failure) with a second Ctrl-C's exit held off.
-        writing.finish(|| file.persist(&target).map(drop).map_err(|e| e.error)).with_context(|| format!("cannot write {}", target.display()))?;
+        writing
+            .finish(|| file.persist(&target).map(drop).map_err(|e| e.error))
+            .with_context(|| format!("cannot write {}", target.display()))?;
         Ok(())
     }
 }

@@ -56,6 +56,9 @@ pub struct Args {
 const SEED_FIGURES: [(usize, u64, f64); 4] =
     [(100, 1_271_214, 12.7), (300, 1_286_730, 38.1), (1000, 1_304_058, 176.8), (3000, 1_314_542, 595.0)];
 
+/// The longest `bench simulator` run a preset may take (`--seconds`): a day.
+const MAX_BENCH_SECONDS: f64 = 86_400.0;
+
 /// User + system CPU seconds of this process so far (all threads).
 pub fn cpu_seconds() -> f64 {
     // SAFETY: getrusage only writes into the struct we pass.
@@ -77,6 +80,11 @@ pub fn run(args: Args) -> Result<()> {
 
 fn bench_simulator(args: &Args) -> Result<()> {
     ensure!(args.seconds.is_finite() && args.seconds > 0.0, "--seconds must be a positive number");
+    ensure!(
+        args.seconds <= MAX_BENCH_SECONDS,
+        "--seconds = {} is more than the limit of {MAX_BENCH_SECONDS} (a day)",
+        args.seconds
+    );
     ensure!(args.max_pieces > 0 && args.games > 0, "--max-pieces and --games must be at least 1");
     let report =
         crate::benchmark::run_presets(std::time::Duration::from_secs_f64(args.seconds), args.max_pieces, args.games)?;

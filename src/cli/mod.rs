@@ -74,10 +74,21 @@ pub fn main() -> i32 {
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
             let _ = e.print();
-            return code;
+            return 0;
+        }
+        Err(e) => {
+            // One line, as every other error: clap's own message is its first line, the
+            // usage and the hint after it say nothing a user needs that `--help` does not.
+            // Its "tip:" lines (a did-you-mean) go on the same line.
+            let rendered = e.render().to_string();
+            let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad arguments");
+            let tips: Vec<&str> = rendered.lines().map(str::trim).filter(|l| l.starts_with("tip:")).collect();
+            let tips = if tips.is_empty() { String::new() } else { format!("; {}", tips.join("; ")) };
+            eprintln!("{}{tips} (see --help)", first.trim_end());
+            return 2;
         }
     };
     match run(cli) {

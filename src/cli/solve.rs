@@ -154,8 +154,18 @@ pub struct SearchArgs {
     pub phase_quota: u32,
     /// With --phase-quota: the cut chooses from the best-valued PHASE_POOL x beam new boards
     /// [default: 2].
-    #[arg(long)]
+    #[arg(long, value_parser = positive_count)]
     pub phase_pool: Option<usize>,
+}
+
+/// A count of 1 or more (`--phase-pool 0` would name no pool: leave the flag out for the
+/// default).
+fn positive_count(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (leave the flag out for the default, 2)".into()),
+        Ok(count) => Ok(count),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl SearchArgs {

@@ -169,6 +169,7 @@ fn play_refuses_bad_counts_sizes_paths_and_weights_files() {
     let holes = |v: &str| weights_with_holes(v);
     let files: Vec<(String, Vec<u8>)> = vec![
         ("keep.csv".into(), b"game,seed\n0,1\n".to_vec()),
+        ("good.toml".into(), SIMPLIFIED_WEIGHTS.as_bytes().to_vec()),
         ("folder/".into(), Vec::new()),
         ("nan.toml".into(), holes("nan").into_bytes()),
         ("inf.toml".into(), holes("-inf").into_bytes()),
@@ -196,6 +197,14 @@ fn play_refuses_bad_counts_sizes_paths_and_weights_files() {
     };
     let weights = |file: &str, needle: &str| refused(&play(&["--weights", file]), needle);
     let cases = vec![
+        // Outputs over each other or over an input (the first written would be lost).
+        refused(&play(&["--trace", "keep.csv"]), "--trace keep.csv is also --csv"),
+        refused(&play(&["--trace", "./folder/../keep.csv"]), "is also --csv"),
+        refused(&play(&["--trace", "keep.manifest.json"]), "is also the manifest beside --csv"),
+        refused(
+            &with(&["play", "--preset", "dellacherie-simplified", "--games", "2"], &["--weights", "good.toml", "--csv", "good.toml"]),
+            "--csv good.toml is the --weights file",
+        ),
         refused(
             &["play", "--preset", "dellacherie-simplified", "--games", "18446744073709551615", "--max-pieces", "1"],
             "--games",
@@ -630,6 +639,7 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
     let mut files: Vec<(&str, &[u8])> = records.iter().map(|(n, t, _)| (*n, t.as_bytes())).collect();
     files.extend(weights.iter().map(|(n, t, _)| (*n, t.as_bytes())));
     files.extend([("binary.txt", BINARY), ("binary.toml", BINARY), ("folder/", b""), ("keep.txt", b"N,D19\n")]);
+    files.push(("good.toml", WEIGHTS.as_bytes()));
     let mut cases: Vec<Case> = records.iter().map(|(name, _, needle)| refused(&["replay", name], needle)).collect();
     cases.extend([
         refused(&["replay", "binary.txt"], "binary.txt"),
@@ -672,6 +682,12 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&["solve", "--beam", "2", "--pieces", "5", "--record", "keep.txt/x.txt"], "keep.txt"),
         refused(&["bench", "etetris", "--beams", "0", "--pieces", "5"], "--beam"),
         refused(&["polish", "no-such.txt", "--record", "out.txt"], "no-such.txt"),
+        refused(&["polish", "keep.txt", "--record", "./keep.txt"], "is the record being polished"),
+        refused(&["polish", "keep.txt", "--record", "good.toml", "--weights", "good.toml"], "is the --weights file"),
+        refused(&solve(&["--weights", "good.toml", "--record", "good.toml"]), "--record good.toml is the --weights file"),
+        refused(&["replay", "keep.txt", "--png", "keep.txt"], "--png keep.txt is the record replayed"),
+        refused(&["replay", "keep.txt", "--png", "out.png", "--gif", "out.png"], "--png out.png is also --gif"),
+        refused(&["versus", "good.toml", "seed", "--beam", "2", "--pieces", "5", "--csv", "good.toml"], "side A's weights"),
         refused(&["polish", "folder", "--record", "out.txt"], "folder"),
         refused(&["polish", "binary.txt", "--record", "out.txt"], "binary.txt"),
         refused(&["polish", "unknown-op.txt", "--record", "out.txt"], "X3"),

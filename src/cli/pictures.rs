@@ -44,6 +44,16 @@ impl PictureArgs {
         Ok(())
     }
 
+    /// The picture files asked for, each with its flag (for [`check_distinct`]).
+    ///
+    /// [`check_distinct`]: crate::report::atomic_file::check_distinct
+    pub fn outputs(&self) -> Vec<(&'static str, &std::path::Path)> {
+        [("--gif", &self.gif), ("--png", &self.png)]
+            .into_iter()
+            .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
+            .collect()
+    }
+
     /// Whether move `index` (from 0) goes into the GIF.
     pub fn in_gif(&self, index: u64) -> bool {
         self.gif.is_some() && index + 1 >= self.gif_from && index + 1 - self.gif_from < self.gif_frames

@@ -2,7 +2,7 @@
 
 use crate::board::parse_size;
 use crate::presets;
-use crate::report::atomic_file::AtomicFile;
+use crate::report::atomic_file::{check_distinct, AtomicFile};
 use crate::report::progress::with_progress;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::stats::Summary;
@@ -62,6 +62,17 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let preset = presets::find(&args.preset)?;
     let built = preset.build_with_rules(args.rules.as_deref(), args.board, args.weights.as_deref())?;
     let pool = thread_pool(args.threads)?;
+    let manifest = args.csv.as_deref().map(manifest_beside);
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--csv", args.csv.as_deref()),
+        ("the manifest beside --csv", manifest.as_deref()),
+        ("--trace", args.trace.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| Some((flag, path?)))
+    .collect();
+    let inputs: Vec<(&str, &std::path::Path)> = args.weights.iter().map(|p| ("the --weights file", p.as_path())).collect();
+    check_distinct(&outputs, &inputs)?;
     if let Some(path) = &args.csv {
         AtomicFile::check_writable(path)?;
         AtomicFile::check_writable(&manifest_beside(path))?;

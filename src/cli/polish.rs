@@ -16,6 +16,7 @@ use crate::etetris::polish::{polish, Line, Windows};
 use crate::etetris::record::Record;
 use crate::etetris::solver::MoveSet;
 use crate::interrupt::stop_flag;
+use crate::report::atomic_file::check_distinct;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::ops::ControlFlow;
@@ -98,13 +99,10 @@ pub fn run(args: Args) -> Result<()> {
         let stem = args.file.file_stem().map_or("record".into(), |s| s.to_string_lossy().into_owned());
         PathBuf::from(format!("results/{stem}-polished.txt"))
     });
-    let same =
-        |a: &PathBuf, b: &PathBuf| a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
-    ensure!(
-        !same(&path, &args.file),
-        "--record {} is the record being polished: write the improved one elsewhere",
-        path.display()
-    );
+    let manifest = manifest_beside(&path);
+    let mut inputs = vec![("the record being polished", args.file.as_path())];
+    inputs.extend(args.weights.iter().map(|p| ("the --weights file", p.as_path())));
+    check_distinct(&[("--record", &path), ("the manifest beside --record", &manifest)], &inputs)?;
     let score_before = before.score();
     let run = Run {
         input: args.file.display().to_string(),

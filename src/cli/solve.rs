@@ -11,7 +11,7 @@ use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
 use crate::interrupt::{stop_flag, stop_on_ctrl_c};
-use crate::report::atomic_file::AtomicFile;
+use crate::report::atomic_file::{check_distinct, AtomicFile};
 use crate::report::run_dir::{manifest_beside, merged, provenance, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
@@ -313,6 +313,12 @@ pub fn run(args: Args) -> Result<()> {
     let record =
         args.record.clone().unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
     let checkpoint = checkpoint_beside(&record);
+    let manifest = manifest_beside(&record);
+    let inputs: Vec<(&str, &Path)> = args.weights.iter().map(|p| ("the --weights file", p.as_path())).collect();
+    check_distinct(
+        &[("--record", &record), ("the manifest beside --record", &manifest), ("the checkpoint beside --record", &checkpoint)],
+        &inputs,
+    )?;
     ensure!(
         !checkpoint.exists(),
         "{} holds a stopped solve: `tetris-lab solve --resume {}` continues it (delete it to start afresh)",

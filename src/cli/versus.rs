@@ -15,7 +15,7 @@ use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
 use crate::interrupt::stop_flag;
-use crate::report::atomic_file::AtomicFile;
+use crate::report::atomic_file::{check_distinct, AtomicFile};
 use crate::report::ledger::open_lines;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
@@ -107,6 +107,17 @@ pub fn run(args: Args) -> Result<()> {
     let every = checkpoint_cadence(args.checkpoint_every)?;
     let (a, b) = (side("A", &args.a)?, side("B", &args.b)?);
     if let Some(path) = &args.csv {
+        let (manifest, searches) = (manifest_beside(path), searches_beside(path));
+        let sides: Vec<(&str, String)> = [("side A's weights", &args.a), ("side B's weights", &args.b)]
+            .into_iter()
+            .filter_map(|(name, text)| Some((name, text.split_whitespace().next()?.to_string())))
+            .filter(|(_, file)| file != "seed")
+            .collect();
+        let inputs: Vec<(&str, &Path)> = sides.iter().map(|(name, file)| (*name, Path::new(file))).collect();
+        check_distinct(
+            &[("--csv", path), ("the manifest beside --csv", &manifest), ("the searches kept beside --csv", &searches)],
+            &inputs,
+        )?;
         AtomicFile::check_writable(path)?;
         AtomicFile::check_writable(&manifest_beside(path))?;
     }

@@ -81,6 +81,40 @@ impl AtomicFile {
     }
 }
 
+/// Refuses, before any work, an output that is another output or a file the command reads
+/// (each output named by its flag, e.g. `("--csv", path)`, each input as the error says
+/// it, e.g. `("the --weights file", path)`): the last written would replace the
+/// other without a word, or the input would be lost. Paths are compared as the files they
+/// name (`out.csv` and `./dir/../out.csv` are one), whether or not they exist yet.
+pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    let named: Vec<PathBuf> = outputs.iter().map(|(_, path)| identity(path)).collect();
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        if let Some(j) = named[..i].iter().position(|other| *other == named[i]) {
+            bail!("{flag} {} is also {}: give each output a file of its own", path.display(), outputs[j].0);
+        }
+        if let Some((input, _)) = inputs.iter().find(|(_, input)| identity(input) == named[i]) {
+            bail!("{flag} {} is {input}, which this command reads: write it elsewhere", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// The file a path names: the path resolved when it exists, else its folder resolved (when
+/// that exists) joined with its name, else the path made absolute.
+fn identity(path: &Path) -> PathBuf {
+    if let Ok(resolved) = path.canonicalize() {
+        return resolved;
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (folder.canonicalize(), path.file_name()) {
+        (Ok(folder), Some(name)) => folder.join(name),
+        _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +173,28 @@ mod tests {
         AtomicFile::write_with(&target, |file| Ok(write!(file, "new")?)).unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         assert_eq!(names_in(dir.path()), ["games.csv"]);
+    }
+
+    #[test]
+    fn an_output_may_be_neither_another_output_nor_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let weights = dir.path().join("weights.toml");
+        std::fs::write(&weights, "holes = -1").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let csv = dir.path().join("out.csv");
+        let same_csv = dir.path().join("sub/../out.csv");
+        let error = check_distinct(&[("--csv", &csv), ("--trace", &same_csv)], &[]).unwrap_err().to_string();
+        assert!(error.starts_with("--trace ") && error.contains("is also --csv"), "{error}");
+        let error =
+            check_distinct(&[("--csv", &weights)], &[("the --weights file", &weights)]).unwrap_err().to_string();
+        assert!(error.contains("is the --weights file, which this command reads"), "{error}");
+        let trace = dir.path().join("game.trace");
+        check_distinct(&[("--csv", &csv), ("--trace", &trace)], &[("the --weights file", &weights)]).unwrap();
+        // A relative path and the absolute one name one file.
+        let here = std::env::current_dir().unwrap();
+        let relative = Path::new("a-file-that-is-not-there.csv");
+        let error = check_distinct(&[("--csv", relative), ("--trace", &here.join(relative))], &[]).unwrap_err();
+        assert!(error.to_string().contains("is also --csv"), "{error}");
+        assert_eq!(names_in(dir.path()), ["sub", "weights.toml"]);
     }
 }

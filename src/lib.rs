@@ -2,8 +2,9 @@
 //!
 //! The crate map, from the ground up: a module uses only the modules above it in this list
 //! (`tests/layers.rs` checks it; `docs/architecture.md` says where new code goes).
-//! - [`piece`], [`names`], [`limits`], [`interrupt`]: the piece shapes; names and "did you
-//!   mean"; the upper bounds on every count a user gives; Ctrl-C as a request to stop;
+//! - [`piece`], [`names`], [`limits`], [`interrupt`], [`checksum`]: the piece shapes; names
+//!   and "did you mean"; the upper bounds on every count a user gives; Ctrl-C as a request
+//!   to stop; the checksum of saved states;
 //! - [`board`], [`randomizer`]: the bitboard; every piece generator, always seeded;
 //! - [`placement`]: where a piece lands and what locking it did;
 //! - [`features`]: the board features, one file per published family;
@@ -23,6 +24,7 @@
 
 pub mod benchmark;
 pub mod board;
+pub mod checksum;
 pub mod cli;
 pub mod etetris;
 pub mod eval;

@@ -468,6 +468,14 @@ fn tune_resume_refuses_forged_checkpoints() {
         c["experiment_text"] = text.into();
         c["tuning_done"] = false.into();
         edit(&mut c);
+        // Sealed again, so that what is refused is the edit itself, not the checksum.
+        c["checksum"] = tetris_lab::tune::driver::checkpoint_checksum(&c).into();
+        serde_json::to_vec(&c).unwrap()
+    };
+    // An edit that is not sealed again.
+    let unsealed = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut c = checkpoint.clone();
+        edit(&mut c);
         serde_json::to_vec(&c).unwrap()
     };
     let variants: Vec<(&str, Vec<u8>, &str)> = vec![
@@ -480,6 +488,19 @@ fn tune_resume_refuses_forged_checkpoints() {
         ("long-logs", forged(&|c| c["generations_csv_bytes"] = u64::MAX.into()), "generations.csv"),
         ("bad-experiment", forged(&|c| c["experiment_text"] = "games = 0".into()), "checkpoint.json"),
         ("not-json", b"{ \"format\": ".to_vec(), "checkpoint.json"),
+        // Edits the checksum catches: a digit of the optimizer's state, the generation.
+        ("edited-state", unsealed(&|c| c["optimizer"]["mean"][0] = 0.125.into()), "checksum does not match"),
+        ("edited-generation", unsealed(&|c| c["generation"] = 999.into()), "checksum does not match"),
+        ("no-checksum", unsealed(&|c| drop(c.as_object_mut().unwrap().remove("checksum"))), "no checksum"),
+        // Sealed edits the logs give away: the counts of the last generation logged.
+        ("later-generation", forged(&|c| c["generation"] = 999.into()), "1 generations logged"),
+        ("fewer-pieces", forged(&|c| c["pieces"] = 5.into()), "pieces"),
+        ("more-games", forged(&|c| c["games"] = (c["games"].as_u64().unwrap() + 1).into()), "games"),
+        ("old-format-later-generation", unsealed(&|c| {
+            c["format"] = 1.into();
+            c.as_object_mut().unwrap().remove("checksum");
+            c["generation"] = 7.into();
+        }), "1 generations logged"),
     ];
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for (folder, checkpoint, _) in &variants {

@@ -155,6 +155,36 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
     }
 }
 
+/// A checkpoint of format 1 (before checkpoints carried a checksum) still resumes: here a
+/// finished 2-generation run, made into a 3-generation one, ends as a 3-generation run
+/// made at once, and its checkpoint is written sealed.
+#[test]
+fn a_checkpoint_from_before_the_checksum_still_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("three.toml"), experiment(3)).unwrap();
+    std::fs::write(dir.path().join("two.toml"), experiment(2)).unwrap();
+    for (file, folder) in [("three.toml", "reference"), ("two.toml", "old")] {
+        let o = tune(dir.path(), &[file, "--results", folder, "--threads", "1"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let run = only_run(&dir.path().join("old"));
+    let path = run.join("checkpoint.json");
+    let mut checkpoint: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(checkpoint["format"], 2);
+    assert!(checkpoint["checksum"].is_string());
+    checkpoint.as_object_mut().unwrap().remove("checksum");
+    checkpoint["format"] = 1.into();
+    checkpoint["tuning_done"] = false.into();
+    checkpoint["experiment_text"] = experiment(3).into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&checkpoint).unwrap()).unwrap();
+    let resumed = tune(dir.path(), &["--resume", run.to_str().unwrap(), "--threads", "1"]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert_same_run(&only_run(&dir.path().join("reference")), &run);
+    let checkpoint: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!((checkpoint["format"].as_u64(), checkpoint["generation"].as_u64()), (Some(2), Some(3)));
+    assert!(checkpoint["checksum"].is_string());
+}
+
 /// Runs `tune` expecting failure: one `error:` line, exit code 1, no results folder.
 fn fails(dir: &Path, args: &[&str], expected: &str) {
     let out = tune(dir, args);

@@ -8,6 +8,7 @@
 //!
 //! [`BeamSearch::solve_resumable`]: super::solver::BeamSearch::solve_resumable
 
+use crate::checksum::fnv1a;
 use super::game::{Grid, Placement, FULL_ROW, HEIGHT, WIDTH};
 use anyhow::{bail, ensure, Context, Result};
 
@@ -169,10 +170,6 @@ impl SearchState {
     }
 }
 
-/// 64-bit FNV-1a: a checksum that catches a damaged or cut file (not an attacker).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| (hash ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3))
-}
 
 /// Reads fixed-size fields in order, failing on a cut.
 struct Reader<'a> {

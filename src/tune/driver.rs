@@ -22,10 +22,10 @@ use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::utc_iso;
 use crate::report::stats::Summary;
 use crate::sim::thread_pool;
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -42,7 +42,9 @@ fn stream(master: u64, label: u64, index: u64) -> u64 {
 }
 
 /// Checkpoint format; bump when the layout changes.
-const CHECKPOINT_FORMAT: u32 = 1;
+const CHECKPOINT_FORMAT: u32 = 2;
+/// Checkpoints written before the checksum (read still, checked against the logs only).
+const CHECKPOINT_FORMAT_UNSEALED: u32 = 1;
 
 /// How to run a campaign.
 #[derive(Clone, Debug)]
@@ -84,6 +86,21 @@ pub struct Checkpoint {
     pub generations_csv_bytes: u64,
     /// Tuning is over (the held-out evaluation and `best.toml` may still be missing).
     pub tuning_done: bool,
+    /// [`checkpoint_checksum`] of the rest (format 2 on), so that a damaged or edited
+    /// checkpoint is refused rather than resumed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+}
+
+/// The checksum of a checkpoint read as JSON: FNV-1a of its compact JSON (keys sorted)
+/// without the `checksum` key, in hex.
+pub fn checkpoint_checksum(checkpoint: &serde_json::Value) -> String {
+    let mut body = checkpoint.clone();
+    if let Some(fields) = body.as_object_mut() {
+        fields.remove("checksum");
+    }
+    let text = serde_json::to_vec(&body).expect("JSON of a JSON value");
+    format!("{:016x}", crate::checksum::fnv1a(&text))
 }
 
 /// The unit a campaign's budget (and its progress bar) counts in: the first of pieces,
@@ -274,6 +291,7 @@ pub fn start_in(
         evaluations_csv_bytes: evaluations_header.len() as u64,
         generations_csv_bytes: generations_header.len() as u64,
         tuning_done: false,
+        checksum: None,
     };
     write_checkpoint(&campaign.run_dir, &checkpoint)?;
     eprintln!("run folder {}", campaign.run_dir.display());
@@ -295,10 +313,17 @@ pub fn resume(
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!("cannot resume {}: it is not a run folder (no readable checkpoint.json)", run_dir.display())
     })?;
-    let checkpoint: Checkpoint =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a tetris-lab checkpoint", path.display()))?;
-    if checkpoint.format != CHECKPOINT_FORMAT {
-        bail!("{}: checkpoint format {} is not {CHECKPOINT_FORMAT}", path.display(), checkpoint.format);
+    let not_a_checkpoint = || format!("{} is not a tetris-lab checkpoint", path.display());
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(not_a_checkpoint)?;
+    let checkpoint: Checkpoint = serde_json::from_value(value.clone()).with_context(not_a_checkpoint)?;
+    match checkpoint.format {
+        CHECKPOINT_FORMAT => match &checkpoint.checksum {
+            Some(stored) if *stored == checkpoint_checksum(&value) => {}
+            Some(_) => bail!("{}: the checksum does not match: the checkpoint is damaged or was edited", path.display()),
+            None => bail!("{}: no checksum (a format {CHECKPOINT_FORMAT} checkpoint has one)", path.display()),
+        },
+        CHECKPOINT_FORMAT_UNSEALED => {}
+        other => bail!("{}: checkpoint format {other} is not {CHECKPOINT_FORMAT}", path.display()),
     }
     let experiment = Experiment::parse(&checkpoint.experiment_text, &checkpoint.experiment_name)
         .with_context(|| format!("the experiment recorded in {}", path.display()))?;
@@ -341,6 +366,7 @@ pub fn resume(
         }
         logs.push((name, file, bytes));
     }
+    check_generation_log(&run_dir.join("generations.csv"), &checkpoint)?;
     let manifest_path = run_dir.join("manifest.json");
     let manifest_text =
         std::fs::read_to_string(&manifest_path).with_context(|| format!("cannot read {}", manifest_path.display()))?;
@@ -353,6 +379,45 @@ pub fn resume(
     campaign.id = Some(executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?);
     eprintln!("resuming {} {}", run_dir.display(), generations_done(checkpoint.generation));
     campaign.run(checkpoint, optimizer)
+}
+
+/// Refuses a checkpoint that does not describe the generations logged before it (read as
+/// far as it covers): one row a generation, the last with its counts.
+fn check_generation_log(path: &Path, checkpoint: &Checkpoint) -> Result<()> {
+    let altered = |what: String| anyhow!("{}: {what}: the run folder was altered", path.display());
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|file| file.take(checkpoint.generations_csv_bytes).read_to_end(&mut bytes))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    let header = reader.headers().with_context(|| format!("cannot read {}", path.display()))?.clone();
+    let mut rows = 0u64;
+    let mut last = None;
+    for row in reader.records() {
+        last = Some(row.with_context(|| format!("cannot read {}", path.display()))?);
+        rows += 1;
+    }
+    if rows != checkpoint.generation {
+        return Err(altered(format!("{rows} generations logged, the checkpoint says {}", checkpoint.generation)));
+    }
+    if let Some(row) = last {
+        let expected = [
+            ("generation", checkpoint.generation - 1),
+            ("evaluations", checkpoint.evaluations),
+            ("games", checkpoint.games),
+            ("pieces", checkpoint.pieces),
+        ];
+        for (column, value) in expected {
+            let logged = header.iter().position(|h| h == column).and_then(|i| row.get(i));
+            if logged != Some(value.to_string().as_str()) {
+                return Err(altered(format!(
+                    "its last row's {column} is {}, the checkpoint says {value}",
+                    logged.unwrap_or("missing")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where a run stands, in the numbering the log lines and CSV files use (generations are
@@ -409,8 +474,11 @@ fn git_hash() -> String {
 }
 
 fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {
+    let mut sealed = serde_json::to_value(Checkpoint { checksum: None, format: CHECKPOINT_FORMAT, ..checkpoint.clone() })?;
+    let checksum = checkpoint_checksum(&sealed);
+    sealed["checksum"] = checksum.into();
     let mut file = AtomicFile::create(&run_dir.join("checkpoint.json"))?;
-    serde_json::to_writer_pretty(file.writer(), checkpoint)
+    serde_json::to_writer_pretty(file.writer(), &sealed)
         .with_context(|| format!("cannot write {}", run_dir.join("checkpoint.json").display()))?;
     file.commit()
 }

@@ -282,6 +282,20 @@ fn a_stopped_polish_resumes_to_the_same_record() {
     expect_error(&["polish", "--resume", "part.txt", "--beam", "3"], dir.path(), "'--resume' cannot be used with");
     expect_error(&["polish", "--resume", "nothing.txt"], dir.path(), "cannot resume nothing.txt");
     expect_error(&["polish", "weak.txt", "--max-windows", "0"], dir.path(), "--max-windows must be at least 1");
+    // A manifest edited to a piece where no window starts (windows from 0 every 30 pieces).
+    polish(&["--record", "edited.txt", "--max-windows", "2"]);
+    for piece in ["99999", "45", "400"] {
+        let edited = read("edited.manifest.json").replace("\"resume_from\": 60", &format!("\"resume_from\": {piece}"));
+        assert!(edited.contains(&format!("\"resume_from\": {piece}")), "{edited}");
+        std::fs::write(dir.path().join("edited.manifest.json"), &edited).unwrap();
+        expect_error(&["polish", "--resume", "edited.txt"], dir.path(), "is not where one of its windows starts");
+        assert_eq!(read("edited.manifest.json"), edited, "nothing written");
+        std::fs::write(
+            dir.path().join("edited.manifest.json"),
+            edited.replace(&format!("\"resume_from\": {piece}"), "\"resume_from\": 60"),
+        )
+        .unwrap();
+    }
     // The weights file it read must still hold the weights it played.
     std::fs::copy(repository_file("weights/etetris-full.toml"), dir.path().join("w.toml")).unwrap();
     polish(&["--weights", "w.toml", "--record", "w.txt", "--max-windows", "1"]);

@@ -318,6 +318,20 @@ fn resume(args: Args) -> Result<()> {
         }
         value => value.as_u64().ok_or_else(|| fail("\"resume_from\" is not a piece".into()))? as usize,
     };
+    // Only the first piece of one of its windows can be where a polish stopped.
+    let is_window_start = next >= windows.from
+        && next < line.pieces()
+        && windows.stride > 0
+        && (next - windows.from) % windows.stride == 0;
+    ensure!(
+        is_window_start,
+        fail(format!(
+            "\"resume_from\" {next} is not where one of its windows starts (from {} every {} pieces, before the record's {})",
+            windows.from,
+            windows.stride,
+            line.pieces()
+        ))
+    );
     // A record ahead of its manifest (killed between the two writes) holds the detour of the
     // window the manifest names: that window is done, and its detour counts.
     let mut detours = number("detours")? as usize;

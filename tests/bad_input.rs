@@ -601,6 +601,8 @@ fn plot_refuses_bad_generation_logs_and_output_paths() {
         ("binary/generations.csv", BINARY),
         ("good/generations.csv", good.as_bytes()),
         ("good/fitness.png", b"an existing plot"),
+        ("binary-held-out/generations.csv", good.as_bytes()),
+        ("binary-held-out/held_out.csv", BINARY),
         ("picture.png/", b""),
         ("not-a-run/", b""),
         ("a-file", b"text"),
@@ -609,6 +611,7 @@ fn plot_refuses_bad_generation_logs_and_output_paths() {
     let mut cases: Vec<Case> = runs.iter().map(|(name, _, needle)| refused(&["plot", name], needle)).collect();
     cases.extend([
         refused(&["plot", "binary"], "binary/generations.csv"),
+        refused(&["plot", "binary-held-out"], "binary-held-out/held_out.csv"),
         refused(&["plot", "not-a-run"], "not-a-run"),
         refused(&["plot", "no-such-run"], "no-such-run"),
         refused(&["plot", "a-file"], "a-file"),

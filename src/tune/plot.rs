@@ -141,7 +141,7 @@ pub fn read_held_out_row(dir: &Path, row: &str) -> Result<Option<HeldOut>> {
         return Ok(None);
     }
     let mut reader = csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let headers = reader.headers()?.clone();
+    let headers = reader.headers().with_context(|| format!("cannot read {}", path.display()))?.clone();
     let column = |name: &str| find_column(&path, &headers, &[name]);
     let (weights, games, mean, low, high, measured_on) = (
         column("weights")?,

@@ -783,7 +783,13 @@ fn extrapolate_refuses_bad_game_files_and_heights() {
                  1,bcts,10x8,1,50,130,0,game_over\n1,bcts,10x8,2,70,180,0,game_over\n";
     let bad_number = "game,seed,lines,pieces,score,end,level\n0,1,ten,30,0,game_over,\n";
     let bad_board = "measurement,preset,board,seed,lines,pieces,score,end\n1,bcts,10by6,1,10,30,0,game_over\n";
+    let bad_end = play.replace("1,2,14,40,0,game_over", "1,2,14,40,0,exploded");
+    let bad_preset = games.replace("1,bcts,10x7,2", "1,bctss,10x7,2");
+    let two_presets = games.replace("1,bcts,10x7,2", "1,lee,10x7,2");
     let files: Vec<(&str, &[u8])> = vec![
+        ("end.csv", bad_end.as_bytes()),
+        ("preset.csv", bad_preset.as_bytes()),
+        ("two-presets.csv", two_presets.as_bytes()),
         ("play.csv", play.as_bytes()),
         ("capped.csv", capped.as_bytes()),
         ("games.csv", games.as_bytes()),
@@ -803,6 +809,12 @@ fn extrapolate_refuses_bad_game_files_and_heights() {
         refused(&["extrapolate", "10x6=play.csv", "10x7=capped.csv", "10x8=play.csv", "--to", "12"], "piece cap"),
         refused(&["extrapolate", "10x6=play.csv", "10x7=play.csv", "--to", "12"], "three heights"),
         refused(&to(&["--preset", "bct"]), "did you mean \"bcts\""),
+        refused(&["extrapolate", "10x6=play.csv", "--to", "12", "--preset", "bctss"], "did you mean \"bcts\""),
+        refused(&["extrapolate", "10x6=play.csv", "10x7=play.csv", "10x8=play.csv", "--to", "12", "--row", "2"], "--row"),
+        refused(&["extrapolate", "10x6=end.csv", "--to", "12"], "end.csv, line 3: end \"exploded\""),
+        refused(&["extrapolate", "preset.csv", "--to", "12"], "preset.csv, line 5"),
+        refused(&["extrapolate", "two-presets.csv", "--to", "12"], "2 presets"),
+        refused(&["extrapolate", "10y6=play.csv", "--to", "12"], "10y6"),
         refused(&to(&["--row", "2"]), "table row(s) 2"),
         usage(&to(&["--row", "two"]), "--row"),
         refused(&to(&["--from", "8", "--through", "6"]), "empty"),

@@ -5,7 +5,7 @@
 use crate::report::height_games::{extrapolate, read_source, Quantity, Request};
 use crate::report::stats::t_quantile_95;
 use crate::report::text::{figure_text, group};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -40,6 +40,9 @@ pub fn run(args: ExtrapolateArgs) -> Result<()> {
     let quantity = Quantity::parse(&args.metric)?;
     if args.to == 0 {
         bail!("--to must be a height of at least 1");
+    }
+    if let Some(name) = &args.preset {
+        crate::presets::find(name).context("--preset")?;
     }
     let mut games = Vec::new();
     for source in &args.sources {

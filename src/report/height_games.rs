@@ -12,6 +12,7 @@ use crate::board::parse_size;
 use crate::names;
 use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
 use crate::report::stats::Summary;
+use crate::sim::GameEnd;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -67,9 +68,13 @@ impl GameRow {
 /// a `reproduce` ledger, whose measurement keys name preset and board: a run still going
 /// can be fitted).
 pub fn read_source(source: &str) -> Result<Vec<GameRow>> {
-    let named = source.split_once('=').and_then(|(size, path)| parse_size(size).ok().map(|size| (size, path)));
-    match named {
-        Some((size, path)) => read_file(Path::new(path), Some(size)),
+    match source.split_once('=') {
+        Some((size, path)) => match parse_size(size) {
+            Ok(size) => read_file(Path::new(path), Some(size)),
+            // A file whose own name holds a '='.
+            Err(_) if Path::new(source).exists() => read_file(Path::new(source), None),
+            Err(e) => bail!("{source}: {e} (a source is WxH=FILE, or a file with a board column)"),
+        },
         None => read_file(Path::new(source), None),
     }
 }
@@ -134,13 +139,25 @@ fn read_file(path: &Path, board: Option<(usize, usize)>) -> Result<Vec<GameRow>>
                 (size, Some(preset.to_string()), None)
             }
         };
+        if let Some(name) = &preset {
+            crate::presets::find(name).with_context(|| format!("{shown}, line {line}: preset"))?;
+        }
+        let capped = match field(end_at, "end")? {
+            end if end == GameEnd::PieceCap.as_str() => true,
+            end if end == GameEnd::GameOver.as_str() => false,
+            end => bail!(
+                "{shown}, line {line}: end {end:?} is neither {} nor {}",
+                GameEnd::GameOver.as_str(),
+                GameEnd::PieceCap.as_str()
+            ),
+        };
         games.push(GameRow {
             board,
             preset,
             table_row,
             rows: number(rows_at, "lines")?,
             pieces: number(pieces_at, "pieces")?,
-            capped: field(end_at, "end")? == "piece_cap",
+            capped,
         });
     }
     if games.is_empty() {
@@ -206,9 +223,18 @@ pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation
             return Err(names::unknown("preset in the files", wanted, presets.into_iter()));
         }
     }
+    if !request.table_rows.is_empty() && games.iter().all(|g| g.table_row.is_none()) {
+        bail!("--row picks rows of a `reproduce` table, and the files have no \"measurement\" column naming them");
+    }
     if selected.is_empty() {
         let rows: Vec<String> = request.table_rows.iter().map(u64::to_string).collect();
         bail!("no games in table row(s) {}", rows.join(", "));
+    }
+    let mut presets: Vec<&str> = selected.iter().filter_map(|g| g.preset.as_deref()).collect();
+    presets.sort_unstable();
+    presets.dedup();
+    if presets.len() > 1 {
+        bail!("the games are of {} presets ({}): choose one with --preset", presets.len(), presets.join(", "));
     }
     let mut widths: Vec<usize> = selected.iter().map(|g| g.board.0).collect();
     widths.sort_unstable();

@@ -295,6 +295,11 @@ impl Experiment {
             };
             let start = spec.start.unwrap_or(base_weights[i]);
             check_weight(&format!("[weights] {key}: start"), start)?;
+            if let (Some(given), Some((low, high))) = (spec.start, range) {
+                if !(low..=high).contains(&given) {
+                    bail!("[weights] {key}: start {given} is outside its range {low}..={high}");
+                }
+            }
             tuned.push(i);
             space.names.push(key.clone());
             space.ranges.push(range);
@@ -641,6 +646,9 @@ generations = 3
     fn inconsistent_values_are_refused() {
         let e = error(&GOOD.replace("min = -10, max = 0", "min = 5, max = 1"));
         assert!(e.contains("holes: range min 5 > max 1"), "{e}");
+        let e = error(&GOOD.replace("min = -10, max = 0", "min = -10, max = 0, start = 5"));
+        assert!(e.contains("holes: start 5 is outside its range -10..=0"), "{e}");
+        assert!(Experiment::parse(&GOOD.replace("min = -10, max = 0", "min = -10, max = 0, start = 0"), "good").is_ok());
         let e = error(&GOOD.replace("eroded_cells = 2", "holes = 2"));
         assert!(e.contains("both fixed ([fixed]) and tuned"), "{e}");
         let e = error(&GOOD.replace("generations = 3", "generations = 0"));

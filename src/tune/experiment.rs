@@ -63,7 +63,7 @@ use std::path::Path;
 
 /// A tuned weight: a range (both ends) and/or a start value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table such as { min = -10, max = 10, start = -1 } or {}")]
 pub struct TunedWeight {
     pub min: Option<f64>,
     pub max: Option<f64>,
@@ -72,7 +72,7 @@ pub struct TunedWeight {
 
 /// When a campaign stops: at the first limit reached, checked between generations.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table such as [budget] generations = 10")]
 pub struct Budget {
     pub generations: Option<u64>,
     /// Games simulated while tuning (candidates and re-evaluations).

@@ -434,6 +434,7 @@ fn tune_refuses_bad_experiment_files_before_any_folder() {
         refused(&["tune", "--resume", "not-a-run"], "not-a-run"),
         refused(&["tune", "--resume", "no-such-run"], "no-such-run"),
         refused(&["tune", "--resume", "broken-run"], "broken-run"),
+        usage(&["tune", "--resume", "broken-run", "--results", "elsewhere"], "--results"),
         refused(&["tune", "--resume", "nan-run"], "nan-run"),
         refused(&["tune", "--resume", "good.toml"], "good.toml"),
     ]);

@@ -26,8 +26,9 @@ pub struct TuneArgs {
     /// r), then compare them (results/studies/<stamp>/). Default: the files' `runs`.
     #[arg(long, value_name = "N")]
     pub runs: Option<u64>,
-    /// Folder under which runs are written as <experiment>/<run-id>/.
-    #[arg(long, default_value = "results")]
+    /// Folder under which runs are written as <experiment>/<run-id>/ (a resumed run stays
+    /// in its folder).
+    #[arg(long, default_value = "results", conflicts_with = "resume")]
     pub results: PathBuf,
     /// Worker threads (default: all cores; under mpirun, per rank). Results do not depend
     /// on it.

@@ -223,7 +223,7 @@ fn play_refuses_bad_counts_sizes_paths_and_weights_files() {
         usage(&play(&["--board", "x"]), "board"),
         usage(&play(&["--seed", "nan"]), "--seed"),
         refused(&["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "folder"], "folder"),
-        refused(&["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "no-such/x.csv"], "x.csv"),
+        refused(&["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "no-such/x.csv"], "there is no folder no-such"),
         refused(&["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "keep.csv/x"], "keep.csv/x"),
         refused(&play(&["--preset", "dellacherie-simplifed"]), "dellacherie-simplified"),
         refused(&play(&["--rules", "no-such-rules"]), "rule"),
@@ -713,6 +713,7 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&["replay", "keep.txt", "--png", "keep.txt"], "--png keep.txt is the record replayed"),
         refused(&["replay", "keep.txt", "--png", "out.png", "--gif", "out.png"], "--png out.png is also --gif"),
         refused(&["versus", "good.toml", "seed", "--beam", "2", "--pieces", "5", "--csv", "good.toml"], "side A's weights"),
+        usage(&["versus", "seed", "seed", "--beam", "2", "--pieces", "5", "--checkpoint-every", "5"], "--csv <CSV>"),
         refused(&["polish", "folder", "--record", "out.txt"], "folder"),
         refused(&["polish", "binary.txt", "--record", "out.txt"], "binary.txt"),
         refused(&["polish", "unknown-op.txt", "--record", "out.txt"], "X3"),
@@ -892,6 +893,7 @@ fn watch_refuses_bad_frames_files_and_keeps_the_output() {
         refused(&["watch", "--delay-ms", "0", "--max-pieces", "2", "--frames", "folder"], "folder"),
         refused(&["watch", "--delay-ms", "0", "--max-pieces", "2", "--frames", "no-such/x.frames"], "x.frames"),
         usage(&["watch", "--seed", "1", "--replay", "keep.frames"], "--seed"),
+        usage(&["watch", "--preset", "lee", "--replay", "keep.frames"], "--preset"),
     ]);
     battery(&files, cases);
 }

@@ -83,11 +83,18 @@ pub fn main() -> i32 {
             // One line, as every other error: clap's own message is its first line, the
             // usage and the hint after it say nothing a user needs that `--help` does not.
             // Its "tip:" lines (a did-you-mean) go on the same line.
+            // A first line ending in ':' lists what it means on the indented lines after it.
             let rendered = e.render().to_string();
-            let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad arguments");
+            let mut lines = rendered.lines().skip_while(|l| l.trim().is_empty());
+            let mut message = lines.next().unwrap_or("error: bad arguments").trim_end().to_string();
+            if message.ends_with(':') {
+                let listed: Vec<&str> =
+                    lines.take_while(|l| l.starts_with(' ') && !l.trim().is_empty()).map(str::trim).collect();
+                message = format!("{message} {}", listed.join(", "));
+            }
             let tips: Vec<&str> = rendered.lines().map(str::trim).filter(|l| l.starts_with("tip:")).collect();
             let tips = if tips.is_empty() { String::new() } else { format!("; {}", tips.join("; ")) };
-            eprintln!("{}{tips} (see --help)", first.trim_end());
+            eprintln!("{message}{tips} (see --help)");
             return 2;
         }
     };

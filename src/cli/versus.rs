@@ -62,7 +62,7 @@ pub struct Args {
     pub csv: Option<PathBuf>,
     /// With --csv: save the state of each search in progress when this many seconds have
     /// passed since its last save (0: after every piece).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, requires = "csv")]
     pub checkpoint_every: f64,
 }
 

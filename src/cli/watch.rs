@@ -31,7 +31,7 @@ const MOVE_DELAY_MS: u64 = 200;
 #[derive(Args, Debug)]
 pub struct WatchArgs {
     /// Preset to watch (see `tetris-lab list`). A replay takes its game from the file.
-    #[arg(long, default_value = "pygame-lee")]
+    #[arg(long, default_value = "pygame-lee", conflicts_with = "replay")]
     pub preset: String,
     /// Replace the preset's weights with those in this TOML file (e.g. a run's best.toml).
     #[arg(long, conflicts_with = "replay")]

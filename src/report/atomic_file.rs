@@ -39,8 +39,13 @@ impl AtomicFile {
         // The umask's permissions, as `File::create` gives, not the temporary's own 0600.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let (file, writing) =
-            crate::interrupt::writing(|| builder.tempfile_in(folder), |file| file.path()).with_context(cannot)?;
+        if !folder.is_dir() {
+            bail!("cannot write {}: there is no folder {}", target.display(), folder.display());
+        }
+        // The error without the temporary's name, which the user never asked for.
+        let (file, writing) = crate::interrupt::writing(|| builder.tempfile_in(folder), |file| file.path())
+            .map_err(|e| std::io::Error::from(e.kind()))
+            .with_context(cannot)?;
         Ok(AtomicFile { target: target.to_path_buf(), file: BufWriter::new(file), writing })
     }
     /// Checks that `target` can be written, before long work whose result goes there: the

@@ -66,6 +66,15 @@ pub fn run(args: Args) -> Result<()> {
         crate::etetris::record::replay(&record)
     };
     println!("pieces={} score={}", result.pieces, result.score);
+    let unplayed = record.pieces().saturating_sub(result.pieces as usize);
+    if result.is_over && unplayed > 0 {
+        // The game ignores what comes after its end; a record that goes on was likely cut
+        // together from two, or written for other rules.
+        eprintln!(
+            "note: the game ended at piece {}; the record's {unplayed} piece(s) after it were not played",
+            result.pieces
+        );
+    }
     if args.breakdown {
         println!("{}", Breakdown::of(&record).report());
     }

@@ -57,10 +57,11 @@ fn the_published_record_replays_to_its_score() {
     let line = stdout(&run(&["replay", path.to_str().unwrap()], dir.path()));
     assert_eq!(line.trim(), "pieces=10000 score=1378178");
     // Pieces after the game's end are not played, and a note says so.
-    let longer = format!("{},N,D5,N,D7", std::fs::read_to_string(&path).unwrap().trim_end());
+    let best = repository_file("weights/etetris-best-record-k10000.txt");
+    let longer = format!("{},N,D5,N,D7", std::fs::read_to_string(best).unwrap().trim_end());
     std::fs::write(dir.path().join("longer.txt"), longer).unwrap();
     let output = run(&["replay", "longer.txt"], dir.path());
-    assert_eq!(stdout(&output).trim(), "pieces=10000 score=1378178");
+    assert_eq!(stdout(&output).trim(), "pieces=10000 score=1427634");
     let note = String::from_utf8_lossy(&output.stderr);
     assert!(note.contains("the game ended at piece 10000; the record's 2 piece(s) after it were not played"), "{note}");
 }

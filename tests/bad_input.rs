@@ -665,6 +665,7 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
     files.extend(weights.iter().map(|(n, t, _)| (*n, t.as_bytes())));
     files.extend([("binary.txt", BINARY), ("binary.toml", BINARY), ("folder/", b""), ("keep.txt", b"N,D19\n")]);
     files.push(("good.toml", WEIGHTS.as_bytes()));
+    files.push(("record.png", b"N,D19\n"));
     let mut cases: Vec<Case> = records.iter().map(|(name, _, needle)| refused(&["replay", name], needle)).collect();
     cases.extend([
         refused(&["replay", "binary.txt"], "binary.txt"),
@@ -710,8 +711,9 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&["polish", "keep.txt", "--record", "./keep.txt"], "is the record being polished"),
         refused(&["polish", "keep.txt", "--record", "good.toml", "--weights", "good.toml"], "is the --weights file"),
         refused(&solve(&["--weights", "good.toml", "--record", "good.toml"]), "--record good.toml is the --weights file"),
-        refused(&["replay", "keep.txt", "--png", "keep.txt"], "--png keep.txt is the record replayed"),
-        refused(&["replay", "keep.txt", "--png", "out.png", "--gif", "out.png"], "--png out.png is also --gif"),
+        refused(&["replay", "keep.txt", "--png", "keep.txt"], "--png keep.txt: the file name must end in .png"),
+        refused(&["replay", "record.png", "--png", "./record.png"], "--png ./record.png is the record replayed"),
+        refused(&["replay", "keep.txt", "--png", "out.png", "--gif", "out.png"], "--gif out.png: the file name must end in .gif"),
         refused(&["versus", "good.toml", "seed", "--beam", "2", "--pieces", "5", "--csv", "good.toml"], "side A's weights"),
         usage(&["versus", "seed", "seed", "--beam", "2", "--pieces", "5", "--checkpoint-every", "5"], "--csv <CSV>"),
         refused(&["polish", "folder", "--record", "out.txt"], "folder"),

@@ -38,7 +38,14 @@ impl PictureArgs {
         crate::limits::check_count("--gif-from", self.gif_from, u64::MAX)?;
         crate::limits::check_count("--gif-frames", self.gif_frames, crate::limits::MAX_GIF_FRAMES)?;
         check_delay("--gif-delay-ms", self.gif_delay_ms)?;
-        for path in [&self.gif, &self.png].into_iter().flatten() {
+        for (flag, path, extension) in [("--gif", &self.gif, "gif"), ("--png", &self.png, "png")] {
+            let Some(path) = path else { continue };
+            // The file is written in the flag's format whatever its name: a name that says
+            // otherwise is a mistake (`--png game.gif`).
+            let named = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+            if named != extension {
+                bail!("{flag} {}: the file name must end in .{extension}", path.display());
+            }
             AtomicFile::check_writable(path)?;
         }
         Ok(())

@@ -202,7 +202,10 @@ fn play_refuses_bad_counts_sizes_paths_and_weights_files() {
         refused(&play(&["--trace", "./folder/../keep.csv"]), "is also --csv"),
         refused(&play(&["--trace", "keep.manifest.json"]), "is also the manifest beside --csv"),
         refused(
-            &with(&["play", "--preset", "dellacherie-simplified", "--games", "2"], &["--weights", "good.toml", "--csv", "good.toml"]),
+            &with(
+                &["play", "--preset", "dellacherie-simplified", "--games", "2"],
+                &["--weights", "good.toml", "--csv", "good.toml"],
+            ),
             "--csv good.toml is the --weights file",
         ),
         refused(
@@ -223,7 +226,10 @@ fn play_refuses_bad_counts_sizes_paths_and_weights_files() {
         usage(&play(&["--board", "x"]), "board"),
         usage(&play(&["--seed", "nan"]), "--seed"),
         refused(&["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "folder"], "folder"),
-        refused(&["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "no-such/x.csv"], "there is no folder no-such"),
+        refused(
+            &["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "no-such/x.csv"],
+            "there is no folder no-such",
+        ),
         refused(&["play", "--preset", "dellacherie-simplified", "--games", "2", "--csv", "keep.csv/x"], "keep.csv/x"),
         refused(&play(&["--preset", "dellacherie-simplifed"]), "dellacherie-simplified"),
         refused(&play(&["--rules", "no-such-rules"]), "rule"),
@@ -497,11 +503,15 @@ fn tune_resume_refuses_forged_checkpoints() {
         ("later-generation", forged(&|c| c["generation"] = 999.into()), "1 generations logged"),
         ("fewer-pieces", forged(&|c| c["pieces"] = 5.into()), "pieces"),
         ("more-games", forged(&|c| c["games"] = (c["games"].as_u64().unwrap() + 1).into()), "games"),
-        ("old-format-later-generation", unsealed(&|c| {
-            c["format"] = 1.into();
-            c.as_object_mut().unwrap().remove("checksum");
-            c["generation"] = 7.into();
-        }), "1 generations logged"),
+        (
+            "old-format-later-generation",
+            unsealed(&|c| {
+                c["format"] = 1.into();
+                c.as_object_mut().unwrap().remove("checksum");
+                c["generation"] = 7.into();
+            }),
+            "1 generations logged",
+        ),
     ];
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for (folder, checkpoint, _) in &variants {
@@ -710,11 +720,20 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&["polish", "no-such.txt", "--record", "out.txt"], "no-such.txt"),
         refused(&["polish", "keep.txt", "--record", "./keep.txt"], "is the record being polished"),
         refused(&["polish", "keep.txt", "--record", "good.toml", "--weights", "good.toml"], "is the --weights file"),
-        refused(&solve(&["--weights", "good.toml", "--record", "good.toml"]), "--record good.toml is the --weights file"),
+        refused(
+            &solve(&["--weights", "good.toml", "--record", "good.toml"]),
+            "--record good.toml is the --weights file",
+        ),
         refused(&["replay", "keep.txt", "--png", "keep.txt"], "--png keep.txt: the file name must end in .png"),
         refused(&["replay", "record.png", "--png", "./record.png"], "--png ./record.png is the record replayed"),
-        refused(&["replay", "keep.txt", "--png", "out.png", "--gif", "out.png"], "--gif out.png: the file name must end in .gif"),
-        refused(&["versus", "good.toml", "seed", "--beam", "2", "--pieces", "5", "--csv", "good.toml"], "side A's weights"),
+        refused(
+            &["replay", "keep.txt", "--png", "out.png", "--gif", "out.png"],
+            "--gif out.png: the file name must end in .gif",
+        ),
+        refused(
+            &["versus", "good.toml", "seed", "--beam", "2", "--pieces", "5", "--csv", "good.toml"],
+            "side A's weights",
+        ),
         usage(&["versus", "seed", "seed", "--beam", "2", "--pieces", "5", "--checkpoint-every", "5"], "--csv <CSV>"),
         refused(&["polish", "folder", "--record", "out.txt"], "folder"),
         refused(&["polish", "binary.txt", "--record", "out.txt"], "binary.txt"),
@@ -814,7 +833,10 @@ fn extrapolate_refuses_bad_game_files_and_heights() {
         refused(&["extrapolate", "10x6=play.csv", "10x7=play.csv", "--to", "12"], "three heights"),
         refused(&to(&["--preset", "bct"]), "did you mean \"bcts\""),
         refused(&["extrapolate", "10x6=play.csv", "--to", "12", "--preset", "bctss"], "did you mean \"bcts\""),
-        refused(&["extrapolate", "10x6=play.csv", "10x7=play.csv", "10x8=play.csv", "--to", "12", "--row", "2"], "--row"),
+        refused(
+            &["extrapolate", "10x6=play.csv", "10x7=play.csv", "10x8=play.csv", "--to", "12", "--row", "2"],
+            "--row",
+        ),
         refused(&["extrapolate", "10x6=end.csv", "--to", "12"], "end.csv, line 3: end \"exploded\""),
         refused(&["extrapolate", "preset.csv", "--to", "12"], "preset.csv, line 5"),
         refused(&["extrapolate", "two-presets.csv", "--to", "12"], "2 presets"),

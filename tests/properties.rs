@@ -103,13 +103,13 @@ proptest! {
     #[test]
     fn feature_set_scorers_match_the_evaluator(board in arbitrary_board(), piece in 0usize..7) {
         use tetris_lab::features::incremental::{
-            full_score, ParentSummary, ShapeCells, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
+            full_score, ParentSummary, ShapeCells, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
         };
         let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);
         let summary = ParentSummary::new(&board);
         let mut out = Vec::new();
         rules.candidates(&board, Piece::from_index(piece), &mut out);
-        for preset in ["dellacherie-simplified", "bcts", "el-tetris"] {
+        for preset in ["dellacherie-simplified", "bcts", "bcts-mdptetris", "el-tetris"] {
             let evaluator = presets::find(preset).unwrap().evaluator().unwrap();
             let (weights, _) = *evaluator.fast_weights().expect("terms in index order");
             for p in &out {
@@ -127,6 +127,10 @@ proptest! {
                     "bcts" => (
                         summary.score_at::<BCTS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
                         full_score::<BCTS_SET>(&after, &info, &weights),
+                    ),
+                    "bcts-mdptetris" => (
+                        summary.score_at::<BCTS_MDPTETRIS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
+                        full_score::<BCTS_MDPTETRIS_SET>(&after, &info, &weights),
                     ),
                     _ => (
                         summary.score_at::<ELTETRIS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
@@ -200,7 +204,9 @@ proptest! {
         board in arbitrary_board(),
         moves in proptest::collection::vec((0usize..7, any::<prop::sample::Index>()), 1..40),
     ) {
-        use tetris_lab::features::incremental::{ParentSummary, ALL_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET};
+        use tetris_lab::features::incremental::{
+            ParentSummary, ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
+        };
         fn check<const SET: u32>(start: &Board, moves: &[(usize, prop::sample::Index)]) -> Result<(), TestCaseError> {
             let rules = rules::simplified::Simplified::new(start.width(), start.height(), false);
             let mut board = *start;
@@ -227,6 +233,7 @@ proptest! {
         }
         check::<DELLACHERIE_SET>(&board, &moves)?;
         check::<BCTS_SET>(&board, &moves)?;
+        check::<BCTS_MDPTETRIS_SET>(&board, &moves)?;
         check::<ELTETRIS_SET>(&board, &moves)?;
         check::<ALL_SET>(&board, &moves)?;
         check::<0>(&board, &moves)?;
@@ -243,7 +250,7 @@ proptest! {
     fn pruned_walk_chooses_as_the_full_walk(
         board in arbitrary_board(),
         pieces in proptest::collection::vec(0usize..7, 1..25),
-        weights in proptest::collection::vec(-30.0f64..0.0, 11),
+        weights in proptest::collection::vec(-30.0f64..0.0, 12),
         cleared_weights in (-10.0f64..10.0, -10.0f64..10.0),
     ) {
         use tetris_lab::eval::{Evaluator, Sense};
@@ -255,11 +262,15 @@ proptest! {
             "rows_cleared" => cleared_weights.1,
             _ => weights[SUPPORTED.iter().position(|n| *n == name).unwrap()],
         };
-        let sets: [&[&str]; 4] = [
+        let sets: [&[&str]; 5] = [
             &["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "cumulative_wells"],
             &[
                 "landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes",
                 "cumulative_wells", "hole_depth", "rows_with_holes",
+            ],
+            &[
+                "landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes",
+                "cumulative_wells", "cells_above_holes", "rows_with_holes",
             ],
             &["landing_height_0", "rows_cleared", "row_transitions", "column_transitions_nosky", "holes", "cumulative_wells"],
             &SUPPORTED,

@@ -71,7 +71,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
     .into_iter()
     .filter_map(|(flag, path)| Some((flag, path?)))
     .collect();
-    let inputs: Vec<(&str, &std::path::Path)> = args.weights.iter().map(|p| ("the --weights file", p.as_path())).collect();
+    let inputs: Vec<(&str, &std::path::Path)> =
+        args.weights.iter().map(|p| ("the --weights file", p.as_path())).collect();
     check_distinct(&outputs, &inputs)?;
     if let Some(path) = &args.csv {
         AtomicFile::check_writable(path)?;

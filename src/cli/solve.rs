@@ -316,7 +316,11 @@ pub fn run(args: Args) -> Result<()> {
     let manifest = manifest_beside(&record);
     let inputs: Vec<(&str, &Path)> = args.weights.iter().map(|p| ("the --weights file", p.as_path())).collect();
     check_distinct(
-        &[("--record", &record), ("the manifest beside --record", &manifest), ("the checkpoint beside --record", &checkpoint)],
+        &[
+            ("--record", &record),
+            ("the manifest beside --record", &manifest),
+            ("the checkpoint beside --record", &checkpoint),
+        ],
         &inputs,
     )?;
     ensure!(

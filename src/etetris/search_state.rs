@@ -8,8 +8,8 @@
 //!
 //! [`BeamSearch::solve_resumable`]: super::solver::BeamSearch::solve_resumable
 
-use crate::checksum::fnv1a;
 use super::game::{Grid, Placement, FULL_ROW, HEIGHT, WIDTH};
+use crate::checksum::fnv1a;
 use anyhow::{bail, ensure, Context, Result};
 
 /// The node of a board placed straight on the start (no placement before it).
@@ -169,7 +169,6 @@ impl SearchState {
         Ok((SearchState { pieces, boards, parents, placements, distinct_boards }, note))
     }
 }
-
 
 /// Reads fixed-size fields in order, failing on a cut.
 struct Reader<'a> {

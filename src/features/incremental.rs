@@ -1,4 +1,5 @@
-//! Fast path for one-piece search with the Dellacherie family and BCTS' two additions: the
+//! Fast path for one-piece search with the Dellacherie family and BCTS' two additions (and
+//! MdpTetris' count of the first, `cells_above_holes`): the
 //! parent board is summarised once per decision, and each placement is scored from the few
 //! rows and columns it changes, without copying the board (one that clears rows from the
 //! column bitmasks with those rows squeezed out). The values are the same integers the
@@ -22,18 +23,20 @@ pub const SUPPORTED: [&str; FEATURE_COUNT] = [
     "holes",
     "cumulative_wells",
     "hole_depth",
+    "cells_above_holes",
     "rows_with_holes",
 ];
 
 /// Number of features the fast path computes.
-pub const FEATURE_COUNT: usize = 11;
+pub const FEATURE_COUNT: usize = 12;
 
 // Indices in [`SUPPORTED`] of the features with work of their own.
 const ROW_TRANSITIONS: usize = 4;
 const COLUMN_TRANSITIONS_NOSKY: usize = 6;
 const CUMULATIVE_WELLS: usize = 8;
 const HOLE_DEPTH: usize = 9;
-const ROWS_WITH_HOLES: usize = 10;
+const CELLS_ABOVE_HOLES: usize = 10;
+const ROWS_WITH_HOLES: usize = 11;
 
 /// `eroded_cells` and `rows_cleared`: 0 on every placement the fast path scores.
 const CLEARED_ROW_FEATURES: u32 = feature_set(&[2, 3]);
@@ -41,6 +44,8 @@ const CLEARED_ROW_FEATURES: u32 = feature_set(&[2, 3]);
 pub const DELLACHERIE_SET: u32 = feature_set(&[0, 2, 4, 5, 7, 8]);
 /// Dellacherie's six and BCTS' two.
 pub const BCTS_SET: u32 = DELLACHERIE_SET | feature_set(&[HOLE_DEPTH, ROWS_WITH_HOLES]);
+/// BCTS as MdpTetris counts it: its hole depth in place of the specification's.
+pub const BCTS_MDPTETRIS_SET: u32 = DELLACHERIE_SET | feature_set(&[ROWS_WITH_HOLES, CELLS_ABOVE_HOLES]);
 /// El-Tetris' six.
 pub const ELTETRIS_SET: u32 = feature_set(&[1, 3, 4, 6, 7, 8]);
 /// Every supported feature.
@@ -84,6 +89,8 @@ pub struct ParentSummary {
     holes: u32,
     wells: u32,
     hole_depth: u32,
+    /// Filled cells with a hole below them (MdpTetris' hole depth).
+    cells_above_holes: u32,
     /// Bit y set when row y has a hole.
     hole_rows: u64,
     /// Row transitions of every row (empty rows: 2).
@@ -117,6 +124,7 @@ impl Default for ParentSummary {
             holes: 0,
             wells: 0,
             hole_depth: 0,
+            cells_above_holes: 0,
             hole_rows: 0,
             row_transitions_of: [0; ROW_CAPACITY],
             columns: [0; SLOTS],
@@ -295,6 +303,7 @@ impl ParentSummary {
         s.holes = 0;
         s.wells = 0;
         s.hole_depth = 0;
+        s.cells_above_holes = 0;
         s.hole_rows = 0;
         s.row_transitions_of = [2; ROW_CAPACITY];
         s.columns = [all; SLOTS];
@@ -324,6 +333,9 @@ impl ParentSummary {
             let height_x = board.column_height(x) as u32;
             let column = s.columns[PAD + x];
             s.holes += height_x - column.count_ones();
+            if needs(CELLS_ABOVE_HOLES) {
+                s.cells_above_holes += cells_above_holes_of(column);
+            }
             if needs(HOLE_DEPTH) || needs(ROWS_WITH_HOLES) {
                 // Holes are rare: walk them, each deep by the filled cells above it.
                 let mut holes = !column & ((1u64 << height_x) - 1);
@@ -402,6 +414,10 @@ impl ParentSummary {
         let mut covered_cells = 0;
         for j in 0..piece_width {
             let gap = gaps[j & 3];
+            if needs(CELLS_ABOVE_HOLES) {
+                self.cells_above_holes +=
+                    cells_above_holes_gained(self.columns[left + PAD + j], gap, shape.cells[j & 3]);
+            }
             self.holes += gap;
             self.column_transitions += 2 * (gap != 0) as u32;
             covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
@@ -616,7 +632,7 @@ impl ParentSummary {
             }
             return self.counts_clearing::<SET>(board, shape, piece_width, piece_height, left, bottom, row_transitions);
         }
-        let ColumnsAfter { column_transitions, top_row_cells, holes, hole_depth, hole_rows } =
+        let ColumnsAfter { column_transitions, top_row_cells, holes, hole_depth, hole_rows, cells_above_holes } =
             self.columns_after::<SET>(board, shape, piece_width, piece_height, left, bottom, gaps);
         let wells = if needs(CUMULATIVE_WELLS) {
             self.wells_after(shape, &new_rows, piece_width, piece_height, left, bottom)
@@ -637,6 +653,7 @@ impl ParentSummary {
                 holes as i64,
                 wells as i64,
                 hole_depth as i64,
+                cells_above_holes as i64,
                 hole_rows.count_ones() as i64,
             ],
             false,
@@ -674,8 +691,12 @@ impl ParentSummary {
         let mut holes = self.holes;
         let mut covered_cells = 0;
         let mut hole_rows = self.hole_rows;
+        let mut cells_above_holes = self.cells_above_holes;
         for j in 0..piece_width {
             let gap = gaps[j & 3];
+            if needs(CELLS_ABOVE_HOLES) {
+                cells_above_holes += cells_above_holes_gained(self.columns[left + PAD + j], gap, shape.cells[j & 3]);
+            }
             holes += gap;
             column_transitions += 2 * (gap != 0) as u32;
             if needs(HOLE_DEPTH) {
@@ -686,7 +707,7 @@ impl ParentSummary {
             }
         }
         let hole_depth = self.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
-        ColumnsAfter { column_transitions, top_row_cells, holes, hole_depth, hole_rows }
+        ColumnsAfter { column_transitions, top_row_cells, holes, hole_depth, hole_rows, cells_above_holes }
     }
 
     /// Cumulative wells after a drop that clears no row (`new_rows`: the piece's rows
@@ -829,6 +850,7 @@ impl ParentSummary {
             columns.holes as f64,
             bounds.wells_below[bottom] as f64,
             columns.hole_depth as f64,
+            columns.cells_above_holes as f64,
             columns.hole_rows.count_ones() as f64,
         ];
         let mut bound = 0.0;
@@ -908,7 +930,7 @@ impl ParentSummary {
             }
         }
         let (mut holes, mut column_transitions, mut wells, mut hole_depth, mut hole_rows) = (0, 0, 0, 0, 0u64);
-        let mut top_row_cells = 0;
+        let (mut top_row_cells, mut cells_above_holes) = (0, 0);
         for slot in PAD..PAD + self.width {
             let column = columns[slot];
             let height = 64 - column.leading_zeros();
@@ -917,6 +939,9 @@ impl ParentSummary {
             // Changes up the column from the filled floor to the empty sky above the top row.
             column_transitions += ((column ^ (column << 1 | 1)) & (all << 1 | 1)).count_ones();
             top_row_cells += (column >> (self.height - 1)) as u32 & 1;
+            if SET >> CELLS_ABOVE_HOLES & 1 == 1 {
+                cells_above_holes += cells_above_holes_of(column);
+            }
             if SET >> HOLE_DEPTH & 1 == 1 || SET >> ROWS_WITH_HOLES & 1 == 1 {
                 hole_rows |= column_holes;
                 let mut rest = column_holes;
@@ -948,6 +973,7 @@ impl ParentSummary {
                 holes as i64,
                 wells as i64,
                 hole_depth as i64,
+                cells_above_holes as i64,
                 hole_rows.count_ones() as i64,
             ],
             true,
@@ -1006,6 +1032,26 @@ impl WeightVector for [i64; FEATURE_COUNT] {
     }
 }
 
+/// A column's filled cells with a hole below them (column bitmask, bit y = row y): all its
+/// cells but the solid run on the floor.
+#[inline(always)]
+fn cells_above_holes_of(column: u64) -> u32 {
+    column.count_ones() - column.trailing_ones()
+}
+
+/// What a piece's `cells` in a column add to [`cells_above_holes_of`] when they land `gap`
+/// cells above its top (a tetromino's cells in one column are one run): all of them, unless
+/// the column is solid from the floor and the piece rests on it.
+#[inline(always)]
+fn cells_above_holes_gained(column: u64, gap: u32, cells: u32) -> u32 {
+    let solid = column.count_ones() == column.trailing_ones();
+    if gap == 0 && solid {
+        0
+    } else {
+        cells
+    }
+}
+
 /// What [`ParentSummary::columns_after`] finds.
 struct ColumnsAfter {
     column_transitions: u32,
@@ -1015,6 +1061,7 @@ struct ColumnsAfter {
     hole_depth: u32,
     /// Bit y set when row y has a hole.
     hole_rows: u64,
+    cells_above_holes: u32,
 }
 
 /// What [`ParentSummary::score_or_prune`] found.
@@ -1116,6 +1163,9 @@ pub fn full_score<const SET: u32>(board: &Board, placement: &PlacementInfo, weig
     }
     if needs(HOLE_DEPTH) {
         values[HOLE_DEPTH] = super::bcts::hole_depth(board) as f64;
+    }
+    if needs(CELLS_ABOVE_HOLES) {
+        values[CELLS_ABOVE_HOLES] = super::bcts::cells_above_holes(board) as f64;
     }
     let mut total = 0.0;
     for index in 0..FEATURE_COUNT {

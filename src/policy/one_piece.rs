@@ -4,8 +4,8 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
-    full_score, prunable, rows_are_runs, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET, BCTS_SET,
-    DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
+    full_score, prunable, rows_are_runs, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET, BCTS_MDPTETRIS_SET,
+    BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
@@ -85,6 +85,9 @@ impl OnePiece {
             }
             (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
                 self.score_listed::<BCTS_SET, false>(rules, view, scratch, &weights, no)
+            }
+            (Some(&(weights, set)), _) if set & !BCTS_MDPTETRIS_SET == 0 => {
+                self.score_listed::<BCTS_MDPTETRIS_SET, false>(rules, view, scratch, &weights, no)
             }
             (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
                 self.score_listed::<ELTETRIS_SET, false>(rules, view, scratch, &weights, no)
@@ -235,6 +238,9 @@ impl OnePiece {
             }
             (Some(&(weights, set)), _) if set & !BCTS_SET == 0 => {
                 self.walk_real_drops::<BCTS_SET>(rules, table, view, s, b, &weights)
+            }
+            (Some(&(weights, set)), _) if set & !BCTS_MDPTETRIS_SET == 0 => {
+                self.walk_real_drops::<BCTS_MDPTETRIS_SET>(rules, table, view, s, b, &weights)
             }
             (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
                 self.walk_real_drops::<ELTETRIS_SET>(rules, table, view, s, b, &weights)
@@ -464,7 +470,13 @@ mod tests {
     #[test]
     fn listed_scorers_choose_as_the_general_sum() {
         let mut checked = 0;
-        for (preset, rule_set) in [("dellacherie", "standard"), ("el-tetris", "eltetris"), ("bcts", "standard")] {
+        let presets = [
+            ("dellacherie", "standard"),
+            ("el-tetris", "eltetris"),
+            ("bcts", "standard"),
+            ("bcts-mdptetris", "standard"),
+        ];
+        for (preset, rule_set) in presets {
             let built = presets::find(preset).unwrap().build_with_rules(Some(rule_set), None, None).unwrap();
             let evaluator = built.policy.evaluator().clone();
             for tie_break in [TieBreak::FirstBest, TieBreak::FaheyPriority] {
@@ -507,6 +519,7 @@ mod tests {
             |name: &str| presets::find(name).unwrap().build(None, None).unwrap().policy.evaluator().clone();
         let prunes = |evaluator: Evaluator| OnePiece::new(evaluator, TieBreak::FirstBest).prune;
         assert!(prunes(preset_evaluator("bcts")));
+        assert!(prunes(preset_evaluator("bcts-mdptetris")));
         assert!(prunes(preset_evaluator("el-tetris")));
         // Integer weights are summed in integers, without pruning.
         assert!(!prunes(preset_evaluator("dellacherie-simplified")));
@@ -533,6 +546,7 @@ mod tests {
             ("dellacherie-simplified", preset_evaluator("dellacherie-simplified")),
             ("el-tetris", preset_evaluator("el-tetris")),
             ("bcts", preset_evaluator("bcts")),
+            ("bcts-mdptetris", preset_evaluator("bcts-mdptetris")),
             (
                 "mixed",
                 Evaluator::from_names(

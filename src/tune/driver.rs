@@ -319,7 +319,9 @@ pub fn resume(
     match checkpoint.format {
         CHECKPOINT_FORMAT => match &checkpoint.checksum {
             Some(stored) if *stored == checkpoint_checksum(&value) => {}
-            Some(_) => bail!("{}: the checksum does not match: the checkpoint is damaged or was edited", path.display()),
+            Some(_) => {
+                bail!("{}: the checksum does not match: the checkpoint is damaged or was edited", path.display())
+            }
             None => bail!("{}: no checksum (a format {CHECKPOINT_FORMAT} checkpoint has one)", path.display()),
         },
         CHECKPOINT_FORMAT_UNSEALED => {}
@@ -474,7 +476,8 @@ fn git_hash() -> String {
 }
 
 fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {
-    let mut sealed = serde_json::to_value(Checkpoint { checksum: None, format: CHECKPOINT_FORMAT, ..checkpoint.clone() })?;
+    let mut sealed =
+        serde_json::to_value(Checkpoint { checksum: None, format: CHECKPOINT_FORMAT, ..checkpoint.clone() })?;
     let checksum = checkpoint_checksum(&sealed);
     sealed["checksum"] = checksum.into();
     let mut file = AtomicFile::create(&run_dir.join("checkpoint.json"))?;

@@ -319,10 +319,8 @@ fn resume(args: Args) -> Result<()> {
         value => value.as_u64().ok_or_else(|| fail("\"resume_from\" is not a piece".into()))? as usize,
     };
     // Only the first piece of one of its windows can be where a polish stopped.
-    let is_window_start = next >= windows.from
-        && next < line.pieces()
-        && windows.stride > 0
-        && (next - windows.from) % windows.stride == 0;
+    let is_window_start =
+        next >= windows.from && next < line.pieces() && (next - windows.from).checked_rem(windows.stride) == Some(0);
     ensure!(
         is_window_start,
         fail(format!(

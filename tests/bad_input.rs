@@ -572,6 +572,9 @@ fn tune_resume_refuses_forged_studies() {
         ("bad-text", forged(&|s| s["experiments"][0]["text"] = "games = [".into()), "study.json"),
         ("format", forged(&|s| s["format"] = 99.into()), "format"),
         ("not-json", b"[".to_vec(), "study.json"),
+        ("no-experiments", forged(&|s| s["experiments"] = serde_json::json!([])), "no experiments"),
+        ("fewer-runs", forged(&|s| s["experiments"][0]["runs"] = 1.into()), "holds run-02"),
+        ("unknown-key", forged(&|s| s["experimets"] = serde_json::json!([])), "experimets"),
     ];
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for (folder, study_json, _) in &variants {

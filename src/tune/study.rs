@@ -53,6 +53,7 @@ pub fn repetition_seed(master: u64, run: u64) -> u64 {
 
 /// What a study folder records of itself: everything needed to resume it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct StudyFile {
     format: u32,
     created: String,
@@ -62,6 +63,7 @@ struct StudyFile {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct StudyExperiment {
     name: String,
     /// The experiment file's text as given.
@@ -137,8 +139,25 @@ pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Resu
     }
     // Checked whole before any folder is made: an edited file could name folders outside
     // the study (`../x`) or ask for absurd repetition counts.
+    if study.experiments.is_empty() {
+        bail!("{}: no experiments: not a study this program wrote", path.display());
+    }
     for e in &study.experiments {
         check_runs(e.runs).and_then(|_| repetition(e, 0).map(drop)).with_context(|| format!("{}", path.display()))?;
+        // A folder of a repetition past `runs`: the file was edited after runs were made.
+        let made = std::fs::read_dir(dir.join(&e.name)).into_iter().flatten().flatten().filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("run-").and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n > e.runs)
+        });
+        if let Some(extra) = made.map(|entry| entry.file_name()).next() {
+            bail!(
+                "{}: experiment {} has {} runs, yet its folder holds {}: the file was edited",
+                path.display(),
+                e.name,
+                e.runs,
+                extra.to_string_lossy()
+            );
+        }
     }
     eprintln!("resuming study {}", dir.display());
     run(dir, &study, options, executor)

@@ -63,6 +63,11 @@ fn remove_all(paths: &mut Vec<PathBuf>) {
     }
 }
 
+/// Whether `path` is a temporary this process is writing (registered by [`writing`]).
+pub fn is_being_written(path: &Path) -> bool {
+    pending().iter().any(|p| p == path)
+}
+
 /// Makes a temporary file with `make` and registers its path (`path_of`) with the exit held
 /// off in between, so that a second Ctrl-C, which exits without running destructors,
 /// removes it rather than leaving it beside its target. The [`Writing`] forgets it again.

@@ -530,10 +530,14 @@ fn tune_resume_refuses_forged_checkpoints() {
         };
         files.push((format!("array-manifest/{name}"), content));
     }
+    // What a run killed in its first milliseconds leaves: a manifest and a cut temporary.
+    files.push(("early/manifest.json".into(), b"{}".to_vec()));
+    files.push(("early/.checkpoint.json.partial-AbC123.json".into(), b"{ \"format\"".to_vec()));
     let files: Vec<(&str, &[u8])> = files.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
     let mut cases: Vec<Case> =
         variants.iter().map(|(folder, _, needle)| refused(&["tune", "--resume", folder], needle)).collect();
     cases.push(refused(&["tune", "--resume", "array-manifest"], "manifest.json"));
+    cases.push(refused(&["tune", "--resume", "early"], "stopped before its first checkpoint"));
     battery(&files, cases);
 }
 

@@ -283,14 +283,10 @@ pub(super) fn first_line(error: &clap::Error) -> String {
     error.render().to_string().lines().next().unwrap_or_default().to_string()
 }
 
-/// Removes `path` if it is there (a warning if it cannot be: the work it kept is done).
+/// Removes `path` if it is there, with any temporary a killed save left beside it (a
+/// warning if it cannot be: the work it kept is done).
 pub(super) fn remove_if_there(path: &Path) {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            eprintln!("warning: cannot remove {}: {e}", path.display())
-        }
-        _ => {}
-    }
+    crate::report::atomic_file::remove_with_temporaries(path);
 }
 
 /// Makes Ctrl-C set [`stop_flag`]: `solve` then saves its state after the piece being

@@ -381,7 +381,11 @@ impl Searches {
         let prefix = format!("{}.", name.to_string_lossy());
         for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
             let file = entry.file_name().to_string_lossy().into_owned();
-            if file.starts_with(&prefix) && file.ends_with(".checkpoint") {
+            // A checkpoint, or the temporary of one whose first save a `kill -9` cut short.
+            let temporary = file.strip_prefix('.').is_some_and(|rest| rest.starts_with(&prefix))
+                && file.contains(".checkpoint.partial-")
+                && !crate::interrupt::is_being_written(&entry.path());
+            if (file.starts_with(&prefix) || temporary) && file.ends_with(".checkpoint") {
                 remove_if_there(&entry.path());
             }
         }

@@ -42,6 +42,7 @@ impl AtomicFile {
         if !folder.is_dir() {
             bail!("cannot write {}: there is no folder {}", target.display(), folder.display());
         }
+        remove_stale_temporaries(folder, &prefix, &extension);
         // The error without the temporary's name, which the user never asked for.
         let (file, writing) = crate::interrupt::writing(|| builder.tempfile_in(folder), |file| file.path())
             .map_err(|e| std::io::Error::from(e.kind()))
@@ -84,6 +85,50 @@ impl AtomicFile {
             .with_context(|| format!("cannot write {}", target.display()))?;
         Ok(())
     }
+}
+
+/// Removes the temporaries of the target a prefix names that no one in this process is
+/// writing: those a process killed while writing (`kill -9`, which nothing can catch) left
+/// beside the target. Once per target and process, at its first write (or check): the
+/// next run of the same command cleans up after the killed one.
+fn remove_stale_temporaries(folder: &Path, prefix: &str, extension: &str) {
+    static CLEANED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let key = folder.join(prefix);
+    {
+        let mut cleaned = CLEANED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if cleaned.contains(&key) {
+            return;
+        }
+        cleaned.push(key);
+    }
+    let Ok(entries) = std::fs::read_dir(folder) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        // `tempfile` puts six random characters between the prefix and the suffix.
+        let ours =
+            name.len() == prefix.len() + 6 + extension.len() && name.starts_with(prefix) && name.ends_with(extension);
+        let path = entry.path();
+        if ours && path.is_file() && !crate::interrupt::is_being_written(&path) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Removes `target` if it is there, and any temporary a killed writer left beside it
+/// (a warning if the target cannot be removed: what it kept is done).
+pub fn remove_with_temporaries(target: &Path) {
+    match std::fs::remove_file(target) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            eprintln!("warning: cannot remove {}: {e}", target.display())
+        }
+        _ => {}
+    }
+    let (Some(name), Some(folder)) = (target.file_name(), target.parent()) else { return };
+    let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+    let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    let short: String = name.to_string_lossy().chars().take(100).collect();
+    remove_stale_temporaries(folder, &format!(".{short}.partial-"), &extension);
 }
 
 /// Refuses, before any work, an output that is another output or a file the command reads
@@ -201,5 +246,35 @@ mod tests {
         let error = check_distinct(&[("--csv", relative), ("--trace", &here.join(relative))], &[]).unwrap_err();
         assert!(error.to_string().contains("is also --csv"), "{error}");
         assert_eq!(names_in(dir.path()), ["sub", "weights.toml"]);
+    }
+
+    #[test]
+    fn a_killed_writer_s_temporaries_go_at_the_next_write_of_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = [".out.csv.partial-AbC123.csv", ".out.csv.partial-zzzzzz.csv"];
+        let kept = [".other.csv.partial-AbC123.csv", ".out.csv.partial-toolong1.csv", "out.csv.partial-AbC123.csv"];
+        for name in stale.iter().chain(&kept) {
+            std::fs::write(dir.path().join(name), "left by a killed run").unwrap();
+        }
+        // One of this process's own writes of the same target is left alone.
+        let (_, writing) = crate::interrupt::writing(
+            || {
+                std::fs::write(dir.path().join(".out.csv.partial-mine00.csv"), "")
+                    .map(|_| dir.path().join(".out.csv.partial-mine00.csv"))
+            },
+            |path| path.as_path(),
+        )
+        .unwrap();
+        AtomicFile::write_with(&dir.path().join("out.csv"), |file| Ok(write!(file, "new")?)).unwrap();
+        drop(writing);
+        let mut expected: Vec<&str> = kept.to_vec();
+        expected.extend([".out.csv.partial-mine00.csv", "out.csv"]);
+        expected.sort();
+        assert_eq!(names_in(dir.path()), expected);
+        // Removing a target takes its stale temporaries with it.
+        std::fs::write(dir.path().join("state.checkpoint"), "state").unwrap();
+        std::fs::write(dir.path().join(".state.checkpoint.partial-XyZ789.checkpoint"), "cut").unwrap();
+        remove_with_temporaries(&dir.path().join("state.checkpoint"));
+        assert!(!names_in(dir.path()).iter().any(|n| n.contains("state")), "{:?}", names_in(dir.path()));
     }
 }

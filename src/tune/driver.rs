@@ -310,6 +310,13 @@ pub fn resume(
     if !run_dir.is_dir() {
         bail!("cannot resume {}: not a folder", run_dir.display());
     }
+    if !path.exists() && stopped_before_its_first_checkpoint(run_dir) {
+        bail!(
+            "cannot resume {}: its run stopped before its first checkpoint was written, so there is nothing to \
+             resume: start it again (and delete the folder)",
+            run_dir.display()
+        );
+    }
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!("cannot resume {}: it is not a run folder (no readable checkpoint.json)", run_dir.display())
     })?;
@@ -381,6 +388,18 @@ pub fn resume(
     campaign.id = Some(executor.begin(&campaign.experiment.as_text(), &campaign.run_dir)?);
     eprintln!("resuming {} {}", run_dir.display(), generations_done(checkpoint.generation));
     campaign.run(checkpoint, optimizer)
+}
+
+/// Whether `dir` is what a run or a study killed in its first moments leaves: empty, or
+/// only the files written before the first checkpoint (the manifest, the logs' headers)
+/// and temporaries.
+fn stopped_before_its_first_checkpoint(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    entries.flatten().all(|entry| {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        ["manifest.json", "evaluations.csv", "generations.csv"].contains(&name.as_str())
+            || (name.starts_with('.') && name.contains(".partial-"))
+    })
 }
 
 /// Refuses a checkpoint that does not describe the generations logged before it (read as

@@ -106,10 +106,6 @@ impl Drop for Writing {
 mod tests {
     use super::*;
 
-    fn registered(path: &Path) -> bool {
-        pending().iter().any(|p| p == path)
-    }
-
     #[test]
     fn a_temporary_is_registered_until_finished_or_dropped() {
         let dir = tempfile::tempdir().unwrap();
@@ -119,12 +115,12 @@ mod tests {
         };
         let (first, writing_first) = make("first.partial");
         let (second, writing_second) = make("second.partial");
-        assert!(registered(&first) && registered(&second));
+        assert!(is_being_written(&first) && is_being_written(&second));
         let renamed = dir.path().join("first");
         writing_first.finish(|| std::fs::rename(&first, &renamed)).unwrap();
-        assert!(!registered(&first) && registered(&second));
+        assert!(!is_being_written(&first) && is_being_written(&second));
         drop(writing_second);
-        assert!(!registered(&second));
+        assert!(!is_being_written(&second));
         // A temporary that could not be made is not registered.
         let failed = writing(|| Err::<PathBuf, _>("no room"), |path| path.as_path());
         assert_eq!(failed.err(), Some("no room"));

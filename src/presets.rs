@@ -9,6 +9,25 @@ use crate::sim::GameDriver;
 use anyhow::{Context, Result};
 use std::path::Path;
 
+/// BCTS's published weights (Thiery-Scherrer), in the fast path's feature order.
+const BCTS_WEIGHTS: [(&str, f64); 8] = [
+    ("landing_height", -12.63),
+    ("eroded_cells", 6.60),
+    ("row_transitions", -9.22),
+    ("column_transitions", -19.77),
+    ("holes", -13.08),
+    ("cumulative_wells", -10.49),
+    ("hole_depth", -1.61),
+    ("rows_with_holes", -24.04),
+];
+
+/// The same weights with MdpTetris' count of the hole depth in place of the specification's.
+const BCTS_MDPTETRIS_WEIGHTS: [(&str, f64); 8] = {
+    let mut weights = BCTS_WEIGHTS;
+    weights[6].0 = "cells_above_holes";
+    weights
+};
+
 /// A published system. Its published figures are in [`crate::reproduce::PLAN`], next to
 /// how each is measured (one place for each figure).
 pub struct Preset {
@@ -79,16 +98,7 @@ pub static REGISTRY: &[Preset] = &[
         name: "bcts",
         summary: "BCTS (Thiery-Scherrer): Dellacherie + hole depth + rows with holes, tuned by cross-entropy",
         rule_set: "simplified",
-        weights: &[
-            ("landing_height", -12.63),
-            ("eroded_cells", 6.60),
-            ("row_transitions", -9.22),
-            ("column_transitions", -19.77),
-            ("holes", -13.08),
-            ("cumulative_wells", -10.49),
-            ("hole_depth", -1.61),
-            ("rows_with_holes", -24.04),
-        ],
+        weights: &BCTS_WEIGHTS,
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,
@@ -97,16 +107,7 @@ pub static REGISTRY: &[Preset] = &[
         name: "bcts-mdptetris",
         summary: "BCTS as MdpTetris plays it: its hole depth (cells above holes, each once), move for move with its program",
         rule_set: "simplified",
-        weights: &[
-            ("landing_height", -12.63),
-            ("eroded_cells", 6.60),
-            ("row_transitions", -9.22),
-            ("column_transitions", -19.77),
-            ("holes", -13.08),
-            ("cumulative_wells", -10.49),
-            ("cells_above_holes", -1.61),
-            ("rows_with_holes", -24.04),
-        ],
+        weights: &BCTS_MDPTETRIS_WEIGHTS,
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,

@@ -51,14 +51,11 @@ impl PictureArgs {
         Ok(())
     }
 
-    /// The picture files asked for, each with its flag (for [`check_distinct`]).
+    /// The picture files, each with its flag (for [`check_distinct`]; `None` when not asked for).
     ///
     /// [`check_distinct`]: crate::report::atomic_file::check_distinct
-    pub fn outputs(&self) -> Vec<(&'static str, &std::path::Path)> {
-        [("--gif", &self.gif), ("--png", &self.png)]
-            .into_iter()
-            .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
-            .collect()
+    pub fn outputs(&self) -> [(&'static str, Option<&std::path::Path>); 2] {
+        [("--gif", self.gif.as_deref()), ("--png", self.png.as_deref())]
     }
 
     /// Whether move `index` (from 0) goes into the GIF.

@@ -63,20 +63,16 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let built = preset.build_with_rules(args.rules.as_deref(), args.board, args.weights.as_deref())?;
     let pool = thread_pool(args.threads)?;
     let manifest = args.csv.as_deref().map(manifest_beside);
-    let outputs: Vec<(&str, &std::path::Path)> = [
-        ("--csv", args.csv.as_deref()),
-        ("the manifest beside --csv", manifest.as_deref()),
-        ("--trace", args.trace.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, path)| Some((flag, path?)))
-    .collect();
-    let inputs: Vec<(&str, &std::path::Path)> =
-        args.weights.iter().map(|p| ("the --weights file", p.as_path())).collect();
-    check_distinct(&outputs, &inputs)?;
-    if let Some(path) = &args.csv {
+    check_distinct(
+        &[
+            ("--csv", args.csv.as_deref()),
+            ("the manifest beside --csv", manifest.as_deref()),
+            ("--trace", args.trace.as_deref()),
+        ],
+        &[("the --weights file", args.weights.as_deref())],
+    )?;
+    for path in [&args.csv, &manifest].into_iter().flatten() {
         AtomicFile::check_writable(path)?;
-        AtomicFile::check_writable(&manifest_beside(path))?;
     }
     let traced = args.game.unwrap_or(0);
     if let (Some(game), None) = (args.game, &args.trace) {

@@ -100,9 +100,10 @@ pub fn run(args: Args) -> Result<()> {
         PathBuf::from(format!("results/{stem}-polished.txt"))
     });
     let manifest = manifest_beside(&path);
-    let mut inputs = vec![("the record being polished", args.file.as_path())];
-    inputs.extend(args.weights.iter().map(|p| ("the --weights file", p.as_path())));
-    check_distinct(&[("--record", &path), ("the manifest beside --record", &manifest)], &inputs)?;
+    check_distinct(
+        &[("--record", Some(&path)), ("the manifest beside --record", Some(&manifest))],
+        &[("the record being polished", Some(&args.file)), ("the --weights file", args.weights.as_deref())],
+    )?;
     let score_before = before.score();
     let run = Run {
         input: args.file.display().to_string(),

@@ -11,7 +11,7 @@ use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
 use crate::interrupt::{stop_flag, stop_on_ctrl_c};
-use crate::report::atomic_file::{check_distinct, AtomicFile};
+use crate::report::atomic_file::{check_distinct, remove_with_temporaries, AtomicFile};
 use crate::report::run_dir::{manifest_beside, merged, provenance, write_manifest_beside};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
@@ -283,12 +283,6 @@ pub(super) fn first_line(error: &clap::Error) -> String {
     error.render().to_string().lines().next().unwrap_or_default().to_string()
 }
 
-/// Removes `path` if it is there, with any temporary a killed save left beside it (a
-/// warning if it cannot be: the work it kept is done).
-pub(super) fn remove_if_there(path: &Path) {
-    crate::report::atomic_file::remove_with_temporaries(path);
-}
-
 /// Makes Ctrl-C set [`stop_flag`]: `solve` then saves its state after the piece being
 /// placed, `polish` stops after the window being searched, `versus` saves its searches in
 /// progress, and each exits 130 ready to continue. A second Ctrl-C exits at once, the
@@ -310,14 +304,13 @@ pub fn run(args: Args) -> Result<()> {
         args.record.clone().unwrap_or_else(|| PathBuf::from(format!("results/etetris-{moves}-k{}.txt", args.beam)));
     let checkpoint = checkpoint_beside(&record);
     let manifest = manifest_beside(&record);
-    let inputs: Vec<(&str, &Path)> = args.weights.iter().map(|p| ("the --weights file", p.as_path())).collect();
     check_distinct(
         &[
-            ("--record", &record),
-            ("the manifest beside --record", &manifest),
-            ("the checkpoint beside --record", &checkpoint),
+            ("--record", Some(&record)),
+            ("the manifest beside --record", Some(&manifest)),
+            ("the checkpoint beside --record", Some(&checkpoint)),
         ],
-        &inputs,
+        &[("the --weights file", args.weights.as_deref())],
     )?;
     ensure!(
         !checkpoint.exists(),
@@ -453,7 +446,7 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
     write_record(record, &game_record)?;
     write_manifest_beside(record, "solve", manifest)?;
     // Only now: a kill before this leaves the checkpoint, whose resume writes the same record.
-    remove_if_there(&checkpoint);
+    remove_with_temporaries(&checkpoint);
     if replayed.pieces < args.pieces {
         // The game is not over for lack of pieces: every kept board was dead.
         eprintln!(

@@ -6,8 +6,8 @@
 //! moment continues, when run again with the same arguments, without searching again.
 
 use super::solve::{
-    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, remove_if_there,
-    thread_pool, with_suffix, SearchArgs,
+    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, thread_pool,
+    with_suffix, SearchArgs,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -15,7 +15,7 @@ use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
 use crate::interrupt::stop_flag;
-use crate::report::atomic_file::{check_distinct, AtomicFile};
+use crate::report::atomic_file::{check_distinct, remove_with_temporaries, target_of_temporary, AtomicFile};
 use crate::report::ledger::open_lines;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
@@ -108,18 +108,19 @@ pub fn run(args: Args) -> Result<()> {
     let (a, b) = (side("A", &args.a)?, side("B", &args.b)?);
     if let Some(path) = &args.csv {
         let (manifest, searches) = (manifest_beside(path), searches_beside(path));
-        let sides: Vec<(&str, String)> = [("side A's weights", &args.a), ("side B's weights", &args.b)]
-            .into_iter()
-            .filter_map(|(name, text)| Some((name, text.split_whitespace().next()?.to_string())))
-            .filter(|(_, file)| file != "seed")
-            .collect();
-        let inputs: Vec<(&str, &Path)> = sides.iter().map(|(name, file)| (*name, Path::new(file))).collect();
+        // A side's first word is its weights file, unless it is `seed`.
+        let file = |text: &str| text.split_whitespace().next().filter(|&word| word != "seed").map(PathBuf::from);
+        let (file_a, file_b) = (file(&args.a), file(&args.b));
         check_distinct(
-            &[("--csv", path), ("the manifest beside --csv", &manifest), ("the searches kept beside --csv", &searches)],
-            &inputs,
+            &[
+                ("--csv", Some(path)),
+                ("the manifest beside --csv", Some(&manifest)),
+                ("the searches kept beside --csv", Some(&searches)),
+            ],
+            &[("side A's weights", file_a.as_deref()), ("side B's weights", file_b.as_deref())],
         )?;
         AtomicFile::check_writable(path)?;
-        AtomicFile::check_writable(&manifest_beside(path))?;
+        AtomicFile::check_writable(&manifest)?;
     }
     let settings = Settings {
         beam: args.beam,
@@ -375,18 +376,17 @@ impl Searches {
     /// Removes the file (its searches are in the CSV now) and any search's checkpoint left
     /// beside it (of seeds an earlier, stopped run asked for and this one did not).
     fn remove(self) {
-        remove_if_there(&self.path);
+        remove_with_temporaries(&self.path);
         let (Some(folder), Some(name)) = (self.path.parent(), self.path.file_name()) else { return };
         let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
         let prefix = format!("{}.", name.to_string_lossy());
         for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
-            let file = entry.file_name().to_string_lossy().into_owned();
-            // A checkpoint, or the temporary of one whose first save a `kill -9` cut short.
-            let temporary = file.strip_prefix('.').is_some_and(|rest| rest.starts_with(&prefix))
-                && file.contains(".checkpoint.partial-")
-                && !crate::interrupt::is_being_written(&entry.path());
-            if (file.starts_with(&prefix) || temporary) && file.ends_with(".checkpoint") {
-                remove_if_there(&entry.path());
+            // A checkpoint, or the temporary of one whose first save a `kill -9` cut short
+            // (removing its checkpoint removes it).
+            let checkpoint = target_of_temporary(&entry.path()).unwrap_or_else(|| entry.path());
+            let file = checkpoint.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            if file.starts_with(&prefix) && file.ends_with(".checkpoint") {
+                remove_with_temporaries(&checkpoint);
             }
         }
     }
@@ -418,7 +418,7 @@ impl Keep for Keeper<'_> {
         let Some(searches) = self.searches else { return Ok(()) };
         searches.append(search)?;
         // Only now: a stop before the line is written leaves the state to go on from.
-        remove_if_there(&searches.checkpoint(search.seed, search.side));
+        remove_with_temporaries(&searches.checkpoint(search.seed, search.side));
         Ok(())
     }
 

@@ -77,13 +77,11 @@ pub fn run(args: WatchArgs) -> Result<()> {
         bail!("--max-pieces must be at least 1");
     }
     args.pictures.check()?;
-    let mut outputs = args.pictures.outputs();
-    outputs.extend(args.frames.as_deref().map(|path| ("--frames", path)));
-    let inputs: Vec<(&str, &Path)> = [("the --replay file", &args.replay), ("the --weights file", &args.weights)]
-        .into_iter()
-        .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
-        .collect();
-    crate::report::atomic_file::check_distinct(&outputs, &inputs)?;
+    let [gif, png] = args.pictures.outputs();
+    crate::report::atomic_file::check_distinct(
+        &[gif, png, ("--frames", args.frames.as_deref())],
+        &[("the --replay file", args.replay.as_deref()), ("the --weights file", args.weights.as_deref())],
+    )?;
     let draws_pictures = args.pictures.gif.is_some() || args.pictures.png.is_some() || args.pictures.all_frames;
     if let Some(path) = &args.replay {
         let text =

@@ -22,18 +22,12 @@ pub struct AtomicFile {
 impl AtomicFile {
     pub fn create(target: &Path) -> Result<AtomicFile> {
         let cannot = || format!("cannot write {}", target.display());
-        let name = target.file_name().with_context(|| format!("{} is not a file path", target.display()))?;
+        let (prefix, extension) =
+            temporary_name(target).with_context(|| format!("{} is not a file path", target.display()))?;
         if target.is_dir() {
             bail!("cannot write {}: it is a folder", target.display());
         }
-        let folder = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-        // Cut so that a target name near the file system's limit still has a temporary.
-        let short: String = name.to_string_lossy().chars().take(100).collect();
-        let prefix = format!(".{short}.partial-");
+        let folder = folder_of(target);
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(&extension);
         // The umask's permissions, as `File::create` gives, not the temporary's own 0600.
@@ -87,6 +81,34 @@ impl AtomicFile {
     }
 }
 
+/// The folder a path is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    }
+}
+
+/// The prefix and suffix of the temporaries of `target` (`.NAME.partial-` and `.EXT`;
+/// `tempfile` puts six random characters between them); `None` for a path with no name.
+fn temporary_name(target: &Path) -> Option<(String, String)> {
+    let name = target.file_name()?;
+    // Cut so that a target name near the file system's limit still has a temporary.
+    let short: String = name.to_string_lossy().chars().take(100).collect();
+    let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    Some((format!(".{short}.partial-"), extension))
+}
+
+/// The target whose temporary `path` is (its name as [`temporary_name`] makes it), if it
+/// is one.
+pub fn target_of_temporary(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let (target, random_and_extension) = name.strip_prefix('.')?.rsplit_once(".partial-")?;
+    let target = folder_of(path).join(target);
+    let (_, extension) = temporary_name(&target)?;
+    (random_and_extension.len() == 6 + extension.len() && random_and_extension.ends_with(&extension)).then_some(target)
+}
+
 /// Removes the temporaries of the target a prefix names that no one in this process is
 /// writing: those a process killed while writing (`kill -9`, which nothing can catch) left
 /// beside the target. Once per target and process, at its first write (or check): the
@@ -105,7 +127,6 @@ fn remove_stale_temporaries(folder: &Path, prefix: &str, extension: &str) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        // `tempfile` puts six random characters between the prefix and the suffix.
         let ours =
             name.len() == prefix.len() + 6 + extension.len() && name.starts_with(prefix) && name.ends_with(extension);
         let path = entry.path();
@@ -124,25 +145,30 @@ pub fn remove_with_temporaries(target: &Path) {
         }
         _ => {}
     }
-    let (Some(name), Some(folder)) = (target.file_name(), target.parent()) else { return };
-    let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
-    let extension = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-    let short: String = name.to_string_lossy().chars().take(100).collect();
-    remove_stale_temporaries(folder, &format!(".{short}.partial-"), &extension);
+    if let Some((prefix, extension)) = temporary_name(target) {
+        remove_stale_temporaries(folder_of(target), &prefix, &extension);
+    }
 }
 
 /// Refuses, before any work, an output that is another output or a file the command reads
 /// (each output named by its flag, e.g. `("--csv", path)`, each input as the error says
 /// it, e.g. `("the --weights file", path)`): the last written would replace the
 /// other without a word, or the input would be lost. Paths are compared as the files they
-/// name (`out.csv` and `./dir/../out.csv` are one), whether or not they exist yet.
-pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
-    let named: Vec<PathBuf> = outputs.iter().map(|(_, path)| identity(path)).collect();
-    for (i, (flag, path)) in outputs.iter().enumerate() {
-        if let Some(j) = named[..i].iter().position(|other| *other == named[i]) {
-            bail!("{flag} {} is also {}: give each output a file of its own", path.display(), outputs[j].0);
+/// name (`out.csv` and `./dir/../out.csv` are one), whether or not they exist yet; a file
+/// not given (`None`, an optional flag left out) is skipped.
+pub fn check_distinct(outputs: &[(&str, Option<&Path>)], inputs: &[(&str, Option<&Path>)]) -> Result<()> {
+    let given = |files: &[(&str, Option<&Path>)]| -> Vec<(String, PathBuf, PathBuf)> {
+        files
+            .iter()
+            .filter_map(|&(name, path)| Some((name.to_string(), path?.to_path_buf(), identity(path?))))
+            .collect()
+    };
+    let (outputs, inputs) = (given(outputs), given(inputs));
+    for (i, (flag, path, named)) in outputs.iter().enumerate() {
+        if let Some((other, _, _)) = outputs[..i].iter().find(|(_, _, other)| other == named) {
+            bail!("{flag} {} is also {other}: give each output a file of its own", path.display());
         }
-        if let Some((input, _)) = inputs.iter().find(|(_, input)| identity(input) == named[i]) {
+        if let Some((input, _, _)) = inputs.iter().find(|(_, _, input)| input == named) {
             bail!("{flag} {} is {input}, which this command reads: write it elsewhere", path.display());
         }
     }
@@ -155,11 +181,7 @@ fn identity(path: &Path) -> PathBuf {
     if let Ok(resolved) = path.canonicalize() {
         return resolved;
     }
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match (folder.canonicalize(), path.file_name()) {
+    match (folder_of(path).canonicalize(), path.file_name()) {
         (Ok(folder), Some(name)) => folder.join(name),
         _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
     }
@@ -233,17 +255,24 @@ mod tests {
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         let csv = dir.path().join("out.csv");
         let same_csv = dir.path().join("sub/../out.csv");
-        let error = check_distinct(&[("--csv", &csv), ("--trace", &same_csv)], &[]).unwrap_err().to_string();
-        assert!(error.starts_with("--trace ") && error.contains("is also --csv"), "{error}");
         let error =
-            check_distinct(&[("--csv", &weights)], &[("the --weights file", &weights)]).unwrap_err().to_string();
+            check_distinct(&[("--csv", Some(&csv)), ("--trace", Some(&same_csv))], &[]).unwrap_err().to_string();
+        assert!(error.starts_with("--trace ") && error.contains("is also --csv"), "{error}");
+        let error = check_distinct(&[("--csv", Some(&weights))], &[("the --weights file", Some(&weights))])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("is the --weights file, which this command reads"), "{error}");
         let trace = dir.path().join("game.trace");
-        check_distinct(&[("--csv", &csv), ("--trace", &trace)], &[("the --weights file", &weights)]).unwrap();
+        check_distinct(
+            &[("--csv", Some(&csv)), ("--trace", Some(&trace)), ("--png", None)],
+            &[("the --weights file", Some(&weights))],
+        )
+        .unwrap();
         // A relative path and the absolute one name one file.
         let here = std::env::current_dir().unwrap();
         let relative = Path::new("a-file-that-is-not-there.csv");
-        let error = check_distinct(&[("--csv", relative), ("--trace", &here.join(relative))], &[]).unwrap_err();
+        let error =
+            check_distinct(&[("--csv", Some(relative)), ("--trace", Some(&here.join(relative)))], &[]).unwrap_err();
         assert!(error.to_string().contains("is also --csv"), "{error}");
         assert_eq!(names_in(dir.path()), ["sub", "weights.toml"]);
     }

@@ -86,14 +86,11 @@ pub struct Checkpoint {
     pub generations_csv_bytes: u64,
     /// Tuning is over (the held-out evaluation and `best.toml` may still be missing).
     pub tuning_done: bool,
-    /// [`checkpoint_checksum`] of the rest (format 2 on), so that a damaged or edited
-    /// checkpoint is refused rather than resumed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checksum: Option<String>,
 }
 
 /// The checksum of a checkpoint read as JSON: FNV-1a of its compact JSON (keys sorted)
-/// without the `checksum` key, in hex.
+/// without the `checksum` key, in hex. From format 2 on, `checkpoint.json` holds it under
+/// that key, so that a damaged or edited checkpoint is refused rather than resumed from.
 pub fn checkpoint_checksum(checkpoint: &serde_json::Value) -> String {
     let mut body = checkpoint.clone();
     if let Some(fields) = body.as_object_mut() {
@@ -291,7 +288,6 @@ pub fn start_in(
         evaluations_csv_bytes: evaluations_header.len() as u64,
         generations_csv_bytes: generations_header.len() as u64,
         tuning_done: false,
-        checksum: None,
     };
     write_checkpoint(&campaign.run_dir, &checkpoint)?;
     eprintln!("run folder {}", campaign.run_dir.display());
@@ -322,11 +318,14 @@ pub fn resume(
     })?;
     let not_a_checkpoint = || format!("{} is not a tetris-lab checkpoint", path.display());
     let value: serde_json::Value = serde_json::from_str(&text).with_context(not_a_checkpoint)?;
-    let checkpoint: Checkpoint = serde_json::from_value(value.clone()).with_context(not_a_checkpoint)?;
+    // Whether the stored checksum matches (`None`: there is none).
+    let sealed =
+        value.get("checksum").and_then(serde_json::Value::as_str).map(|stored| stored == checkpoint_checksum(&value));
+    let checkpoint: Checkpoint = serde_json::from_value(value).with_context(not_a_checkpoint)?;
     match checkpoint.format {
-        CHECKPOINT_FORMAT => match &checkpoint.checksum {
-            Some(stored) if *stored == checkpoint_checksum(&value) => {}
-            Some(_) => {
+        CHECKPOINT_FORMAT => match sealed {
+            Some(true) => {}
+            Some(false) => {
                 bail!("{}: the checksum does not match: the checkpoint is damaged or was edited", path.display())
             }
             None => bail!("{}: no checksum (a format {CHECKPOINT_FORMAT} checkpoint has one)", path.display()),
@@ -495,10 +494,10 @@ fn git_hash() -> String {
 }
 
 fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {
-    let mut sealed =
-        serde_json::to_value(Checkpoint { checksum: None, format: CHECKPOINT_FORMAT, ..checkpoint.clone() })?;
-    let checksum = checkpoint_checksum(&sealed);
-    sealed["checksum"] = checksum.into();
+    // Written in the current format whatever it was read in, and sealed.
+    let mut sealed = serde_json::to_value(checkpoint)?;
+    sealed["format"] = CHECKPOINT_FORMAT.into();
+    sealed["checksum"] = checkpoint_checksum(&sealed).into();
     let mut file = AtomicFile::create(&run_dir.join("checkpoint.json"))?;
     serde_json::to_writer_pretty(file.writer(), &sealed)
         .with_context(|| format!("cannot write {}", run_dir.join("checkpoint.json").display()))?;

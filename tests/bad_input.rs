@@ -742,6 +742,12 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
             "side A's weights",
         ),
         usage(&["versus", "seed", "seed", "--beam", "2", "--pieces", "5", "--checkpoint-every", "5"], "--csv <CSV>"),
+        // A side's flags are parsed as the command's: clap's message and its tip, on one line.
+        refused(
+            &["versus", "seed", "seed --lookahed 2", "--beam", "2", "--pieces", "5"],
+            "side B (\"seed --lookahed 2\"): unexpected argument '--lookahed' found; tip: a similar argument exists: '--lookahead'",
+        ),
+        usage(&["solve", "--bem", "3"], "unexpected argument '--bem' found; tip: a similar argument exists: '--beam' (see --help)"),
         refused(&["polish", "folder", "--record", "out.txt"], "folder"),
         refused(&["polish", "binary.txt", "--record", "out.txt"], "binary.txt"),
         refused(&["polish", "unknown-op.txt", "--record", "out.txt"], "X3"),

@@ -80,21 +80,7 @@ pub fn main() -> i32 {
             return 0;
         }
         Err(e) => {
-            // One line, as every other error: clap's own message is its first line, the
-            // usage and the hint after it say nothing a user needs that `--help` does not.
-            // Its "tip:" lines (a did-you-mean) go on the same line.
-            // A first line ending in ':' lists what it means on the indented lines after it.
-            let rendered = e.render().to_string();
-            let mut lines = rendered.lines().skip_while(|l| l.trim().is_empty());
-            let mut message = lines.next().unwrap_or("error: bad arguments").trim_end().to_string();
-            if message.ends_with(':') {
-                let listed: Vec<&str> =
-                    lines.take_while(|l| l.starts_with(' ') && !l.trim().is_empty()).map(str::trim).collect();
-                message = format!("{message} {}", listed.join(", "));
-            }
-            let tips: Vec<&str> = rendered.lines().map(str::trim).filter(|l| l.starts_with("tip:")).collect();
-            let tips = if tips.is_empty() { String::new() } else { format!("; {}", tips.join("; ")) };
-            eprintln!("{message}{tips} (see --help)");
+            eprintln!("error: {} (see --help)", clap_error_line(&e));
             return 2;
         }
     };
@@ -108,6 +94,27 @@ pub fn main() -> i32 {
             1
         }
     }
+}
+
+/// A clap error on one line, as every other error, without clap's "error: ": its first
+/// line (clap's own message; the usage and hint after it say nothing a user needs that
+/// `--help` does not), what a first line ending in ':' lists on the indented lines after
+/// it, and its "tip:" lines (a did-you-mean). `main` prints it for the command line,
+/// `versus` for a side's flags, `solve` and `polish` for a checkpoint's stored arguments.
+pub(crate) fn clap_error_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let mut lines = rendered.lines().skip_while(|l| l.trim().is_empty());
+    let first = lines.next().unwrap_or("bad arguments").trim_end();
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if message.ends_with(':') {
+        let listed: Vec<&str> =
+            lines.take_while(|l| l.starts_with(' ') && !l.trim().is_empty()).map(str::trim).collect();
+        message = format!("{message} {}", listed.join(", "));
+    }
+    for tip in rendered.lines().map(str::trim).filter(|l| l.starts_with("tip:")) {
+        message += &format!("; {tip}");
+    }
+    message
 }
 
 fn run(cli: Cli) -> Result<()> {

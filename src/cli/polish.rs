@@ -7,7 +7,7 @@
 //! continues with `--resume` and ends as one never stopped.
 
 use super::solve::{
-    checked_options, etetris_manifest, first_line, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
     weights_json, write_record, JitterArgs, SearchArgs,
 };
 use crate::etetris::checked::pieces_bar;
@@ -289,7 +289,7 @@ fn resume(args: Args) -> Result<()> {
     let original: Vec<String> = serde_json::from_value(field("polish_arguments")?.clone())
         .map_err(|e| fail(format!("\"polish_arguments\": {e}")))?;
     let stored = <Stored as clap::Parser>::try_parse_from(&original)
-        .map_err(|e| fail(format!("its arguments no longer parse: {}", first_line(&e))))?;
+        .map_err(|e| fail(format!("its arguments no longer parse: {}", super::clap_error_line(&e))))?;
     let number =
         |name: &str| -> Result<u64> { field(name)?.as_u64().ok_or_else(|| fail(format!("\"{name}\" is not a count"))) };
     let (score_before, recorded_score) = (number("score_before")? as u32, number("score")? as u32);

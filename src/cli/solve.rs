@@ -277,12 +277,6 @@ pub(super) fn checkpoint_cadence(seconds: f64) -> Result<Duration> {
     Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
-/// The first line of a clap error: why stored arguments (a checkpoint's, a manifest's) no
-/// longer parse.
-pub(super) fn first_line(error: &clap::Error) -> String {
-    error.render().to_string().lines().next().unwrap_or_default().to_string()
-}
-
 /// Makes Ctrl-C set [`stop_flag`]: `solve` then saves its state after the piece being
 /// placed, `polish` stops after the window being searched, `versus` saves its searches in
 /// progress, and each exits 130 ready to continue. A second Ctrl-C exits at once, the
@@ -479,7 +473,7 @@ fn resume(checkpoint: &Path, args: Args) -> Result<()> {
     let arguments: Vec<String> = serde_json::from_value(field("solve_arguments")?.clone())
         .map_err(|e| fail(format!("\"solve_arguments\": {e}")))?;
     let stored = <Stored as clap::Parser>::try_parse_from(&arguments)
-        .map_err(|e| fail(format!("its arguments no longer parse: {}", first_line(&e))))?;
+        .map_err(|e| fail(format!("its arguments no longer parse: {}", super::clap_error_line(&e))))?;
     let weights = field("weights_toml")?.as_str().ok_or_else(|| fail("\"weights_toml\" is not text".into()))?;
     let weights = Weights::from_toml(weights).map_err(|e| fail(format!("its weights: {e:#}")))?;
     let seconds = field("seconds")?.as_f64().ok_or_else(|| fail("\"seconds\" is not a number".into()))?;

@@ -79,15 +79,7 @@ struct SideArgs {
 fn side(name: &str, text: &str) -> Result<Side> {
     let fail = |cause: String| anyhow!("side {name} (\"{text}\"): {cause}");
     ensure!(!text.trim().is_empty(), fail("empty: give a weights file (or `seed`), then any refinement flags".into()));
-    let parsed = SideArgs::try_parse_from(text.split_whitespace()).map_err(|e| {
-        // clap's message on one line: its first line, and its "did you mean" tip if any.
-        let rendered = e.render().to_string();
-        let mut cause = rendered.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-        if let Some(tip) = rendered.lines().map(str::trim).find(|line| line.starts_with("tip:")) {
-            cause += &format!(" ({tip})");
-        }
-        fail(cause)
-    })?;
+    let parsed = SideArgs::try_parse_from(text.split_whitespace()).map_err(|e| fail(super::clap_error_line(&e)))?;
     let weights = if parsed.weights == "seed" {
         Weights::default()
     } else if !Path::new(&parsed.weights).exists() && crate::names::closest(&parsed.weights, &["seed"]).is_some() {

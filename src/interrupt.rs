@@ -2,8 +2,10 @@
 //! process-wide flag that the command's loop reads at its next safe point (after the piece,
 //! window or generation in progress, its files saved); a second press exits at once (code
 //! 130), leaving whatever was saved last and removing the temporaries of files still being
-//! written ([`writing`]), unless the command stops so soon that it has no use for one. One
-//! handler for the whole process, as the `ctrlc` crate allows only one.
+//! written ([`writing`]), unless the command stops so soon that it has no use for one. A
+//! command with no safe point worth waiting for exits on the first press
+//! ([`exit_on_ctrl_c`]). One handler for the whole process, as the `ctrlc` crate allows only
+//! one.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,10 +13,25 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
-/// What the first press prints, and what the second prints before exiting (`None`: the
-/// second does nothing); the first caller's, as a process runs one command.
-type Messages = (&'static str, Option<&'static str>);
-static MESSAGES: OnceLock<Messages> = OnceLock::new();
+/// What a press does: the first caller's, as a process runs one command.
+enum OnPress {
+    /// The first press sets the flag and prints the first message; a second prints the
+    /// second and exits (`None`: it does nothing).
+    Stop(&'static str, Option<&'static str>),
+    /// The first press prints the message and exits.
+    Exit(String),
+}
+static ON_PRESS: OnceLock<OnPress> = OnceLock::new();
+
+/// Prints `message` and exits with code 130, removing the temporaries of files being
+/// written first (held until the exit: a file being renamed into place finishes first, and
+/// no new temporary is made after the clean-up).
+fn exit_interrupted(message: &str) -> ! {
+    eprintln!("\n{message}");
+    let mut pending = pending();
+    remove_all(&mut pending);
+    std::process::exit(130);
+}
 
 /// Installs the handler (once per process; later calls only return the flag) and returns
 /// the flag the first Ctrl-C sets. `first` is printed on the first press (say where the
@@ -22,23 +39,33 @@ static MESSAGES: OnceLock<Messages> = OnceLock::new();
 /// (removing the temporaries of files being written, see [`writing`]; a command that
 /// stops within moments passes `None`, and later presses do nothing).
 pub fn stop_on_ctrl_c(first: &'static str, second: Option<&'static str>) -> &'static AtomicBool {
-    if MESSAGES.set((first, second)).is_ok() {
+    install(OnPress::Stop(first, second));
+    &STOP
+}
+
+/// Installs the handler (once per process) so that Ctrl-C prints `message` and exits at once
+/// with code 130, removing the temporaries of files being written: for a command with no
+/// safe point worth waiting for (`reproduce`, whose games can take hours and whose ledger
+/// already holds every finished one).
+pub fn exit_on_ctrl_c(message: String) {
+    install(OnPress::Exit(message));
+}
+
+fn install(on_press: OnPress) {
+    if ON_PRESS.set(on_press).is_ok() {
         // A handler set elsewhere (a host program) is left in place: then Ctrl-C does what it says.
-        let _ = ctrlc::set_handler(|| {
-            let (first, second) = MESSAGES.get().copied().unwrap_or(("", None));
-            if !STOP.swap(true, Ordering::SeqCst) {
-                eprintln!("\n{first}");
-            } else if let Some(second) = second {
-                eprintln!("\n{second}");
-                // Held until the exit: a file being renamed into place finishes first, and
-                // no new temporary is made after the clean-up.
-                let mut pending = pending();
-                remove_all(&mut pending);
-                std::process::exit(130);
+        let _ = ctrlc::set_handler(|| match ON_PRESS.get() {
+            Some(OnPress::Exit(message)) => exit_interrupted(message),
+            Some(&OnPress::Stop(first, second)) => {
+                if !STOP.swap(true, Ordering::SeqCst) {
+                    eprintln!("\n{first}");
+                } else if let Some(second) = second {
+                    exit_interrupted(second);
+                }
             }
+            None => {}
         });
     }
-    &STOP
 }
 
 /// The flag the first Ctrl-C sets, without installing the handler (a library loop reads

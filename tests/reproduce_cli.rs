@@ -186,43 +186,51 @@ fn a_stopped_run_resumes_from_its_ledger_and_ends_as_an_uninterrupted_one() {
     assert_eq!(read(&stopped, "ledger.csv").lines().count(), 1 + 6 + 4 * 6);
 }
 
+/// A run killed (`kill -9`) or stopped by Ctrl-C (which exits at once with code 130, saying
+/// where the finished games are and how to go on) after some games resumes to the
+/// uninterrupted run's games.
 #[test]
-fn a_killed_run_resumes() {
+fn a_killed_or_interrupted_run_resumes() {
     let temp = tempfile::tempdir().unwrap();
-    let out = temp.path().join("results");
-    let binary = env!("CARGO_BIN_EXE_tetris-lab");
     let args = ["reproduce", "bcts", "--games", "300", "--heights", "4..8", "--board", "10x8", "--threads", "1"];
-    let mut child = std::process::Command::new(binary)
-        .args(args)
-        .args(["--out", out.to_str().unwrap()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill it once it has finished some games (or let it finish if it is faster).
-    let started = std::time::Instant::now();
-    loop {
-        let lines = std::fs::read_dir(&out)
-            .ok()
-            .and_then(|mut dirs| dirs.next())
-            .and_then(|dir| std::fs::read_to_string(dir.unwrap().path().join("ledger.csv")).ok())
-            .map_or(0, |text| text.lines().count());
-        if lines > 50 || started.elapsed().as_secs() > 60 || child.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    let dir = run_dirs(&out).remove(0);
-    let resumed = run(&["reproduce", "--resume", dir.to_str().unwrap()]);
-    assert!(resumed.status.success(), "{}", stderr(&resumed));
-
     let again = temp.path().join("again");
     let whole = run(&[&args[..], &["--out", again.to_str().unwrap()]].concat());
     assert!(whole.status.success(), "{}", stderr(&whole));
     let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
-    assert_eq!(read(&dir, "games.csv"), read(&run_dirs(&again)[0], "games.csv"));
+    for signal in ["-KILL", "-INT"] {
+        let out = temp.path().join(signal);
+        let child = common::spawn_in(temp.path(), &[&args[..], &["--out", out.to_str().unwrap()]].concat(), true);
+        // Stop it once it has finished some games (or let it finish if it is faster).
+        let started = std::time::Instant::now();
+        loop {
+            let lines = std::fs::read_dir(&out)
+                .ok()
+                .and_then(|mut dirs| dirs.next())
+                .and_then(|dir| std::fs::read_to_string(dir.unwrap().path().join("ledger.csv")).ok())
+                .map_or(0, |text| text.lines().count());
+            if lines > 50 || started.elapsed().as_secs() > 60 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        common::send_signal(&child, signal);
+        let stopped = child.wait_with_output().unwrap();
+        let dir = run_dirs(&out).remove(0);
+        if signal == "-INT" {
+            assert_eq!(stopped.status.code(), Some(130), "{}", stderr(&stopped));
+            let said = stderr(&stopped);
+            let last = said.lines().last().unwrap_or_default();
+            assert!(
+                last.starts_with("stopped: every finished game is in ")
+                    && last.ends_with(&format!("`tetris-lab reproduce --resume {}` plays the rest", dir.display())),
+                "{said}"
+            );
+        }
+        let resumed = run(&["reproduce", "--resume", dir.to_str().unwrap()]);
+        assert!(resumed.status.success(), "{}", stderr(&resumed));
+        assert!(stderr(&resumed).contains("resumed,"), "{signal}: {}", stderr(&resumed));
+        assert_eq!(read(&dir, "games.csv"), read(&run_dirs(&again)[0], "games.csv"), "{signal}");
+    }
 }
 
 #[test]

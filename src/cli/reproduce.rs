@@ -116,6 +116,13 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         // The manifest first: a run stopped during its first measurement can be resumed.
         let run = Run { args: &args, threads, full, started, planned: selection.len() };
         write_outputs(&run_dir, &rows, &games_csv, &run, SystemTime::now(), &rule_sets)?;
+        // No safe point to wait for (a game can take hours): Ctrl-C exits at once, saying
+        // what is kept and how to go on.
+        crate::interrupt::exit_on_ctrl_c(format!(
+            "stopped: every finished game is in {}; `tetris-lab reproduce --resume {}` plays the rest",
+            ledger_path.display(),
+            run_dir.display()
+        ));
         for (index, planned) in selection.iter().enumerate() {
             let context = Measuring { seed: args.seed, index, ledger: &ledger };
             let row = pool.install(|| measure(planned, &context, &mut games_csv, &mut rule_sets))?;

@@ -663,3 +663,45 @@ fn a_killed_versus_continues_from_its_finished_searches() {
         assert!(left_beside(csv).is_empty(), "{:?}", left_beside(csv));
     }
 }
+
+/// `splice` recombines records at the boards they share: the game it writes replays to the
+/// score it prints, beats every record given, and its manifest names each record and the
+/// pieces it gave; it refuses to write over a record it reads.
+#[test]
+fn splice_recombines_records_where_their_boards_meet() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut scores = Vec::new();
+    for jitter in ["1", "2", "3", "4"] {
+        let record = format!("j{jitter}.txt");
+        let args = ["solve", "--moves", "full", "--beam", "100", "--pieces", "2000", "--threads", "1"];
+        let extra = ["--jitter", jitter, "--jitter-percent", "3", "--record", &record];
+        scores.push(field(&stdout(&run(&[&args[..], &extra[..]].concat(), dir.path())), "score"));
+    }
+    let records = ["j1.txt", "j2.txt", "j3.txt", "j4.txt"];
+    let out = stdout(&run(&[&["splice"][..], &records[..], &["--record", "spliced.txt"]].concat(), dir.path()));
+    let best = *scores.iter().max().unwrap();
+    assert_eq!(field(&out, "before"), best, "{out}");
+    // These four searches part and meet again: the splice gains (36 points, 10 switches).
+    assert!(field(&out, "score") > best && field(&out, "switches") > 0, "{out}");
+    assert_eq!(field(&out, "gain"), field(&out, "score") - best);
+    let replayed = stdout(&run(&["replay", "spliced.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&out, "score")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("spliced.manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["command"], "splice");
+    assert_eq!(manifest["score"].as_u64(), Some(field(&out, "score")));
+    let given: Vec<u64> =
+        manifest["spliced"].as_array().unwrap().iter().map(|s| s["pieces_given"].as_u64().unwrap()).collect();
+    assert_eq!(given.len(), 4);
+    assert_eq!(given.iter().sum::<u64>(), 2000);
+    // Splicing the result with its records again finds nothing more.
+    let again = stdout(&run(&["splice", "spliced.txt", "j1.txt", "j4.txt", "--record", "again.txt"], dir.path()));
+    assert_eq!(field(&again, "gain"), 0, "{again}");
+    // Bad input: an output over an input, a missing record, a single record.
+    let kept = std::fs::read(dir.path().join("j1.txt")).unwrap();
+    expect_error(&["splice", "j1.txt", "j2.txt", "--record", "j1.txt"], dir.path(), "j1.txt");
+    assert_eq!(std::fs::read(dir.path().join("j1.txt")).unwrap(), kept);
+    expect_error(&["splice", "j1.txt", "missing.txt", "--record", "x.txt"], dir.path(), "missing.txt");
+    expect_error(&["splice", "j1.txt", "--record", "x.txt"], dir.path(), "2 values required");
+    assert!(!dir.path().join("x.txt").exists());
+}

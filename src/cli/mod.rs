@@ -18,6 +18,7 @@ pub mod replay;
 pub mod reproduce;
 pub mod sequence;
 pub mod solve;
+pub mod splice;
 pub mod tune;
 pub mod versus;
 pub mod watch;
@@ -53,6 +54,8 @@ pub enum Command {
     Solve(solve::Args),
     /// Improve an E-Tetris record window by window (the second stage of a two-stage search).
     Polish(polish::Args),
+    /// Recombine E-Tetris records: the best game through their boards, changing record where two meet.
+    Splice(splice::Args),
     /// Compare two E-Tetris searches (weights and refinements) beyond chance, over paired jitters.
     Versus(versus::Args),
     /// Time a solver at several settings.
@@ -130,6 +133,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Sequence(args) => sequence::run(args),
         Command::Solve(args) => solve::run(args),
         Command::Polish(args) => polish::run(args),
+        Command::Splice(args) => splice::run(args),
         Command::Versus(args) => versus::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Tune(args) => tune::run(args),

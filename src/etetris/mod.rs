@@ -13,6 +13,7 @@ pub mod polish;
 pub mod record;
 pub mod search_state;
 pub mod solver;
+pub mod splice;
 pub mod weights;
 
 pub use game::{sequence, Game, Grid, Placement, Spawn, PIECE_LIMIT};

@@ -1,0 +1,183 @@
+//! Recombination of finished games (`tetris-lab splice`): the best game through the
+//! boards of several records.
+//!
+//! After a piece, the game's state is its board and its score: the next piece is the
+//! sequence's, and whether the game is over is the board's (a lock that touches the top row
+//! leaves a cell there; a spawn fails on the board alone). So where two records reach the
+//! same board after the same piece, either may go on from there, and a game may follow one
+//! record up to that meeting point and the other after it, scoring the first's points
+//! before and the second's after. Separate searches meet often: the beam-10,000 records of
+//! this project share about two boards in three at the same piece. The best game through
+//! all the records' boards is then a longest path over (piece, board) nodes, found piece by
+//! piece (each node keeps its best score and the record that reached it so), and it never
+//! scores less than the best record, which is one of the paths.
+
+use super::polish::Line;
+use super::record::Record;
+use super::Grid;
+use std::collections::HashMap;
+
+/// The best game through the records' boards.
+#[derive(Clone, Debug)]
+pub struct Spliced {
+    /// The game: each piece's key presses, from the record chosen for that piece.
+    pub line: Line,
+    /// For each piece, the index of the record whose key presses it plays.
+    pub sources: Vec<usize>,
+    /// Pieces at which the game changes from one record to another.
+    pub switches: usize,
+}
+
+impl Spliced {
+    /// The record of the game.
+    pub fn record(&self) -> Record {
+        self.line.record()
+    }
+
+    /// How many pieces each record gives, in the records' order.
+    pub fn pieces_from(&self, records: usize) -> Vec<usize> {
+        let mut counts = vec![0; records];
+        for &source in &self.sources {
+            counts[source] += 1;
+        }
+        counts
+    }
+}
+
+/// The best node reaching a board after a piece: its score and the record that led there.
+#[derive(Clone, Copy)]
+struct Reached {
+    score: u64,
+    source: usize,
+}
+
+/// The best-scoring game that follows, piece by piece, one of `lines` (games of the contest
+/// from its empty board), changing from one to another only where both have the same
+/// board after the same piece. It ends where one of the games ends. Among equal scores the
+/// earlier record wins, at every node and at the end, so the result does not depend on
+/// anything but the order of `lines`. `None` when `lines` is empty.
+pub fn splice(lines: &[Line]) -> Option<Spliced> {
+    let longest = lines.iter().map(Line::pieces).max()?;
+    // reached[t]: each board some game has after t pieces, with its best way there.
+    let mut reached: Vec<HashMap<Grid, Reached>> = Vec::with_capacity(longest + 1);
+    reached.push(HashMap::from([(Grid::default(), Reached { score: 0, source: usize::MAX })]));
+    for piece in 1..=longest {
+        let mut here: HashMap<Grid, Reached> = HashMap::new();
+        for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
+            let before = reached[piece - 1][&line.boards[piece - 1]].score;
+            let score = before + u64::from(line.scores[piece] - line.scores[piece - 1]);
+            let node = here.entry(line.boards[piece]).or_insert(Reached { score, source });
+            if score > node.score {
+                *node = Reached { score, source };
+            }
+        }
+        reached.push(here);
+    }
+    // The end: the best of the games' last nodes (the earliest game among equals).
+    let (mut board, mut piece, _) = lines
+        .iter()
+        .map(|line| {
+            let end = line.pieces();
+            (line.boards[end], end, reached[end][&line.boards[end]].score)
+        })
+        .fold(None, |best: Option<(Grid, usize, u64)>, end| match best {
+            Some(best) if best.2 >= end.2 => Some(best),
+            _ => Some(end),
+        })?;
+    let mut sources = vec![0; piece];
+    while piece > 0 {
+        let source = reached[piece][&board].source;
+        sources[piece - 1] = source;
+        board = lines[source].boards[piece - 1];
+        piece -= 1;
+    }
+    let mut line = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
+    for (index, &source) in sources.iter().enumerate() {
+        let from = &lines[source];
+        let points = from.scores[index + 1] - from.scores[index];
+        line.ops.push(from.ops[index].clone());
+        line.boards.push(from.boards[index + 1]);
+        line.scores.push(line.scores[index] + points);
+    }
+    let switches = sources.windows(2).filter(|pair| pair[0] != pair[1]).count();
+    Some(Spliced { line, sources, switches })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etetris::record::replay;
+    use crate::etetris::solver::{BeamSearch, MoveSet, Options};
+    use crate::etetris::{sequence, Weights};
+
+    /// A game of `pieces` pieces found by the seed's search at `beam` with the seed's
+    /// weights scaled (so that different settings play different games).
+    fn game(beam: usize, pieces: usize, holes_scale: f64) -> Line {
+        let mut weights = Weights::default();
+        weights.features[3] *= holes_scale;
+        let mut search = BeamSearch::new(Options::new(beam, MoveSet::Full, weights));
+        let spawns = sequence(pieces);
+        let solution = search.solve(Grid::default(), &spawns, &mut |_| {});
+        let record =
+            crate::etetris::solver::write_record(Grid::default(), &spawns, &solution.placements, MoveSet::Full)
+                .expect("the search's placements make a record");
+        Line::new(&record)
+    }
+
+    #[test]
+    fn one_game_is_its_own_splice() {
+        let line = game(20, 300, 1.0);
+        let spliced = splice(std::slice::from_ref(&line)).unwrap();
+        assert_eq!(spliced.line.scores, line.scores);
+        assert_eq!(spliced.line.boards, line.boards);
+        assert_eq!(spliced.switches, 0);
+        assert!(splice(&[]).is_none());
+    }
+
+    #[test]
+    fn the_splice_takes_the_better_stretch_between_meeting_boards_and_replays_to_its_score() {
+        // Nearby weights at one width: games that part and meet again.
+        let lines: Vec<Line> = [1.0, 0.98, 1.02, 0.95, 1.05].iter().map(|&h| game(100, 2000, h)).collect();
+        let spliced = splice(&lines).unwrap();
+        let best = lines.iter().map(Line::score).max().unwrap();
+        assert!(spliced.line.score() >= best, "{} < {best}", spliced.line.score());
+        // The game is a real one: replayed, it scores what the splice says, board for board.
+        let replayed = Line::new(&spliced.record());
+        assert_eq!(replayed.scores, spliced.line.scores);
+        assert_eq!(replayed.boards, spliced.line.boards);
+        assert_eq!(replay(&spliced.record()).score as u32, spliced.line.score());
+        // Each piece's key presses are those of the record it names, at a board that record
+        // has before that piece.
+        for (index, &source) in spliced.sources.iter().enumerate() {
+            assert_eq!(spliced.line.ops[index], lines[source].ops[index]);
+            assert_eq!(spliced.line.boards[index], lines[source].boards[index], "piece {}", index + 1);
+        }
+        assert_eq!(spliced.pieces_from(lines.len()).iter().sum::<usize>(), spliced.line.pieces());
+        // These settings meet and part: the splice gains over every one of them.
+        assert!(
+            spliced.switches > 0 && spliced.line.score() > best,
+            "{} switches, {} against {best}",
+            spliced.switches,
+            spliced.line.score()
+        );
+    }
+
+    #[test]
+    fn a_stretch_is_taken_only_where_the_boards_meet() {
+        // Two games from the same first pieces: equal boards up to where they part, then
+        // the splice may not mix them (their boards never meet again here).
+        let a = game(20, 200, 1.0);
+        let mut b = a.clone();
+        // b: a's first 100 pieces, then a's own continuation scored higher at piece 150
+        // (a board of its own, so it cannot be reached from a's boards).
+        let other = Grid::parse("#.........").unwrap();
+        for piece in 150..=b.pieces() {
+            b.boards[piece] = other;
+            b.scores[piece] = a.scores[piece] + 1_000;
+        }
+        let spliced = splice(&[a.clone(), b.clone()]).unwrap();
+        // The end is b's (the higher score), reached through b alone from piece 150 on.
+        assert_eq!(spliced.line.score(), b.score());
+        assert!(spliced.sources[149..].iter().all(|&source| source == 1));
+    }
+}

@@ -64,6 +64,10 @@ const CASES: &[(&str, Action)] = &[
     ("solve --beam 15 --pieces 400 --record weak.txt", Run),
     ("polish weak.txt --moves full --beam 50 --window 60 --stride 30 --record part.txt --max-windows 4", Run),
     ("polish --resume part.txt", Run),
+    (
+        "splice weights/etetris-best-record-k10000.txt data/etetris/k10000-1426884.txt --record spliced.txt",
+        Run,
+    ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
     ("solve --resume r.txt.checkpoint", Run),
     (

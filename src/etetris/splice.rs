@@ -6,9 +6,9 @@
 //! leaves a cell there; a spawn fails on the board alone). So where two records reach the
 //! same board after the same piece, either may go on from there, and a game may follow one
 //! record up to that meeting point and the other after it, scoring the first's points
-//! before and the second's after. Separate searches meet often: the beam-10,000 records of
-//! this project share about two boards in three at the same piece. The best game through
-//! all the records' boards is then a longest path over (piece, board) nodes, found piece by
+//! before and the second's after. Separate searches meet often: the two beam-10,000
+//! records of this repository have the same board after 1,457 of their 10,000 pieces. The
+//! best game through all the records' boards is then a longest path over (piece, board) nodes, found piece by
 //! piece (each node keeps its best score and the record that reached it so), and it never
 //! scores less than the best record, which is one of the paths.
 

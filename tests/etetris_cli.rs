@@ -57,7 +57,7 @@ fn the_published_record_replays_to_its_score() {
     let line = stdout(&run(&["replay", path.to_str().unwrap()], dir.path()));
     assert_eq!(line.trim(), "pieces=10000 score=1378178");
     // Pieces after the game's end are not played, and a note says so.
-    let best = repository_file("weights/etetris-best-record-k10000.txt");
+    let best = repository_file("data/etetris/k10000-1427634.txt");
     let longer = format!("{},N,D5,N,D7", std::fs::read_to_string(best).unwrap().trim_end());
     std::fs::write(dir.path().join("longer.txt"), longer).unwrap();
     let output = run(&["replay", "longer.txt"], dir.path());

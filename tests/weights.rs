@@ -60,7 +60,8 @@ fn the_best_records_replay_above_the_contest_winner_and_the_readme_says_their_sc
 
 #[test]
 fn the_best_records_breakdown_adds_up_and_the_readme_quotes_it() {
-    let text = std::fs::read_to_string(repository_file("weights/etetris-best-record.txt")).unwrap();
+    // The passage is about the beam-30,000 record, the best then.
+    let text = std::fs::read_to_string(repository_file("data/etetris/k30000-1427648.txt")).unwrap();
     let breakdown = Breakdown::of(&Record::parse(&text).unwrap());
     assert_eq!(breakdown.pieces, 10_000);
     assert_eq!(breakdown.points.iter().sum::<u64>(), breakdown.score, "the clears' points are the score");
@@ -87,7 +88,8 @@ fn the_best_records_breakdown_adds_up_and_the_readme_quotes_it() {
 /// breakdown's last two lines, verbatim), and the gaps between I pieces it gives.
 #[test]
 fn the_beam_10000_records_waits_are_quoted_from_its_breakdown() {
-    let text = std::fs::read_to_string(repository_file("weights/etetris-best-record-k10000.txt")).unwrap();
+    // The passage is about the beam-10,000 record before the splice.
+    let text = std::fs::read_to_string(repository_file("data/etetris/k10000-1427634.txt")).unwrap();
     let breakdown = Breakdown::of(&Record::parse(&text).unwrap());
     let waits = breakdown.idle_i_pieces_that_could_clear_four;
     assert!(breakdown.waits_ended_by_a_four <= waits && breakdown.waits_with_an_i_within_four <= waits);

@@ -9,6 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// Why the splices of the repository's earlier records are not run here.
+const HISTORY: &str =
+    "its records come from the repository's history (`git show`), which the test's copy does not hold; \
+                       tests/weights.rs replays the record they make";
+
 /// What to do with one README command.
 enum Action {
     /// Run it as written.
@@ -58,7 +63,7 @@ const CASES: &[(&str, Action)] = &[
     // E-Tetris.
     ("sequence etetris -n 3", Run),
     ("replay data/etetris/published_1378178.txt", Run),
-    ("replay weights/etetris-best-record.txt --breakdown", Run),
+    ("replay data/etetris/k30000-1427648.txt --breakdown", Run),
     ("replay data/etetris/published_1378178.txt --breakdown", Run),
     ("replay data/etetris/k10000-1427634.txt --breakdown", Run),
     ("solve --beam 15 --pieces 400 --record weak.txt", Run),
@@ -278,6 +283,44 @@ const CASES: &[(&str, Action)] = &[
              --weights weights/etetris-full-overflow.toml --window 100 --guide 10 --record overflow-pass.txt",
         ),
     ),
+    // Splicing records: the history's records are not in the test's copy.
+    (
+        "splice best-20cfb7e.txt best-24f58c0.txt best-4b8bdfa.txt best-61597d6.txt best-64be3f4.txt best-693ba6e.txt best-9740da1.txt best-abbbfe7.txt best-ad19426.txt best-e8b2352.txt best-fb6b82e.txt k10000-1a84ed3.txt k10000-2d7625a.txt k10000-bb61b63.txt k10000-c617908.txt k10000-d957241.txt --record history.txt",
+        Skip(HISTORY),
+    ),
+    (
+        "polish history.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 \
+         --record history-pass1.txt",
+        RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 --record history-pass1.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full-overflow.toml --lookahead 2 --endgame 25 --second-ply 2 \
+         --phase-quota 20 --phase-pool 3 --threads 2 --record ovf-q20-p3.txt",
+        RunAs(
+            "solve --moves full --beam 30 --weights weights/etetris-full-overflow.toml --lookahead 2 --endgame 25 --second-ply 2 \
+             --phase-quota 20 --phase-pool 3 --threads 2 --record ovf-q20-p3.txt --pieces 300",
+        ),
+    ),
+    (
+        "polish ovf-q20-p3.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 \
+         --record ovf-q20-p3-p1.txt",
+        RunAs("polish ovf-q20-p3.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 --record ovf-q20-p3-p1.txt"),
+    ),
+    (
+        "polish ovf-q20-p3-p1.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 200 --stride 100 --guide 10 \
+         --threads 1 --record ovf-q20-p3-p2.txt",
+        RunAs("polish ovf-q20-p3-p1.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 200 --stride 100 --guide 10 --threads 1 --record ovf-q20-p3-p2.txt"),
+    ),
+    (
+        "splice history-pass1.txt best-20cfb7e.txt best-24f58c0.txt best-4b8bdfa.txt best-61597d6.txt best-64be3f4.txt best-693ba6e.txt best-9740da1.txt best-abbbfe7.txt best-ad19426.txt best-e8b2352.txt best-fb6b82e.txt k10000-1a84ed3.txt k10000-2d7625a.txt k10000-bb61b63.txt k10000-c617908.txt k10000-d957241.txt ovf-q20-p3.txt ovf-q20-p3-p1.txt ovf-q20-p3-p2.txt --record spliced.txt",
+        Skip(HISTORY),
+    ),
+    (
+        "polish spliced.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 \
+         --record spliced-pass1.txt",
+        RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 --record spliced-pass1.txt"),
+    ),
+    ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
          --phase-quota 20 --phase-pool 3 --threads 2 --record k10000-pool3.txt",

@@ -11,7 +11,7 @@ use crate::etetris::splice::splice;
 use crate::report::atomic_file::check_distinct;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{ensure, Context, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -26,10 +26,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let path = args.record.clone().unwrap_or_else(|| PathBuf::from("results/etetris-spliced.txt"));
     let manifest = manifest_beside(&path);
-    let inputs: Vec<(String, Option<&std::path::Path>)> =
-        args.files.iter().map(|file| (format!("the record {}", file.display()), Some(file.as_path()))).collect();
-    let inputs: Vec<(&str, Option<&std::path::Path>)> =
-        inputs.iter().map(|(name, file)| (name.as_str(), *file)).collect();
+    let inputs: Vec<(&str, Option<&Path>)> =
+        args.files.iter().map(|file| ("a record being spliced", Some(file.as_path()))).collect();
     check_distinct(&[("--record", Some(&path)), ("the manifest beside --record", Some(&manifest))], &inputs)?;
     let mut lines = Vec::with_capacity(args.files.len());
     for file in &args.files {

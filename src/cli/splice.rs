@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<()> {
             "spliced": sources,
             "score_before": best_score,
             "score": spliced.line.score(),
-            "switches": spliced.switches,
+            "switches": spliced.switches(),
             "pieces_played": spliced.line.pieces(),
         })),
     )?;
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<()> {
         "score={} before={best_score} gain={} switches={} pieces={} best={} record={}",
         spliced.line.score(),
         spliced.line.score() - best_score,
-        spliced.switches,
+        spliced.switches(),
         spliced.line.pieces(),
         args.files[best].display(),
         path.display()

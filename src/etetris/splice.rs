@@ -8,9 +8,9 @@
 //! record up to that meeting point and the other after it, scoring the first's points
 //! before and the second's after. Separate searches meet often: the two earlier beam-10,000
 //! records in `data/etetris/` have the same board after 1,457 of their 10,000 pieces. The
-//! best game through all the records' boards is then a longest path over (piece, board) nodes, found piece by
-//! piece (each node keeps its best score and the record that reached it so), and it never
-//! scores less than the best record, which is one of the paths.
+//! best game through all the records' boards is then a longest path over (piece, board)
+//! nodes, found piece by piece (each node keeps its best score and the record that reached
+//! it so), and it never scores less than the best record, which is one of the paths.
 
 use super::polish::Line;
 use super::record::Record;
@@ -24,14 +24,17 @@ pub struct Spliced {
     pub line: Line,
     /// For each piece, the index of the record whose key presses it plays.
     pub sources: Vec<usize>,
-    /// Pieces at which the game changes from one record to another.
-    pub switches: usize,
 }
 
 impl Spliced {
     /// The record of the game.
     pub fn record(&self) -> Record {
         self.line.record()
+    }
+
+    /// Pieces at which the game changes from one record to another.
+    pub fn switches(&self) -> usize {
+        self.sources.windows(2).filter(|pair| pair[0] != pair[1]).count()
     }
 
     /// How many pieces each record gives, in the records' order.
@@ -99,8 +102,7 @@ pub fn splice(lines: &[Line]) -> Option<Spliced> {
         line.boards.push(from.boards[index + 1]);
         line.scores.push(line.scores[index] + points);
     }
-    let switches = sources.windows(2).filter(|pair| pair[0] != pair[1]).count();
-    Some(Spliced { line, sources, switches })
+    Some(Spliced { line, sources })
 }
 
 #[cfg(test)]
@@ -130,7 +132,7 @@ mod tests {
         let spliced = splice(std::slice::from_ref(&line)).unwrap();
         assert_eq!(spliced.line.scores, line.scores);
         assert_eq!(spliced.line.boards, line.boards);
-        assert_eq!(spliced.switches, 0);
+        assert_eq!(spliced.switches(), 0);
         assert!(splice(&[]).is_none());
         // Games of other lengths: the game cut after 200 pieces (a record may stop before
         // the game's end) and the whole game; the splice ends where the best-scored ends.
@@ -166,9 +168,9 @@ mod tests {
         assert_eq!(spliced.pieces_from(lines.len()).iter().sum::<usize>(), spliced.line.pieces());
         // These settings meet and part: the splice gains over every one of them.
         assert!(
-            spliced.switches > 0 && spliced.line.score() > best,
+            spliced.switches() > 0 && spliced.line.score() > best,
             "{} switches, {} against {best}",
-            spliced.switches,
+            spliced.switches(),
             spliced.line.score()
         );
     }

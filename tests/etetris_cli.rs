@@ -704,4 +704,40 @@ fn splice_recombines_records_where_their_boards_meet() {
     expect_error(&["splice", "j1.txt", "missing.txt", "--record", "x.txt"], dir.path(), "missing.txt");
     expect_error(&["splice", "j1.txt", "--record", "x.txt"], dir.path(), "2 values required");
     assert!(!dir.path().join("x.txt").exists());
+
+    // With bridges: searched where the records never meet, spliced in, never worse than the
+    // splice alone, below the plan's bound, the same at one thread and two.
+    let bridged = |threads: &str, record: &str| {
+        let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "80"]].concat();
+        let more = ["--moves", "full", "--threads", threads, "--record", record];
+        stdout(&run(&[&args[..], &more[..]].concat(), dir.path()))
+    };
+    let spliced = field(&out, "score");
+    let out = bridged("1", "bridged.txt");
+    assert_eq!(field(&out, "without"), spliced, "{out}");
+    // These records have bridges between them that gain (10 of 57 jumps, 366 points).
+    assert!(field(&out, "score") > spliced, "{out}");
+    assert!(field(&out, "bound") >= field(&out, "score"), "{out}");
+    let replayed = stdout(&run(&["replay", "bridged.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&out, "score")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("bridged.manifest.json")).unwrap()).unwrap();
+    let bridges = &manifest["bridges"];
+    assert_eq!(bridges["finished"], true);
+    assert_eq!(bridges["jumps_searched"], bridges["jumps"]);
+    assert_eq!(bridges["score_without"].as_u64(), Some(spliced));
+    assert!(bridges["found"].as_u64().unwrap() > 0 && bridges["pieces_given"].as_u64().unwrap() > 0, "{bridges}");
+    assert_eq!(bridged("2", "bridged2.txt").replace("bridged2.txt", "bridged.txt"), out);
+    assert_eq!(
+        std::fs::read(dir.path().join("bridged2.txt")).unwrap(),
+        std::fs::read(dir.path().join("bridged.txt")).unwrap()
+    );
+    // The search's settings need --bridge; bad settings are refused before anything is written.
+    expect_error(&["splice", "j1.txt", "j2.txt", "--beam", "50", "--record", "x.txt"], dir.path(), "--bridge");
+    for (flag, value, cause) in [("--window", "0", "--window"), ("--guide", "NaN", "--guide"), ("--beam", "0", "beam")]
+    {
+        let args = ["splice", "j1.txt", "j2.txt", "--bridge", flag, value, "--record", "x.txt"];
+        expect_error(&args, dir.path(), cause);
+    }
+    assert!(!dir.path().join("x.txt").exists());
 }

@@ -2,16 +2,29 @@
 //! ([`crate::etetris::splice`]): where two records have the same board after the same
 //! piece, either may go on from there, so the game takes, between such meeting points,
 //! the stretch that scores most. Writes the record (replayed and checked) and its manifest,
-//! and prints the score against the best record given.
+//! and prints the score against the best record given. With `--bridge` it first searches
+//! bridges between the records where they never meet ([`crate::etetris::bridge`]) and
+//! splices them in too; the record is rewritten as each bridge is found, so a stopped run
+//! (Ctrl-C, a kill) leaves the best game found so far.
 
-use super::solve::{etetris_manifest, prepare_record_path, write_record};
+use super::solve::{
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, write_record,
+};
+use crate::etetris::bridge::{bridge, Bridging};
+use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
-use crate::etetris::splice::splice;
+use crate::etetris::solver::MoveSet;
+use crate::etetris::splice::{splice, Spliced};
+use crate::interrupt::stop_flag;
 use crate::report::atomic_file::check_distinct;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{ensure, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -21,13 +34,40 @@ pub struct Args {
     /// Where to write the spliced record [default: results/etetris-spliced.txt].
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// Also search bridges where the records never meet: from a board of one to a later
+    /// board of another with as many cells after the same piece, by a beam search; the
+    /// splice then takes the best game through the records and the bridges.
+    #[arg(long)]
+    pub bridge: bool,
+    /// With --bridge: boards kept after each piece of a bridge's search.
+    #[arg(long, default_value_t = 1000, requires = "bridge")]
+    pub beam: usize,
+    /// With --bridge: pieces a bridge may take.
+    #[arg(long, default_value_t = 80, requires = "bridge")]
+    pub window: usize,
+    /// With --bridge: add this to a searched board's key for each cell it differs from the
+    /// board the bridge aims at after the same piece (0: off), as `polish --guide`.
+    #[arg(long, default_value_t = 10.0, requires = "bridge")]
+    pub guide: f64,
+    /// With --bridge: evaluator weights of the bridges' search (as `solve --weights`)
+    /// [default: the seed's].
+    #[arg(long, requires = "bridge")]
+    pub weights: Option<PathBuf>,
+    /// With --bridge: move set of the bridges (the records' own pieces keep their key
+    /// presses).
+    #[arg(long, value_enum, default_value_t = MoveSet::Seed, requires = "bridge")]
+    pub moves: MoveSet,
+    /// With --bridge: worker threads (0: one per core). The result is the same at any count.
+    #[arg(long, default_value_t = 0, requires = "bridge")]
+    pub threads: usize,
 }
 
 pub fn run(args: Args) -> Result<()> {
     let path = args.record.clone().unwrap_or_else(|| PathBuf::from("results/etetris-spliced.txt"));
     let manifest = manifest_beside(&path);
-    let inputs: Vec<(&str, Option<&Path>)> =
+    let mut inputs: Vec<(&str, Option<&Path>)> =
         args.files.iter().map(|file| ("a record being spliced", Some(file.as_path()))).collect();
+    inputs.push(("the --weights file", args.weights.as_deref()));
     check_distinct(&[("--record", Some(&path)), ("the manifest beside --record", Some(&manifest))], &inputs)?;
     let mut lines = Vec::with_capacity(args.files.len());
     for file in &args.files {
@@ -38,58 +78,212 @@ pub fn run(args: Args) -> Result<()> {
         ensure!(line.pieces() > 0, "record file {}: no piece locks", file.display());
         lines.push(line);
     }
-    prepare_record_path(&path)?;
-    let spliced = splice(&lines).expect("at least two records");
-    let record = spliced.record();
-    // The game's own count, not the splice's sum, is the score written.
-    let replayed = replay(&record);
-    ensure!(
-        replayed.score == u64::from(spliced.line.score()) && replayed.pieces == spliced.line.pieces(),
-        "the spliced game replays to {} in {} pieces, not the {} in {} pieces its records add up to",
-        replayed.score,
-        replayed.pieces,
-        spliced.line.score(),
-        spliced.line.pieces()
-    );
     let (best, best_score) = lines
         .iter()
         .enumerate()
         .map(|(index, line)| (index, line.score()))
         .fold((0, 0), |best, this| if this.1 > best.1 { this } else { best });
-    let given = spliced.pieces_from(lines.len());
-    let sources: Vec<serde_json::Value> = args
-        .files
-        .iter()
-        .zip(&lines)
-        .zip(&given)
-        .map(|((file, line), pieces)| {
-            serde_json::json!({"record": file.display().to_string(), "score": line.score(), "pieces_given": pieces})
+    let bridging = if args.bridge {
+        ensure!((1..=PIECE_LIMIT).contains(&args.window), "--window must be in 1..={PIECE_LIMIT}, got {}", args.window);
+        ensure!(
+            args.guide.is_finite() && args.guide >= 0.0,
+            "--guide must be a number of at least 0, got {}",
+            args.guide
+        );
+        Some(checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?)
+    } else {
+        None
+    };
+    prepare_record_path(&path)?;
+    let out = Output { args: &args, path: &path, inputs: &lines, best_score };
+    let spliced = splice(&lines).expect("at least two records");
+    let Some(options) = bridging else {
+        out.write(&spliced, None)?;
+        out.print(&spliced, best, None);
+        return Ok(());
+    };
+    // Spliced without bridges first: a run stopped before its first bridge leaves this.
+    let plain = spliced.line.score();
+    let pool = thread_pool(args.threads)?;
+    let mut report = BridgeReport {
+        plain,
+        plan: 0,
+        jumps: 0,
+        attempts: 0,
+        found: 0,
+        seconds: 0.0,
+        threads: pool.current_num_threads(),
+        finished: false,
+        weights: weights_json(&options.weights),
+    };
+    out.write(&spliced, Some(&report))?;
+    install_ctrl_c();
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} jumps, {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let started = Instant::now();
+    let mut best_so_far = spliced;
+    let mut failure = None;
+    let bridging = Bridging { window: args.window, guide: args.guide };
+    let bridged = pool.install(|| {
+        bridge(options, &lines, bridging, &mut |attempt, games| {
+            bar.set_length(attempt.jumps as u64);
+            bar.set_position(attempt.index as u64 + 1);
+            report.attempts = attempt.index + 1;
+            report.jumps = attempt.jumps;
+            report.plan = attempt.plan_score;
+            report.seconds = started.elapsed().as_secs_f64();
+            if attempt.found.is_some() {
+                report.found += 1;
+                let all: Vec<Line> = lines.iter().chain(games).cloned().collect();
+                best_so_far = splice(&all).expect("records given");
+                // Saved as found: a run stopped later keeps every gain so far.
+                if let Err(e) = out.write(&best_so_far, Some(&report)) {
+                    failure = Some(e);
+                    return ControlFlow::Break(());
+                }
+            }
+            bar.set_message(format!(
+                "{} bridges, score {} (+{})",
+                report.found,
+                best_so_far.line.score(),
+                best_so_far.line.score() - best_score
+            ));
+            if stop_flag().load(Ordering::SeqCst) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         })
-        .collect();
-    write_record(&path, &record)?;
-    write_manifest_beside(
-        &path,
-        "splice",
-        etetris_manifest(serde_json::json!({
-            "record": path.display().to_string(),
+    })?;
+    bar.finish_and_clear();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    report.plan = bridged.plan.score;
+    report.jumps = bridged.plan.jumps.len();
+    report.attempts = bridged.attempts;
+    report.seconds = started.elapsed().as_secs_f64();
+    report.finished = bridged.attempts == bridged.plan.jumps.len();
+    out.write(&best_so_far, Some(&report))?;
+    out.print(&best_so_far, best, Some(&report));
+    if !report.finished {
+        eprintln!(
+            "stopped by Ctrl-C after {} of {} jumps; {} holds the best game found so far",
+            report.attempts,
+            report.jumps,
+            path.display()
+        );
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// What the bridges did, for the manifest and the printed line.
+struct BridgeReport {
+    /// The splice without bridges, and the plan's bound (see [`crate::etetris::bridge::plan`]).
+    plain: u32,
+    plan: u64,
+    /// The plan's jumps, the jumps searched, and the bridges found.
+    jumps: usize,
+    attempts: usize,
+    found: usize,
+    seconds: f64,
+    threads: usize,
+    finished: bool,
+    weights: serde_json::Value,
+}
+
+/// Where and how a splice is written.
+struct Output<'a> {
+    args: &'a Args,
+    path: &'a Path,
+    inputs: &'a [Line],
+    best_score: u32,
+}
+
+impl Output<'_> {
+    /// Writes the spliced game's record (after checking it replays to its score) and its
+    /// manifest.
+    fn write(&self, spliced: &Spliced, bridges: Option<&BridgeReport>) -> Result<()> {
+        let record = spliced.record();
+        // The game's own count, not the splice's sum, is the score written.
+        let replayed = replay(&record);
+        ensure!(
+            replayed.score == u64::from(spliced.line.score()) && replayed.pieces == spliced.line.pieces(),
+            "the spliced game replays to {} in {} pieces, not the {} in {} pieces its records add up to",
+            replayed.score,
+            replayed.pieces,
+            spliced.line.score(),
+            spliced.line.pieces()
+        );
+        let given =
+            spliced.pieces_from(spliced.sources.iter().max().map_or(0, |&last| last + 1).max(self.inputs.len()));
+        let sources: Vec<serde_json::Value> = self
+            .args
+            .files
+            .iter()
+            .zip(self.inputs)
+            .zip(&given)
+            .map(|((file, line), pieces)| {
+                serde_json::json!({"record": file.display().to_string(), "score": line.score(), "pieces_given": pieces})
+            })
+            .collect();
+        let mut fields = serde_json::json!({
+            "record": self.path.display().to_string(),
             "spliced": sources,
-            "score_before": best_score,
+            "score_before": self.best_score,
             "score": spliced.line.score(),
             "switches": spliced.switches(),
             "pieces_played": spliced.line.pieces(),
-        })),
-    )?;
-    for ((file, line), pieces) in args.files.iter().zip(&lines).zip(&given) {
-        eprintln!("{:>9}  {pieces:>5} pieces given  {}", line.score(), file.display());
+        });
+        if let Some(report) = bridges {
+            let args = self.args;
+            fields["bridges"] = serde_json::json!({
+                "beam": args.beam,
+                "window": args.window,
+                "guide": args.guide,
+                "moves": args.moves.name(),
+                "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
+                "weights": report.weights,
+                "threads": report.threads,
+                "score_without": report.plain,
+                "plan_score": report.plan,
+                "jumps": report.jumps,
+                "jumps_searched": report.attempts,
+                "found": report.found,
+                "pieces_given": given[self.inputs.len()..].iter().sum::<usize>(),
+                "seconds": report.seconds,
+                "finished": report.finished,
+            });
+        }
+        write_record(self.path, &record)?;
+        write_manifest_beside(self.path, "splice", etetris_manifest(fields))?;
+        Ok(())
     }
-    println!(
-        "score={} before={best_score} gain={} switches={} pieces={} best={} record={}",
-        spliced.line.score(),
-        spliced.line.score() - best_score,
-        spliced.switches(),
-        spliced.line.pieces(),
-        args.files[best].display(),
-        path.display()
-    );
-    Ok(())
+
+    /// Prints each record's share on stderr and the result's line on stdout.
+    fn print(&self, spliced: &Spliced, best: usize, bridges: Option<&BridgeReport>) {
+        let given =
+            spliced.pieces_from(spliced.sources.iter().max().map_or(0, |&last| last + 1).max(self.inputs.len()));
+        for ((file, line), pieces) in self.args.files.iter().zip(self.inputs).zip(&given) {
+            eprintln!("{:>9}  {pieces:>5} pieces given  {}", line.score(), file.display());
+        }
+        let bridged = bridges.map_or(String::new(), |report| {
+            format!(" bridges={}/{} without={} bound={}", report.found, report.attempts, report.plain, report.plan)
+        });
+        println!(
+            "score={} before={} gain={} switches={} pieces={}{bridged} best={} record={}",
+            spliced.line.score(),
+            self.best_score,
+            spliced.line.score() - self.best_score,
+            spliced.switches(),
+            spliced.line.pieces(),
+            self.args.files[best].display(),
+            self.path.display()
+        );
+    }
 }

@@ -2,10 +2,12 @@
 //! their points are made of ([`breakdown`]), the seed's beam solver made fast ([`solver`]),
 //! its checked solve ([`checked`]), the state a stopped search resumes from
 //! ([`search_state`]), the second stage that polishes a finished record
-//! ([`polish`]), the full move set ([`full`]) and the evaluator's weights ([`weights`]).
+//! ([`polish`]), the recombination of records ([`splice`]) and the bridges between them
+//! ([`bridge`]), the full move set ([`full`]) and the evaluator's weights ([`weights`]).
 //! Every rule and figure is in `shared/spec/etetris.md`.
 
 pub mod breakdown;
+pub mod bridge;
 pub mod checked;
 pub mod full;
 pub mod game;

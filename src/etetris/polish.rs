@@ -7,9 +7,9 @@
 //! Pieces outside the detours keep their record's key presses, so any record can be
 //! polished, whatever wrote it.
 
-use super::game::{orientations, sequence, Game, Grid, Spawn, PIECE_LIMIT};
+use super::game::{orientations, sequence, Game, Grid, Placement, Spawn, PIECE_LIMIT};
 use super::record::{replay, replay_game_observed, Op, Record};
-use super::solver::{placement_steps, BeamSearch, Options};
+use super::solver::{placement_steps, BeamSearch, MoveSet, Options};
 use anyhow::{ensure, Context, Result};
 use std::ops::ControlFlow;
 
@@ -138,14 +138,9 @@ pub fn polish(
             let (mut grid, mut score) = (line.boards[first], base);
             for (offset, &placement) in detour.placements.iter().enumerate() {
                 let i = first + offset;
-                let spawn = spawns[i];
-                line.ops[i] = placement_steps(&grid, spawn, placement, options.moves)
-                    .context("internal error: a detour's placement cannot be written as key presses")?;
-                let orientation = &orientations(spawn.shape)[placement.state as usize];
-                let lock = grid.lock(orientation, placement.x as i32, placement.y as i32);
-                if i + 1 < PIECE_LIMIT && !lock.top_touched {
-                    score += lock.points();
-                }
+                let (ops, points) = place(&mut grid, i, spawns[i], placement, options.moves)?;
+                line.ops[i] = ops;
+                score += points;
                 line.boards[i + 1] = grid;
                 line.scores[i + 1] = score;
             }
@@ -174,6 +169,23 @@ pub fn polish(
     }
     check_replays(&line, pieces)?;
     Ok(Polished { line, resume_from })
+}
+
+/// Locks piece `index` (`spawn`) at `placement` on `grid`: its key presses in the move set
+/// `moves`, and the points it scores (none for the game's last piece or a lock that ends it).
+pub(super) fn place(
+    grid: &mut Grid,
+    index: usize,
+    spawn: Spawn,
+    placement: Placement,
+    moves: MoveSet,
+) -> Result<(Vec<Op>, u32)> {
+    let ops = placement_steps(grid, spawn, placement, moves)
+        .context("internal error: a searched placement cannot be written as key presses")?;
+    let orientation = &orientations(spawn.shape)[placement.state as usize];
+    let lock = grid.lock(orientation, placement.x as i32, placement.y as i32);
+    let points = if index + 1 < PIECE_LIMIT && !lock.top_touched { lock.points() } else { 0 };
+    Ok((ops, points))
 }
 
 /// Replays `line`'s record and checks the game counts its score over its `pieces`.

@@ -47,11 +47,101 @@ impl Spliced {
     }
 }
 
-/// The best node reaching a board after a piece: its score and the record that led there.
-#[derive(Clone, Copy)]
-struct Reached {
-    score: u64,
-    source: usize,
+/// The best way to (or on from) a board after a piece: its points and the record it takes
+/// (into the board for [`ways_in`], out of it for [`ways_out`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Way {
+    pub score: u64,
+    pub source: usize,
+}
+
+/// `ways[t]`: each board some game has after `t` pieces, with the best-scoring way to it
+/// from the empty board (the earlier record among equals).
+pub(super) fn ways_in(lines: &[Line]) -> Vec<HashMap<Grid, Way>> {
+    let longest = lines.iter().map(Line::pieces).max().unwrap_or(0);
+    let mut ways: Vec<HashMap<Grid, Way>> = Vec::with_capacity(longest + 1);
+    ways.push(HashMap::from([(Grid::default(), Way { score: 0, source: usize::MAX })]));
+    for piece in 1..=longest {
+        let mut here: HashMap<Grid, Way> = HashMap::new();
+        for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
+            let before = ways[piece - 1][&line.boards[piece - 1]].score;
+            let score = before + u64::from(line.scores[piece] - line.scores[piece - 1]);
+            let node = here.entry(line.boards[piece]).or_insert(Way { score, source });
+            if score > node.score {
+                *node = Way { score, source };
+            }
+        }
+        ways.push(here);
+    }
+    ways
+}
+
+/// `ways[t]`: each board some game has after `t` pieces, with the best-scoring way on from
+/// it to the end of one of the games (the earlier record among equals; `source` is
+/// `usize::MAX` where a game ends there and that is best).
+pub(super) fn ways_out(lines: &[Line]) -> Vec<HashMap<Grid, Way>> {
+    let longest = lines.iter().map(Line::pieces).max().unwrap_or(0);
+    let mut ways: Vec<HashMap<Grid, Way>> = vec![HashMap::new(); longest + 1];
+    for piece in (0..=longest).rev() {
+        let mut here: HashMap<Grid, Way> = HashMap::new();
+        for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
+            let way = if line.pieces() == piece {
+                Way { score: 0, source: usize::MAX }
+            } else {
+                let after = ways[piece + 1][&line.boards[piece + 1]].score;
+                Way { score: after + u64::from(line.scores[piece + 1] - line.scores[piece]), source }
+            };
+            let node = here.entry(line.boards[piece]).or_insert(way);
+            if way.score > node.score {
+                *node = way;
+            }
+        }
+        ways[piece] = here;
+    }
+    ways
+}
+
+/// The records (indices into `lines`) that [`ways_in`]'s best way to `board` after `piece`
+/// pieces takes, one per piece.
+pub(super) fn sources_into(lines: &[Line], ways: &[HashMap<Grid, Way>], piece: usize, board: Grid) -> Vec<usize> {
+    let (mut piece, mut board) = (piece, board);
+    let mut sources = vec![0; piece];
+    while piece > 0 {
+        let source = ways[piece][&board].source;
+        sources[piece - 1] = source;
+        board = lines[source].boards[piece - 1];
+        piece -= 1;
+    }
+    sources
+}
+
+/// The records (indices into `lines`) that [`ways_out`]'s best way on from `board` after
+/// `piece` pieces takes, one per piece, to where its game ends.
+pub(super) fn sources_out_of(lines: &[Line], ways: &[HashMap<Grid, Way>], piece: usize, board: Grid) -> Vec<usize> {
+    let (mut piece, mut board) = (piece, board);
+    let mut sources = Vec::new();
+    loop {
+        let source = ways[piece][&board].source;
+        if source == usize::MAX {
+            return sources;
+        }
+        sources.push(source);
+        board = lines[source].boards[piece + 1];
+        piece += 1;
+    }
+}
+
+/// Appends to `line` (a game whose last board is one of `lines`') the pieces of its
+/// records named by `sources`, from its current end on.
+pub(super) fn follow(line: &mut Line, lines: &[Line], sources: impl IntoIterator<Item = usize>) {
+    for source in sources {
+        let index = line.pieces();
+        let from = &lines[source];
+        debug_assert_eq!(from.boards[index], line.boards[index], "a game follows a record from a board it has");
+        line.ops.push(from.ops[index].clone());
+        line.boards.push(from.boards[index + 1]);
+        line.scores.push(line.scores[index] + from.scores[index + 1] - from.scores[index]);
+    }
 }
 
 /// The best-scoring game that follows, piece by piece, one of `lines` (games of the contest
@@ -60,24 +150,9 @@ struct Reached {
 /// earlier record wins, at every node and at the end, so the result does not depend on
 /// anything but the order of `lines`. `None` when `lines` is empty.
 pub fn splice(lines: &[Line]) -> Option<Spliced> {
-    let longest = lines.iter().map(Line::pieces).max()?;
-    // reached[t]: each board some game has after t pieces, with its best way there.
-    let mut reached: Vec<HashMap<Grid, Reached>> = Vec::with_capacity(longest + 1);
-    reached.push(HashMap::from([(Grid::default(), Reached { score: 0, source: usize::MAX })]));
-    for piece in 1..=longest {
-        let mut here: HashMap<Grid, Reached> = HashMap::new();
-        for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
-            let before = reached[piece - 1][&line.boards[piece - 1]].score;
-            let score = before + u64::from(line.scores[piece] - line.scores[piece - 1]);
-            let node = here.entry(line.boards[piece]).or_insert(Reached { score, source });
-            if score > node.score {
-                *node = Reached { score, source };
-            }
-        }
-        reached.push(here);
-    }
+    let reached = ways_in(lines);
     // The end: the best of the games' last nodes (the earliest game among equals).
-    let (mut board, mut piece, _) = lines
+    let (board, piece, _) = lines
         .iter()
         .map(|line| {
             let end = line.pieces();
@@ -87,21 +162,9 @@ pub fn splice(lines: &[Line]) -> Option<Spliced> {
             Some(best) if best.2 >= end.2 => Some(best),
             _ => Some(end),
         })?;
-    let mut sources = vec![0; piece];
-    while piece > 0 {
-        let source = reached[piece][&board].source;
-        sources[piece - 1] = source;
-        board = lines[source].boards[piece - 1];
-        piece -= 1;
-    }
+    let sources = sources_into(lines, &reached, piece, board);
     let mut line = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
-    for (index, &source) in sources.iter().enumerate() {
-        let from = &lines[source];
-        let points = from.scores[index + 1] - from.scores[index];
-        line.ops.push(from.ops[index].clone());
-        line.boards.push(from.boards[index + 1]);
-        line.scores.push(line.scores[index] + points);
-    }
+    follow(&mut line, lines, sources.iter().copied());
     Some(Spliced { line, sources })
 }
 

@@ -1,0 +1,315 @@
+//! Bridges between records (`tetris-lab splice --bridge`): new ways from one record's board
+//! to another record's later board, found by beam search, so that a splice can change
+//! records where they never meet.
+//!
+//! A lock scores its rows times the cells on the board (`cells x 1, 3, 6, 10`), so two
+//! games after the same piece with the same number of cells have banked the same lines
+//! and stand to score alike; where they differ is the stacking. The splice's graph
+//! ([`super::splice`]) is first read as if a game could change, for free, to any board
+//! with as many cells after the same piece: the best game then is the *plan*, and each
+//! change it makes is a *jump* from the board the points were best on to the board the
+//! rest of the game was best from. For each jump, a beam search from the first board
+//! ([`BeamSearch::find_detour`], pulled towards the plan's boards by `guide`) looks for a
+//! way onto one of the plan's next boards with more points than the best way there known.
+//! Each bridge found is written as a whole game (the best way to its first board, the
+//! bridge, the best way on from its last), replayable like any record; a splice of the
+//! records and these games is then never worse than the splice of the records alone.
+
+use super::game::{sequence, Grid, PIECE_LIMIT};
+use super::polish::{place, Line};
+use super::solver::{BeamSearch, Options};
+use super::splice::{follow, sources_into, sources_out_of, ways_in, ways_out, Way};
+use anyhow::{ensure, Result};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+/// How the bridges are searched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bridging {
+    /// Pieces a bridge may take (from the jump's piece on).
+    pub window: usize,
+    /// Added to the key per cell a board differs from the plan's board after the same
+    /// piece (0: off), as polish's guide.
+    pub guide: f64,
+}
+
+/// One change of the plan: after `piece` pieces, from board `from` to board `to` (as many
+/// cells, another record's board).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Jump {
+    pub piece: usize,
+    pub from: Grid,
+    pub to: Grid,
+}
+
+/// The plan: the best game if changing between equal-cell boards after the same piece
+/// were free.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Its score: a bound no set of bridges can pass.
+    pub score: u64,
+    /// `boards[t]`: its board after `t` pieces (after the jump, where it jumps).
+    pub boards: Vec<Grid>,
+    /// Its changes, in piece order.
+    pub jumps: Vec<Jump>,
+}
+
+/// The plan of `lines` (games of the contest from its empty board). Ties go to the earlier
+/// record and, between boards, to the smaller board, so the plan depends only on `lines`
+/// and their order. `None` when `lines` is empty.
+pub fn plan(lines: &[Line]) -> Option<Plan> {
+    let longest = lines.iter().map(Line::pieces).max()?;
+    // after[t]: each board after t pieces, its best score with free jumps, and the board
+    // it jumped from (`None`: reached by a record's piece).
+    let mut after: Vec<HashMap<Grid, (u64, Option<Grid>)>> = Vec::with_capacity(longest + 1);
+    // into[t]: the same before the jumps, with the record whose piece leads there.
+    let mut into: Vec<HashMap<Grid, Way>> = Vec::with_capacity(longest + 1);
+    after.push(HashMap::from([(Grid::default(), (0, None))]));
+    into.push(HashMap::from([(Grid::default(), Way { score: 0, source: usize::MAX })]));
+    for piece in 1..=longest {
+        let mut here: HashMap<Grid, Way> = HashMap::new();
+        for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
+            let score =
+                after[piece - 1][&line.boards[piece - 1]].0 + u64::from(line.scores[piece] - line.scores[piece - 1]);
+            let node = here.entry(line.boards[piece]).or_insert(Way { score, source });
+            if score > node.score {
+                *node = Way { score, source };
+            }
+        }
+        // The best board of each cell count (the smaller board among equals).
+        let mut best_of_count: HashMap<u32, (u64, Grid)> = HashMap::new();
+        for (board, way) in &here {
+            let best = best_of_count.entry(board.cells()).or_insert((way.score, *board));
+            if way.score > best.0 || (way.score == best.0 && *board < best.1) {
+                *best = (way.score, *board);
+            }
+        }
+        let jumped = here
+            .iter()
+            .map(|(board, way)| {
+                let (score, from) = best_of_count[&board.cells()];
+                (*board, if score > way.score { (score, Some(from)) } else { (way.score, None) })
+            })
+            .collect();
+        into.push(here);
+        after.push(jumped);
+    }
+    let (mut board, mut piece, score) = lines
+        .iter()
+        .map(|line| (line.boards[line.pieces()], line.pieces(), after[line.pieces()][&line.boards[line.pieces()]].0))
+        .fold(None, |best: Option<(Grid, usize, u64)>, end| match best {
+            Some(best) if best.2 >= end.2 => Some(best),
+            _ => Some(end),
+        })?;
+    let mut boards = vec![Grid::default(); piece + 1];
+    let mut jumps = Vec::new();
+    loop {
+        boards[piece] = board;
+        if let Some(from) = after[piece][&board].1 {
+            jumps.push(Jump { piece, from, to: board });
+            board = from;
+        }
+        if piece == 0 {
+            break;
+        }
+        board = lines[into[piece][&board].source].boards[piece - 1];
+        piece -= 1;
+    }
+    jumps.reverse();
+    Some(Plan { score, boards, jumps })
+}
+
+/// One jump's search, as [`bridge`] reports it.
+#[derive(Clone, Copy, Debug)]
+pub struct Attempt {
+    /// The jump (0-based, of `jumps`) and the plan's number of jumps.
+    pub index: usize,
+    pub jumps: usize,
+    pub jump: Jump,
+    /// The plan's score ([`Plan::score`]).
+    pub plan_score: u64,
+    /// The bridge found: its pieces and the points it gains over the best way known to the
+    /// board it ends on (`None`: none found).
+    pub found: Option<(usize, u32)>,
+}
+
+/// What [`bridge`] found.
+#[derive(Clone, Debug)]
+pub struct Bridged {
+    /// The plan whose jumps were searched.
+    pub plan: Plan,
+    /// A whole game through each bridge found, in the jumps' order.
+    pub games: Vec<Line>,
+    /// Jumps searched (all of the plan's unless `on_attempt` stopped it).
+    pub attempts: usize,
+}
+
+/// Searches a bridge for each jump of the plan of `lines` with `options`' beam search,
+/// `on_attempt` hearing of each (and able to stop the rest). A jump at whose piece fewer
+/// than two pieces of the game remain is not searched (the polish of the game's end is
+/// `polish --from`'s). The result depends on `lines`, their order and the settings, not on
+/// the thread count.
+pub fn bridge(
+    options: Options,
+    lines: &[Line],
+    bridging: Bridging,
+    on_attempt: &mut dyn FnMut(&Attempt, &[Line]) -> ControlFlow<()>,
+) -> Result<Bridged> {
+    ensure!(bridging.window >= 1, "a bridge has at least one piece");
+    ensure!(
+        bridging.guide.is_finite() && bridging.guide >= 0.0,
+        "the guide must be at least 0, got {}",
+        bridging.guide
+    );
+    let Some(plan) = plan(lines) else {
+        return Ok(Bridged {
+            plan: Plan { score: 0, boards: Vec::new(), jumps: Vec::new() },
+            games: Vec::new(),
+            attempts: 0,
+        });
+    };
+    let ways_to = ways_in(lines);
+    let ways_on = ways_out(lines);
+    let pieces = plan.boards.len() - 1;
+    let spawns = sequence(PIECE_LIMIT);
+    let mut search = BeamSearch::new(options);
+    let mut games = Vec::new();
+    let mut attempts = 0;
+    for (index, &jump) in plan.jumps.iter().enumerate() {
+        let first = jump.piece;
+        // The last piece is left to the plan: a window reaching the game's end would take
+        // any board there, which is polish's work, not a bridge.
+        let window = bridging.window.min(pieces.saturating_sub(first + 1));
+        let mut found = None;
+        if window > 0 {
+            let banked = ways_to[first][&jump.from].score;
+            let targets: Vec<(Grid, u32)> = (first + 1..=first + window)
+                .map(|t| {
+                    let board = plan.boards[t];
+                    let known = ways_to[t][&board].score.saturating_sub(banked);
+                    (board, u32::try_from(known).unwrap_or(u32::MAX))
+                })
+                .collect();
+            if let Some(detour) =
+                search.find_detour(jump.from, &spawns[first..], (first, pieces), &targets, bridging.guide)
+            {
+                let mut game = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
+                follow(&mut game, lines, sources_into(lines, &ways_to, first, jump.from));
+                let mut grid = jump.from;
+                for (offset, &placement) in detour.placements.iter().enumerate() {
+                    let piece = first + offset;
+                    let (ops, points) = place(&mut grid, piece, spawns[piece], placement, options.moves)?;
+                    let score = game.score() + points;
+                    game.ops.push(ops);
+                    game.boards.push(grid);
+                    game.scores.push(score);
+                }
+                let landed = game.pieces();
+                ensure!(grid == plan.boards[landed], "internal error: a bridge ends off the plan at piece {landed}");
+                // On from the landing board the best known way, to the end of a game.
+                let on = sources_out_of(lines, &ways_on, landed, grid);
+                follow(&mut game, lines, on);
+                found = Some((detour.placements.len(), detour.gain));
+                games.push(game);
+            }
+        }
+        attempts += 1;
+        let attempt = Attempt { index, jumps: plan.jumps.len(), jump, plan_score: plan.score, found };
+        if on_attempt(&attempt, &games).is_break() {
+            break;
+        }
+    }
+    Ok(Bridged { plan, games, attempts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etetris::record::replay;
+    use crate::etetris::solver::MoveSet;
+    use crate::etetris::splice::splice;
+    use crate::etetris::Weights;
+
+    /// A game of `pieces` pieces found at `beam` with the seed's weights, holes scaled.
+    fn game(beam: usize, pieces: usize, holes_scale: f64) -> Line {
+        let mut weights = Weights::default();
+        weights.features[3] *= holes_scale;
+        let mut search = BeamSearch::new(Options::new(beam, MoveSet::Full, weights));
+        let spawns = sequence(pieces);
+        let solution = search.solve(Grid::default(), &spawns, &mut |_| {});
+        let record =
+            crate::etetris::solver::write_record(Grid::default(), &spawns, &solution.placements, MoveSet::Full)
+                .expect("the search's placements make a record");
+        Line::new(&record)
+    }
+
+    #[test]
+    fn the_plan_bounds_the_splice_and_jumps_only_between_equal_cell_boards() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let plan = plan(&lines).unwrap();
+        let spliced = splice(&lines).unwrap();
+        assert!(plan.score >= u64::from(spliced.line.score()));
+        assert_eq!(plan.boards.len(), 601);
+        for jump in &plan.jumps {
+            assert_eq!(jump.from.cells(), jump.to.cells());
+            assert_ne!(jump.from, jump.to);
+            assert_eq!(plan.boards[jump.piece], jump.to);
+            // Both boards are the records' after that piece.
+            for board in [jump.from, jump.to] {
+                assert!(lines.iter().any(|line| line.boards[jump.piece] == board));
+            }
+        }
+        // One game: no jump, and the plan is the game.
+        let alone = super::plan(&lines[..1]).unwrap();
+        assert!(alone.jumps.is_empty());
+        assert_eq!(alone.score, u64::from(lines[0].score()));
+        assert_eq!(alone.boards, lines[0].boards);
+        assert!(super::plan(&[]).is_none());
+    }
+
+    #[test]
+    fn bridges_are_whole_games_and_the_splice_with_them_gains() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let options = Options::new(200, MoveSet::Full, Weights::default());
+        let (mut heard, mut found) = (0, 0);
+        let mut first_found = None;
+        let bridged = bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &mut |attempt, games| {
+            heard += 1;
+            found += attempt.found.is_some() as usize;
+            assert_eq!(attempt.index + 1, heard);
+            assert_eq!(games.len(), found, "one game per bridge found, as they are found");
+            if attempt.index == 0 {
+                first_found = attempt.found;
+            }
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(bridged.attempts, bridged.plan.jumps.len());
+        assert_eq!(heard, bridged.attempts);
+        assert!(!bridged.games.is_empty(), "these games have bridges between them");
+        let before = splice(&lines).unwrap().line.score();
+        for game in &bridged.games {
+            // A real game: replayed, it scores what it says, board for board, to the end.
+            let replayed = Line::new(&game.record());
+            assert_eq!(replayed.boards, game.boards);
+            assert_eq!(replayed.scores, game.scores);
+            assert_eq!(game.pieces(), 600);
+        }
+        let mut all = lines.clone();
+        all.extend(bridged.games.iter().cloned());
+        let after = splice(&all).unwrap();
+        assert!(after.line.score() > before, "{} against {before}", after.line.score());
+        assert!(u64::from(after.line.score()) <= bridged.plan.score);
+        assert_eq!(replay(&after.record()).score, u64::from(after.line.score()));
+        // Stopped after the first jump: one search, the same first bridge if any.
+        let stopped =
+            bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &mut |_, _| ControlFlow::Break(())).unwrap();
+        assert_eq!(stopped.attempts, 1);
+        assert_eq!(stopped.games.len(), first_found.is_some() as usize);
+        if let Some(game) = stopped.games.first() {
+            assert_eq!(game.boards, bridged.games[0].boards);
+        }
+        assert!(bridge(options, &lines, Bridging { window: 0, guide: 10.0 }, &mut |_, _| ControlFlow::Continue(()))
+            .is_err());
+    }
+}

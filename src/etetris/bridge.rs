@@ -9,15 +9,17 @@
 //! with as many cells after the same piece: the best game then is the *plan*, and each
 //! change it makes is a *jump* from the board the points were best on to the board the
 //! rest of the game was best from. For each jump, a beam search from the first board
-//! ([`BeamSearch::find_detour`], pulled towards the plan's boards by `guide`) looks for a
-//! way onto one of the plan's next boards with more points than the best way there known.
-//! Each bridge found is written as a whole game (the best way to its first board, the
-//! bridge, the best way on from its last), replayable like any record; a splice of the
-//! records and these games is then never worse than the splice of the records alone.
+//! ([`BeamSearch::find_bridge`], pulled towards the plan's boards by `guide`) looks for a
+//! way onto any of the records' boards after the pieces that follow, with more points than
+//! the best way there known, and keeps the one that leads to the best game (its points
+//! plus the best known from where it lands). Each bridge found is written as a whole game
+//! (the best way to its first board, the bridge, the best way on from its last),
+//! replayable like any record; a splice of the records and these games is then never
+//! worse than the splice of the records alone.
 
 use super::game::{sequence, Grid, PIECE_LIMIT};
 use super::polish::{place, Line};
-use super::solver::{BeamSearch, Options};
+use super::solver::{BeamSearch, Landing, Options};
 use super::splice::{follow, sources_into, sources_out_of, ways_in, ways_out, Way};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
@@ -183,16 +185,23 @@ pub fn bridge(
         let mut found = None;
         if window > 0 {
             let banked = ways_to[first][&jump.from].score;
-            let targets: Vec<(Grid, u32)> = (first + 1..=first + window)
+            let aims: Vec<Grid> = plan.boards[first + 1..=first + window].to_vec();
+            // Every board of the records after each piece, worth landing on with more
+            // points than the best way there known.
+            let landings: Vec<HashMap<Grid, Landing>> = (first + 1..=first + window)
                 .map(|t| {
-                    let board = plan.boards[t];
-                    let known = ways_to[t][&board].score.saturating_sub(banked);
-                    (board, u32::try_from(known).unwrap_or(u32::MAX))
+                    ways_to[t]
+                        .iter()
+                        .map(|(board, way)| {
+                            let needs = u32::try_from(way.score.saturating_sub(banked)).unwrap_or(u32::MAX);
+                            (*board, Landing { needs, then: ways_on[t][board].score })
+                        })
+                        .collect()
                 })
                 .collect();
-            if let Some(detour) =
-                search.find_detour(jump.from, &spawns[first..], (first, pieces), &targets, bridging.guide)
-            {
+            let bridge =
+                search.find_bridge(jump.from, &spawns[first..], (first, pieces), &aims, &landings, bridging.guide);
+            if let Some((_, detour)) = bridge {
                 let mut game = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
                 follow(&mut game, lines, sources_into(lines, &ways_to, first, jump.from));
                 let mut grid = jump.from;
@@ -205,7 +214,10 @@ pub fn bridge(
                     game.scores.push(score);
                 }
                 let landed = game.pieces();
-                ensure!(grid == plan.boards[landed], "internal error: a bridge ends off the plan at piece {landed}");
+                ensure!(
+                    ways_to[landed].contains_key(&grid),
+                    "internal error: a bridge ends off the records at piece {landed}"
+                );
                 // On from the landing board the best known way, to the end of a game.
                 let on = sources_out_of(lines, &ways_on, landed, grid);
                 follow(&mut game, lines, on);

@@ -27,6 +27,7 @@ use crate::piece::Piece;
 use anyhow::{bail, ensure, Context, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// Which placements a piece may take (`--moves` and a tuning experiment's `moves`).
@@ -206,6 +207,30 @@ pub struct Detour {
     /// The placements from the search's start, one per piece, up to the board it rejoins
     /// the game on (or the end of the game).
     pub placements: Vec<Placement>,
+}
+
+/// A board [`BeamSearch::find_bridge`] may end on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Landing {
+    /// A way onto it counts if it scores more than this from the search's start.
+    pub needs: u32,
+    /// The points the game goes on to score from it.
+    pub then: u64,
+}
+
+/// Adds `guide` times the cells each merged board differs from `target` to its key (and
+/// to its lookahead rank with `lookahead`): keeps the beam near `target`.
+fn pull_towards(merged: &mut [Merged], target: &Grid, guide: f64, lookahead: bool) {
+    if guide == 0.0 {
+        return;
+    }
+    for m in merged.iter_mut() {
+        let pull = guide * m.grid.distance(target) as f64;
+        m.value += pull;
+        if lookahead {
+            m.lookahead += pull;
+        }
+    }
 }
 
 /// Where a search's pieces are in the game: the first one's index, and the game's length
@@ -584,15 +609,7 @@ impl BeamSearch {
         self.run(start, spawns, window, span, None, &mut go_on, &mut |step, merged, beam, paths| {
             let (target, points) = targets[step];
             let last = step + 1 == window;
-            if guide != 0.0 {
-                for m in merged.iter_mut() {
-                    let pull = guide * m.grid.distance(&target) as f64;
-                    m.value += pull;
-                    if ranks_by_lookahead && !last {
-                        m.lookahead += pull;
-                    }
-                }
-            }
+            pull_towards(merged, &target, guide, ranks_by_lookahead && !last);
             let reached = if free_end && last {
                 // The game ends here: the best-scored board will do, whatever it is.
                 merged.iter().max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
@@ -603,6 +620,51 @@ impl BeamSearch {
                 let mut placements = paths.path(beam[m.parent as usize].node);
                 placements.push(m.placement);
                 consider(Detour { gain: m.score - points, placements });
+            }
+        });
+        best
+    }
+
+    /// A bridge between games: searches the `landings.len()` pieces from `first` on (of
+    /// `game_pieces`) from `start` for a way onto any board of `landings[i]` after piece
+    /// `first + i` that scores more than that landing [`needs`](Landing::needs), and returns
+    /// the one leading to the most points, its own and the landing's
+    /// [`then`](Landing::then) (the earliest among equals), with that total. `guide` (0:
+    /// off) pulls the beam towards `aims[i]` as [`BeamSearch::find_detour`]'s towards its
+    /// game. `spawns` as there.
+    pub fn find_bridge(
+        &mut self,
+        start: Grid,
+        spawns: &[Spawn],
+        (first, game_pieces): (usize, usize),
+        aims: &[Grid],
+        landings: &[HashMap<Grid, Landing>],
+        guide: f64,
+    ) -> Option<(u64, Detour)> {
+        assert!(spawns.len() >= landings.len() && aims.len() == landings.len(), "one aim and landing set per piece");
+        let window = landings.len();
+        let mut best: Option<(u64, Detour)> = None;
+        let span = Span { first, game_pieces };
+        let ranks_by_lookahead = self.options.refinements.lookahead > 0;
+        let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
+        self.run(start, spawns, window, span, None, &mut go_on, &mut |step, merged, beam, paths| {
+            pull_towards(merged, &aims[step], guide, ranks_by_lookahead && step + 1 < window);
+            let mut here: Option<(u64, usize, u32)> = None;
+            for (index, m) in merged.iter().enumerate() {
+                let Some(landing) = landings[step].get(&m.grid).filter(|landing| m.score > landing.needs) else {
+                    continue;
+                };
+                let total = u64::from(m.score) + landing.then;
+                if here.is_none_or(|(most, _, _)| total > most) {
+                    here = Some((total, index, m.score - landing.needs));
+                }
+            }
+            if let Some((total, index, gain)) = here.filter(|&(total, _, _)| best.as_ref().is_none_or(|b| total > b.0))
+            {
+                let m = &merged[index];
+                let mut placements = paths.path(beam[m.parent as usize].node);
+                placements.push(m.placement);
+                best = Some((total, Detour { gain, placements }));
             }
         });
         best

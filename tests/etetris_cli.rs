@@ -732,6 +732,33 @@ fn splice_recombines_records_where_their_boards_meet() {
         std::fs::read(dir.path().join("bridged2.txt")).unwrap(),
         std::fs::read(dir.path().join("bridged.txt")).unwrap()
     );
+    // Stopped after its second bridge, by a kill or by Ctrl-C (exit 130): the record left is
+    // whole, the best game found so far, never below the splice without bridges.
+    for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
+        let (record, manifest) = (format!("{name}.txt"), dir.path().join(format!("{name}.manifest.json")));
+        let ready = || {
+            std::fs::read_to_string(&manifest)
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|m| m["bridges"]["found"].as_u64())
+                .is_some_and(|found| found >= 2)
+        };
+        let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "300", "--window", "80", "--moves", "full"]];
+        let exit = stop_when(
+            &[&args.concat()[..], &["--threads", "1", "--record", &record]].concat(),
+            dir.path(),
+            signal,
+            ready,
+        );
+        let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+        let replayed = field(&stdout(&run(&["replay", &record], dir.path())), "score");
+        assert!(replayed >= left["score"].as_u64().unwrap() && replayed >= spliced, "{name}: {replayed}");
+        if signal == "-INT" {
+            assert_eq!(exit.code(), Some(130), "Ctrl-C stops after the jump being searched");
+            assert_eq!(left["bridges"]["finished"], false);
+            assert_eq!(left["score"].as_u64(), Some(replayed));
+        }
+    }
     // The search's settings need --bridge; bad settings are refused before anything is written.
     expect_error(&["splice", "j1.txt", "j2.txt", "--beam", "50", "--record", "x.txt"], dir.path(), "--bridge");
     for (flag, value, cause) in [("--window", "0", "--window"), ("--guide", "NaN", "--guide"), ("--beam", "0", "beam")]

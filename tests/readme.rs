@@ -73,6 +73,14 @@ const CASES: &[(&str, Action)] = &[
         "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --record spliced.txt",
         Run,
     ),
+    (
+        "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 1000 --moves full \
+         --weights weights/etetris-full.toml --record bridged.txt",
+        RunAs(
+            "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 100 --moves full \
+             --weights weights/etetris-full.toml --record bridged.txt",
+        ),
+    ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
     ("solve --resume r.txt.checkpoint", Run),
     (

@@ -324,10 +324,27 @@ const CASES: &[(&str, Action)] = &[
         Skip(HISTORY),
     ),
     (
+        "splice $R --bridge --beam 10000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record bridged1.txt",
+        Skip(HISTORY),
+    ),
+    (
+        "splice $R bridged1.txt --bridge --beam 10000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record bridged2.txt",
+        Skip(HISTORY),
+    ),
+    (
+        "splice $R bridged1.txt bridged2.txt --bridge --beam 10000 --window 160 --moves full --weights weights/etetris-full.toml --threads 2 --record bridged3.txt",
+        Skip(HISTORY),
+    ),
+    (
+        "splice $R bridged1.txt bridged2.txt bridged3.txt --bridge --beam 10000 --window 320 --moves full --weights weights/etetris-full.toml --threads 2 --record bridged4.txt",
+        Skip(HISTORY),
+    ),
+    (
         "polish spliced.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 \
          --record spliced-pass1.txt",
         RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 --record spliced-pass1.txt"),
     ),
+    ("splice data/etetris/k10000-1428598.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \

@@ -109,3 +109,18 @@ fn the_beam_10000_records_waits_are_quoted_from_its_breakdown() {
     );
     assert!(readme.contains(&format!("\n{counts}\n")), "README.md does not give the I gaps {counts}");
 }
+
+/// "Splicing records": the two earlier beam-10,000 records meet in 89 stretches, 1,456
+/// pieces in all (what the splice's manifest reports as `meeting_stretches`, `pieces_met`).
+#[test]
+fn the_two_earlier_records_meet_as_the_readme_says() {
+    use tetris_lab::etetris::polish::Line;
+    let line =
+        |name: &str| Line::new(&Record::parse(&std::fs::read_to_string(repository_file(name)).unwrap()).unwrap());
+    let lines = [line("data/etetris/k10000-1427634.txt"), line("data/etetris/k10000-1426884.txt")];
+    let (pieces, stretches) = tetris_lab::etetris::splice::meetings(&lines);
+    assert_eq!((pieces, stretches), (1_456, 89));
+    let readme =
+        std::fs::read_to_string(repository_file("README.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(readme.contains("in 89 stretches") && readme.contains("after 1,456 of their 10,000 pieces"));
+}

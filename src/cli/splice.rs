@@ -15,7 +15,7 @@ use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
 use crate::etetris::solver::MoveSet;
-use crate::etetris::splice::{splice, Spliced};
+use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
 use crate::report::atomic_file::check_distinct;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
@@ -95,7 +95,7 @@ pub fn run(args: Args) -> Result<()> {
         None
     };
     prepare_record_path(&path)?;
-    let out = Output { args: &args, path: &path, inputs: &lines, best_score };
+    let out = Output { args: &args, path: &path, inputs: &lines, best_score, meetings: meetings(&lines) };
     let spliced = splice(&lines).expect("at least two records");
     let Some(options) = bridging else {
         out.write(&spliced, None)?;
@@ -184,7 +184,7 @@ pub fn run(args: Args) -> Result<()> {
 
 /// What the bridges did, for the manifest and the printed line.
 struct BridgeReport {
-    /// The splice without bridges, and the plan's bound (see [`crate::etetris::bridge::plan`]).
+    /// The splice without bridges, and the plan's score (see [`crate::etetris::bridge::plan`]).
     plain: u32,
     plan: u64,
     /// The plan's jumps, the jumps searched, and the bridges found.
@@ -203,6 +203,8 @@ struct Output<'a> {
     path: &'a Path,
     inputs: &'a [Line],
     best_score: u32,
+    /// The records' [`meetings`].
+    meetings: (usize, usize),
 }
 
 impl Output<'_> {
@@ -239,6 +241,8 @@ impl Output<'_> {
             "score": spliced.line.score(),
             "switches": spliced.switches(),
             "pieces_played": spliced.line.pieces(),
+            "pieces_met": self.meetings.0,
+            "meeting_stretches": self.meetings.1,
         });
         if let Some(report) = bridges {
             let args = self.args;
@@ -273,7 +277,7 @@ impl Output<'_> {
             eprintln!("{:>9}  {pieces:>5} pieces given  {}", line.score(), file.display());
         }
         let bridged = bridges.map_or(String::new(), |report| {
-            format!(" bridges={}/{} without={} bound={}", report.found, report.attempts, report.plain, report.plan)
+            format!(" bridges={}/{} without={} plan={}", report.found, report.attempts, report.plain, report.plan)
         });
         println!(
             "score={} before={} gain={} switches={} pieces={}{bridged} best={} record={}",

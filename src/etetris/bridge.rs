@@ -48,7 +48,8 @@ pub struct Jump {
 /// were free.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// Its score: a bound no set of bridges can pass.
+    /// Its score: never below the splice's (whose game is a plan with no change); what
+    /// bridges could give if each scored, over its pieces, what the records do.
     pub score: u64,
     /// `boards[t]`: its board after `t` pieces (after the jump, where it jumps).
     pub boards: Vec<Grid>,
@@ -311,7 +312,6 @@ mod tests {
         all.extend(bridged.games.iter().cloned());
         let after = splice(&all).unwrap();
         assert!(after.line.score() > before, "{} against {before}", after.line.score());
-        assert!(u64::from(after.line.score()) <= bridged.plan.score);
         assert_eq!(replay(&after.record()).score, u64::from(after.line.score()));
         // Stopped after the first jump: one search, the same first bridge if any.
         let stopped =

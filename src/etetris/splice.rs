@@ -7,7 +7,7 @@
 //! same board after the same piece, either may go on from there, and a game may follow one
 //! record up to that meeting point and the other after it, scoring the first's points
 //! before and the second's after. Separate searches meet often: the two earlier beam-10,000
-//! records in `data/etetris/` have the same board after 1,457 of their 10,000 pieces. The
+//! records in `data/etetris/` have the same board after 1,456 of their 10,000 pieces. The
 //! best game through all the records' boards is then a longest path over (piece, board)
 //! nodes, found piece by piece (each node keeps its best score and the record that reached
 //! it so), and it never scores less than the best record, which is one of the paths.
@@ -45,6 +45,23 @@ impl Spliced {
         }
         counts
     }
+}
+
+/// How the records meet: the pieces after which at least two of `lines` have the same
+/// board, and the stretches of consecutive such pieces.
+pub fn meetings(lines: &[Line]) -> (usize, usize) {
+    let longest = lines.iter().map(Line::pieces).max().unwrap_or(0);
+    let (mut pieces, mut stretches, mut before) = (0, 0, false);
+    for piece in 1..=longest {
+        let boards: Vec<&Grid> =
+            lines.iter().filter(|line| line.pieces() >= piece).map(|line| &line.boards[piece]).collect();
+        let distinct: std::collections::HashSet<&Grid> = boards.iter().copied().collect();
+        let met = distinct.len() < boards.len();
+        pieces += met as usize;
+        stretches += (met && !before) as usize;
+        before = met;
+    }
+    (pieces, stretches)
 }
 
 /// The best way to (or on from) a board after a piece: its points and the record it takes
@@ -236,6 +253,23 @@ mod tests {
             spliced.switches(),
             spliced.line.score()
         );
+    }
+
+    #[test]
+    fn meetings_count_the_pieces_after_which_two_records_share_a_board() {
+        let a = game(20, 200, 1.0);
+        let mut b = a.clone();
+        // b parts from a after piece 50 and meets it again from piece 120 to 129.
+        let other = Grid::parse("#.........").unwrap();
+        for piece in (51..120).chain(130..=200) {
+            b.boards[piece] = other;
+        }
+        assert_eq!(meetings(&[a.clone(), b.clone()]), (50 + 10, 2));
+        assert_eq!(meetings(&[a.clone()]), (0, 0));
+        // A third record sharing nothing changes nothing.
+        let mut c = a.clone();
+        c.boards.iter_mut().skip(1).for_each(|board| *board = Grid::parse("##........").unwrap());
+        assert_eq!(meetings(&[a, b, c]), (60, 2));
     }
 
     #[test]

@@ -265,7 +265,7 @@ mod tests {
             b.boards[piece] = other;
         }
         assert_eq!(meetings(&[a.clone(), b.clone()]), (50 + 10, 2));
-        assert_eq!(meetings(&[a.clone()]), (0, 0));
+        assert_eq!(meetings(std::slice::from_ref(&a)), (0, 0));
         // A third record sharing nothing changes nothing.
         let mut c = a.clone();
         c.boards.iter_mut().skip(1).for_each(|board| *board = Grid::parse("##........").unwrap());

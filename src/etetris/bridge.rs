@@ -241,23 +241,11 @@ mod tests {
     use crate::etetris::record::replay;
     use crate::etetris::solver::MoveSet;
     use crate::etetris::splice::splice;
+    use crate::etetris::splice::tests::game;
     use crate::etetris::Weights;
 
-    /// A game of `pieces` pieces found at `beam` with the seed's weights, holes scaled.
-    fn game(beam: usize, pieces: usize, holes_scale: f64) -> Line {
-        let mut weights = Weights::default();
-        weights.features[3] *= holes_scale;
-        let mut search = BeamSearch::new(Options::new(beam, MoveSet::Full, weights));
-        let spawns = sequence(pieces);
-        let solution = search.solve(Grid::default(), &spawns, &mut |_| {});
-        let record =
-            crate::etetris::solver::write_record(Grid::default(), &spawns, &solution.placements, MoveSet::Full)
-                .expect("the search's placements make a record");
-        Line::new(&record)
-    }
-
     #[test]
-    fn the_plan_bounds_the_splice_and_jumps_only_between_equal_cell_boards() {
+    fn the_plan_is_never_below_the_splice_and_jumps_only_between_equal_cell_boards() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let plan = plan(&lines).unwrap();
         let spliced = splice(&lines).unwrap();

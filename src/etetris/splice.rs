@@ -186,7 +186,7 @@ pub fn splice(lines: &[Line]) -> Option<Spliced> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::etetris::record::replay;
     use crate::etetris::solver::{BeamSearch, MoveSet, Options};
@@ -194,7 +194,7 @@ mod tests {
 
     /// A game of `pieces` pieces found by the seed's search at `beam` with the seed's
     /// weights scaled (so that different settings play different games).
-    fn game(beam: usize, pieces: usize, holes_scale: f64) -> Line {
+    pub(in crate::etetris) fn game(beam: usize, pieces: usize, holes_scale: f64) -> Line {
         let mut weights = Weights::default();
         weights.features[3] *= holes_scale;
         let mut search = BeamSearch::new(Options::new(beam, MoveSet::Full, weights));

@@ -324,6 +324,10 @@ const CASES: &[(&str, Action)] = &[
         Skip(HISTORY),
     ),
     (
+        "polish bridged3.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 2",
+        RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 2 --record bridged3-pass1.txt"),
+    ),
+    (
         "splice $R --bridge --beam 10000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record bridged1.txt",
         Skip(HISTORY),
     ),

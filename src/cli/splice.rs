@@ -208,6 +208,12 @@ struct Output<'a> {
 }
 
 impl Output<'_> {
+    /// The pieces each game gives `spliced`: the records', then each bridge game's.
+    fn pieces_given(&self, spliced: &Spliced) -> Vec<usize> {
+        let games = spliced.sources.iter().map(|&source| source + 1).max().unwrap_or(0);
+        spliced.pieces_from(games.max(self.inputs.len()))
+    }
+
     /// Writes the spliced game's record (after checking it replays to its score) and its
     /// manifest.
     fn write(&self, spliced: &Spliced, bridges: Option<&BridgeReport>) -> Result<()> {
@@ -222,8 +228,7 @@ impl Output<'_> {
             spliced.line.score(),
             spliced.line.pieces()
         );
-        let given =
-            spliced.pieces_from(spliced.sources.iter().max().map_or(0, |&last| last + 1).max(self.inputs.len()));
+        let given = self.pieces_given(spliced);
         let sources: Vec<serde_json::Value> = self
             .args
             .files
@@ -271,8 +276,7 @@ impl Output<'_> {
 
     /// Prints each record's share on stderr and the result's line on stdout.
     fn print(&self, spliced: &Spliced, best: usize, bridges: Option<&BridgeReport>) {
-        let given =
-            spliced.pieces_from(spliced.sources.iter().max().map_or(0, |&last| last + 1).max(self.inputs.len()));
+        let given = self.pieces_given(spliced);
         for ((file, line), pieces) in self.args.files.iter().zip(self.inputs).zip(&given) {
             eprintln!("{:>9}  {pieces:>5} pieces given  {}", line.score(), file.display());
         }

@@ -203,7 +203,7 @@ pub fn bridge(
             let bridge =
                 search.find_bridge(jump.from, &spawns[first..], (first, pieces), &aims, &landings, bridging.guide);
             if let Some((_, detour)) = bridge {
-                let mut game = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
+                let mut game = Line::empty();
                 follow(&mut game, lines, sources_into(lines, &ways_to, first, jump.from));
                 let mut grid = jump.from;
                 for (offset, &placement) in detour.placements.iter().enumerate() {

@@ -52,13 +52,18 @@ impl Line {
     /// Replays a record from the contest's start. Pieces that never lock (the game ended
     /// at a spawn) are dropped.
     pub fn new(record: &Record) -> Line {
-        let mut line = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
+        let mut line = Line::empty();
         replay_game_observed(record, Game::default(), &mut |step| {
             line.ops.push(step.ops.to_vec());
             line.boards.push(step.game.grid);
             line.scores.push(step.game.score as u32);
         });
         line
+    }
+
+    /// The contest's start: no piece, the empty board, no points.
+    pub fn empty() -> Line {
+        Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] }
     }
 
     /// Pieces locked.

@@ -180,7 +180,7 @@ pub fn splice(lines: &[Line]) -> Option<Spliced> {
             _ => Some(end),
         })?;
     let sources = sources_into(lines, &reached, piece, board);
-    let mut line = Line { ops: Vec::new(), boards: vec![Grid::default()], scores: vec![0] };
+    let mut line = Line::empty();
     follow(&mut line, lines, sources.iter().copied());
     Some(Spliced { line, sources })
 }

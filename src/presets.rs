@@ -184,9 +184,37 @@ impl Preset {
     ) -> Result<Built> {
         let mut evaluator = self.evaluator()?;
         if let Some(path) = weights_file {
-            evaluator = evaluator.load_weights_file(path)?;
+            evaluator = evaluator.load_weights_file(path, |named| self.check_weights_preset(named))?;
         }
         self.build_with_evaluator(rule_set, size, evaluator)
+    }
+
+    /// A weights file names the preset its weights were tuned for: a name no preset has is a
+    /// typo, and a preset weighing other features wrote weights for another evaluator (saying
+    /// so is clearer than the first feature this one lacks). A preset with the same features
+    /// under another name is accepted: carrying weights between such presets is a study.
+    fn check_weights_preset(&self, named: &str) -> Result<()> {
+        if named == self.name {
+            return Ok(());
+        }
+        let written_for = if named == ETETRIS {
+            anyhow::bail!(
+                "the weights are for the E-Tetris search (`tetris-lab solve --weights`), not preset {}",
+                self.name
+            )
+        } else {
+            find(named)?
+        };
+        let (theirs, ours) = (written_for.evaluator()?.feature_names(), self.evaluator()?.feature_names());
+        if theirs != ours {
+            anyhow::bail!(
+                "the weights are preset {named}'s ({}), not preset {}'s ({})",
+                theirs.join(", "),
+                self.name,
+                ours.join(", ")
+            );
+        }
+        Ok(())
     }
 
     /// As [`Preset::build_with_rules`], with the preset's features weighted as `evaluator`
@@ -265,6 +293,17 @@ pub fn find(name: &str) -> Result<&'static Preset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_weights_file_may_name_a_preset_with_the_same_features() {
+        let simplified = find("dellacherie-simplified").unwrap();
+        assert!(simplified.check_weights_preset("dellacherie-simplified").is_ok());
+        assert!(simplified.check_weights_preset("dellacherie").is_ok());
+        let e = format!("{:#}", simplified.check_weights_preset("bcts").unwrap_err());
+        assert!(e.contains("preset bcts's") && e.contains("hole_depth"), "{e}");
+        let e = format!("{:#}", simplified.check_weights_preset("dellacherie-simplifed").unwrap_err());
+        assert!(e.contains("did you mean \"dellacherie-simplified\""), "{e}");
+    }
 
     #[test]
     fn every_preset_names_known_features() {

@@ -188,6 +188,9 @@ fn play_refuses_bad_counts_sizes_paths_and_weights_files() {
         ("not-a-table.toml".into(), b"weights = 3\n".to_vec()),
         ("preset-number.toml".into(), format!("preset = 5\n{SIMPLIFIED_WEIGHTS}").into_bytes()),
         ("inline.toml".into(), format!("{SIMPLIFIED_WEIGHTS}comment = {{ a = 1 }}\n").into_bytes()),
+        ("preset-typo.toml".into(), format!("preset = \"delacherie-simplified\"\n{SIMPLIFIED_WEIGHTS}").into_bytes()),
+        ("preset-other.toml".into(), format!("preset = \"bcts\"\n{SIMPLIFIED_WEIGHTS}").into_bytes()),
+        ("preset-etetris.toml".into(), format!("preset = \"etetris\"\n{SIMPLIFIED_WEIGHTS}").into_bytes()),
     ];
     let files: Vec<(&str, &[u8])> = files.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
     let play = |extra: &[&str]| {
@@ -253,6 +256,9 @@ fn play_refuses_bad_counts_sizes_paths_and_weights_files() {
         weights("not-a-table.toml", "weights"),
         weights("preset-number.toml", "preset"),
         weights("inline.toml", "comment"),
+        weights("preset-typo.toml", "did you mean \"dellacherie-simplified\""),
+        weights("preset-other.toml", "preset bcts's"),
+        weights("preset-etetris.toml", "E-Tetris"),
     ];
     battery(&files, cases);
 }

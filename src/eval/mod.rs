@@ -258,11 +258,22 @@ impl Evaluator {
     /// Replaces the weights from a TOML file: either `feature = weight` lines at the top
     /// level or a `[weights]` table (as `best.toml` writes). Every feature of this
     /// evaluator must be given, no other, each a finite number.
-    pub fn load_weights_file(&self, path: &Path) -> Result<Evaluator> {
+    ///
+    /// `check_preset` sees the file's `preset` key, when it has one (the preset the weights
+    /// were tuned for, as `best.toml` writes it), and may refuse it.
+    pub fn load_weights_file(&self, path: &Path, check_preset: impl FnOnce(&str) -> Result<()>) -> Result<Evaluator> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read weights file {}", path.display()))?;
-        let weights =
-            parse_weights(&text, &self.feature_names()).with_context(|| format!("weights file {}", path.display()))?;
+        let in_file = || format!("weights file {}", path.display());
+        // The preset first: weights written for another evaluator would otherwise be refused
+        // for the first feature this one lacks. (Malformed text is left to `parse_weights`.)
+        if let Some(preset) = toml::from_str::<toml::Table>(&text).ok().and_then(|doc| match doc.get("preset") {
+            Some(toml::Value::String(name)) => Some(name.clone()),
+            _ => None,
+        }) {
+            check_preset(&preset).context("key \"preset\"").with_context(in_file)?;
+        }
+        let weights = parse_weights(&text, &self.feature_names()).with_context(in_file)?;
         Ok(self.with_weights(&weights))
     }
 }

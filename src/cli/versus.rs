@@ -339,9 +339,16 @@ impl Searches {
             ),
             Some(_) => bail!("{}: not a file of versus searches (its first line)", path.display()),
         };
-        let (mut file, _) = lines.appender()?;
+        let (mut file, text) = lines.appender()?;
+        // A kill can cut the file inside its first two lines; the cut line was dropped
+        // above, and what is missing of the two is written again.
+        let write = |file: &mut File, text: &str| {
+            file.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+        };
         if new {
-            writeln!(file, "{title}\n{SEARCHES_HEADER}").with_context(|| format!("cannot write {}", path.display()))?;
+            write(&mut file, &format!("{title}\n{SEARCHES_HEADER}\n"))?;
+        } else if text.lines().nth(1).is_none() {
+            write(&mut file, &format!("{SEARCHES_HEADER}\n"))?;
         }
         Ok(Searches { path: path.to_path_buf(), file: Mutex::new(file), finished })
     }
@@ -475,4 +482,29 @@ fn parse_search(line: &str) -> Result<Finished> {
     let pieces = number("pieces", pieces)?;
     ensure!(pieces <= PIECE_LIMIT as u64, "pieces {pieces} is more than the game's {PIECE_LIMIT}");
     Ok(Finished { seed: number("seed", seed)?, side, score: number("score", score)?, pieces: pieces as usize })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kill while the file's first two lines were being written leaves them cut: the
+    /// file opens as the same comparison's, with its title and header whole again.
+    #[test]
+    fn a_searches_file_cut_in_its_first_lines_is_mended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pairs.csv.searches");
+        let title = format!("{SEARCHES_TITLE}sides A and B");
+        let whole = format!("{title}\n{SEARCHES_HEADER}\n");
+        for cut in [3, title.len(), title.len() + 1, title.len() + 6, whole.len()] {
+            std::fs::write(&path, &whole[..cut]).unwrap();
+            let searches = Searches::open(&path, "sides A and B").unwrap();
+            assert!(searches.finished.is_empty());
+            searches.append(&Finished { seed: 1, side: 1, score: 1000, pieces: 10 }).unwrap();
+            drop(searches);
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{whole}1,B,1000,10\n"), "cut at {cut}");
+            let again = Searches::open(&path, "sides A and B").unwrap();
+            assert_eq!(again.finished.len(), 1, "cut at {cut}");
+        }
+    }
 }

@@ -20,7 +20,7 @@
 use super::game::{sequence, Grid, PIECE_LIMIT};
 use super::polish::{place, Line};
 use super::solver::{BeamSearch, Landing, Options};
-use super::splice::{follow, sources_into, sources_out_of, ways_in, ways_out, Way};
+use super::splice::{follow, sources_into, sources_out_of, step_in, ways_in, ways_out, Way};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -70,15 +70,7 @@ pub fn plan(lines: &[Line]) -> Option<Plan> {
     after.push(HashMap::from([(Grid::default(), (0, None))]));
     into.push(HashMap::from([(Grid::default(), Way { score: 0, source: usize::MAX })]));
     for piece in 1..=longest {
-        let mut here: HashMap<Grid, Way> = HashMap::new();
-        for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
-            let score =
-                after[piece - 1][&line.boards[piece - 1]].0 + u64::from(line.scores[piece] - line.scores[piece - 1]);
-            let node = here.entry(line.boards[piece]).or_insert(Way { score, source });
-            if score > node.score {
-                *node = Way { score, source };
-            }
-        }
+        let here = step_in(lines, piece, |board| after[piece - 1][board].0);
         // The best board of each cell count (the smaller board among equals).
         let mut best_of_count: HashMap<u32, (u64, Grid)> = HashMap::new();
         for (board, way) in &here {

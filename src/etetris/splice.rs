@@ -79,18 +79,25 @@ pub(super) fn ways_in(lines: &[Line]) -> Vec<HashMap<Grid, Way>> {
     let mut ways: Vec<HashMap<Grid, Way>> = Vec::with_capacity(longest + 1);
     ways.push(HashMap::from([(Grid::default(), Way { score: 0, source: usize::MAX })]));
     for piece in 1..=longest {
-        let mut here: HashMap<Grid, Way> = HashMap::new();
-        for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
-            let before = ways[piece - 1][&line.boards[piece - 1]].score;
-            let score = before + u64::from(line.scores[piece] - line.scores[piece - 1]);
-            let node = here.entry(line.boards[piece]).or_insert(Way { score, source });
-            if score > node.score {
-                *node = Way { score, source };
-            }
-        }
+        let here = step_in(lines, piece, |board| ways[piece - 1][board].score);
         ways.push(here);
     }
     ways
+}
+
+/// One step of [`ways_in`]: each board some game has after `piece` pieces, with the best way
+/// to it through a record's piece from a board worth `score_before` (the earlier record
+/// among equals). [`super::bridge::plan`] takes the same step from boards valued otherwise.
+pub(super) fn step_in(lines: &[Line], piece: usize, score_before: impl Fn(&Grid) -> u64) -> HashMap<Grid, Way> {
+    let mut here: HashMap<Grid, Way> = HashMap::new();
+    for (source, line) in lines.iter().enumerate().filter(|(_, line)| line.pieces() >= piece) {
+        let score = score_before(&line.boards[piece - 1]) + u64::from(line.scores[piece] - line.scores[piece - 1]);
+        let node = here.entry(line.boards[piece]).or_insert(Way { score, source });
+        if score > node.score {
+            *node = Way { score, source };
+        }
+    }
+    here
 }
 
 /// `ways[t]`: each board some game has after `t` pieces, with the best-scoring way on from

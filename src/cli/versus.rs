@@ -16,17 +16,15 @@ use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
 use crate::interrupt::stop_flag;
 use crate::report::atomic_file::{check_distinct, remove_with_temporaries, target_of_temporary, AtomicFile};
-use crate::report::ledger::open_lines;
+use crate::report::ledger::{Journal, JournalKind};
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
 use crate::tune::versus::{run_keeping, Finished, Keep, Pair, Reading, Settings, Side, Verdict};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Parser;
-use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
@@ -142,7 +140,7 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!(
             "{} of the {searches} searches read from {} (a stopped run of this comparison)",
             earlier.len(),
-            kept.path.display()
+            kept.journal.path().display()
         );
     }
     if kept.is_some() {
@@ -160,7 +158,7 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!(
             "stopped: the finished searches and the state of those in progress are kept beside {}; \
              the same command continues",
-            kept.path.display()
+            kept.journal.path().display()
         );
         std::process::exit(130);
     };
@@ -299,15 +297,18 @@ fn fingerprint(args: &Args, a: &Side, b: &Side) -> String {
     .to_string()
 }
 
-const SEARCHES_TITLE: &str = "# tetris-lab versus searches: ";
-const SEARCHES_HEADER: &str = "seed,side,score,pieces";
+/// The journal of a comparison's finished searches: one line `seed,side,score,pieces` per
+/// search, appended as it ends.
+const SEARCHES: JournalKind = JournalKind {
+    title: "# tetris-lab versus searches: ",
+    header: "seed,side,score,pieces",
+    another_run: "the searches of another comparison (other sides or settings): give another --csv, \
+                  or delete it to start afresh",
+};
 
-/// The append-only file of a comparison's finished searches: a title line with the
-/// comparison's [`fingerprint`], a header, then one line per search, appended and flushed
-/// as it ends. A line cut short by a kill is dropped when the file is opened again.
+/// A comparison's finished searches ([`SEARCHES`]), read back and appended to.
 struct Searches {
-    path: PathBuf,
-    file: Mutex<File>,
+    journal: Journal,
     finished: Vec<Finished>,
 }
 
@@ -315,42 +316,14 @@ impl Searches {
     /// Opens the file at `path` for the comparison `fingerprint`, creating it if missing;
     /// one of another comparison is an error (and is left as it is).
     fn open(path: &Path, fingerprint: &str) -> Result<Searches> {
-        let title = format!("{SEARCHES_TITLE}{fingerprint}");
-        let lines = open_lines(path)?;
-        let mut read = lines.text.lines();
-        let mut finished = Vec::new();
-        let new = match read.next() {
-            None => true,
-            Some(first) if first == title => {
-                for (number, line) in read.enumerate() {
-                    if number == 0 && line == SEARCHES_HEADER {
-                        continue;
-                    }
-                    let search = parse_search(line)
-                        .with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 2))?;
-                    finished.push(search);
-                }
-                false
-            }
-            Some(first) if first.starts_with(SEARCHES_TITLE) => bail!(
-                "{} keeps the searches of another comparison (other sides or settings): give another --csv, \
-                 or delete it to start afresh",
-                path.display()
-            ),
-            Some(_) => bail!("{}: not a file of versus searches (its first line)", path.display()),
-        };
-        let (mut file, text) = lines.appender()?;
-        // A kill can cut the file inside its first two lines; the cut line was dropped
-        // above, and what is missing of the two is written again.
-        let write = |file: &mut File, text: &str| {
-            file.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
-        };
-        if new {
-            write(&mut file, &format!("{title}\n{SEARCHES_HEADER}\n"))?;
-        } else if text.lines().nth(1).is_none() {
-            write(&mut file, &format!("{SEARCHES_HEADER}\n"))?;
-        }
-        Ok(Searches { path: path.to_path_buf(), file: Mutex::new(file), finished })
+        let (journal, lines) = Journal::open(path, &SEARCHES, fingerprint)?;
+        let finished = lines
+            .iter()
+            .map(|(number, line)| {
+                parse_search(line).with_context(|| format!("{}, line {number}: {line:?}", path.display()))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Searches { journal, finished })
     }
 
     /// The searches read back whose seed is among `seeds`.
@@ -360,23 +333,21 @@ impl Searches {
 
     /// Appends one finished search (whole, one write) and hands it to the system.
     fn append(&self, f: &Finished) -> Result<()> {
-        let line = format!("{},{},{},{}\n", f.seed, ["A", "B"][f.side], f.score, f.pieces);
-        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        file.write_all(line.as_bytes())
-            .and_then(|()| file.flush())
-            .with_context(|| format!("cannot write {}", self.path.display()))
+        self.journal.append(&format!("{},{},{},{}", f.seed, ["A", "B"][f.side], f.score, f.pieces))
     }
 
     /// Where the state of the search of `seed` and `side` in progress is saved.
     fn checkpoint(&self, seed: u64, side: usize) -> PathBuf {
-        with_suffix(&self.path, &format!(".{seed}-{}.checkpoint", ["A", "B"][side]))
+        with_suffix(self.journal.path(), &format!(".{seed}-{}.checkpoint", ["A", "B"][side]))
     }
 
     /// Removes the file (its searches are in the CSV now) and any search's checkpoint left
     /// beside it (of seeds an earlier, stopped run asked for and this one did not).
     fn remove(self) {
-        remove_with_temporaries(&self.path);
-        let (Some(folder), Some(name)) = (self.path.parent(), self.path.file_name()) else { return };
+        let path = self.journal.path().to_path_buf();
+        drop(self.journal);
+        remove_with_temporaries(&path);
+        let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else { return };
         let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
         let prefix = format!("{}.", name.to_string_lossy());
         for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
@@ -494,8 +465,8 @@ mod tests {
     fn a_searches_file_cut_in_its_first_lines_is_mended() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("pairs.csv.searches");
-        let title = format!("{SEARCHES_TITLE}sides A and B");
-        let whole = format!("{title}\n{SEARCHES_HEADER}\n");
+        let title = format!("{}sides A and B", SEARCHES.title);
+        let whole = format!("{title}\n{}\n", SEARCHES.header);
         for cut in [3, title.len(), title.len() + 1, title.len() + 6, whole.len()] {
             std::fs::write(&path, &whole[..cut]).unwrap();
             let searches = Searches::open(&path, "sides A and B").unwrap();

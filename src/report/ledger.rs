@@ -69,6 +69,77 @@ impl Lines {
     }
 }
 
+/// What kind of [`Journal`] a file is: its title (the fingerprint follows it on the first
+/// line), its header (the second line), and what to tell a user whose file belongs to
+/// another run.
+pub struct JournalKind {
+    pub title: &'static str,
+    pub header: &'static str,
+    /// Completes "{path} keeps ...", e.g. "the searches of another comparison (other sides
+    /// or settings): give another --csv, or delete it to start afresh".
+    pub another_run: &'static str,
+}
+
+/// An append-only file of a long command's finished steps, for one run: a title line with
+/// the run's fingerprint (what makes two runs the same, so that one may use the other's
+/// steps), a header, then one line per step, appended and flushed whole as it ends. A kill
+/// can cut the last line short (it is dropped when the file is opened again, the step done
+/// again), or the first two (what is missing of them is written again).
+pub struct Journal {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl Journal {
+    /// Opens the journal at `path` for the run `fingerprint`, creating it if missing, and
+    /// returns the steps an earlier run of the same settings wrote, each with its line
+    /// number. A file of another run, or not a journal of `kind`, is an error and is left
+    /// as it is.
+    pub fn open(path: &Path, kind: &JournalKind, fingerprint: &str) -> Result<(Journal, Vec<(usize, String)>)> {
+        let title = format!("{}{fingerprint}", kind.title);
+        let lines = open_lines(path)?;
+        let mut read = lines.text.lines();
+        let mut steps = Vec::new();
+        let new = match read.next() {
+            None => true,
+            Some(first) if first == title => {
+                for (number, line) in read.enumerate() {
+                    if !(number == 0 && line == kind.header) {
+                        steps.push((number + 2, line.to_string()));
+                    }
+                }
+                false
+            }
+            Some(first) if first.starts_with(kind.title) => bail!("{} keeps {}", path.display(), kind.another_run),
+            Some(_) => {
+                bail!("{}: not a file of {} (its first line)", path.display(), kind.title.trim_matches([' ', '#', ':']))
+            }
+        };
+        let (mut file, text) = lines.appender()?;
+        let write = |file: &mut File, text: &str| {
+            file.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+        };
+        if new {
+            write(&mut file, &format!("{title}\n{}\n", kind.header))?;
+        } else if text.lines().nth(1).is_none() {
+            write(&mut file, &format!("{}\n", kind.header))?;
+        }
+        Ok((Journal { path: path.to_path_buf(), file: Mutex::new(file) }, steps))
+    }
+
+    /// Appends one step's line (whole, one write) and hands it to the system.
+    pub fn append(&self, line: &str) -> Result<()> {
+        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        file.write_all(format!("{line}\n").as_bytes())
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 impl Ledger {
     /// Opens the ledger at `path`, creating it if it does not exist and reading the games
     /// of an earlier run if it does.

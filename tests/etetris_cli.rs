@@ -735,7 +735,12 @@ fn splice_recombines_records_where_their_boards_meet() {
         std::fs::read(dir.path().join("bridged.txt")).unwrap()
     );
     // Stopped after its second bridge, by a kill or by Ctrl-C (exit 130): the record left is
-    // whole, the best game found so far, never below the splice without bridges.
+    // whole, the best game found so far, never below the splice without bridges; the same
+    // command run again searches only the jumps left and writes what an uninterrupted run
+    // writes.
+    let wide = [&["splice"][..], &records[..], &["--bridge", "--beam", "300", "--window", "80", "--moves", "full"]];
+    let whole = stdout(&run(&[&wide.concat()[..], &["--threads", "1", "--record", "whole.txt"]].concat(), dir.path()));
+    assert!(!dir.path().join("whole.txt.bridges").exists(), "the searches kept are removed once the run ends");
     for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
         let (record, manifest) = (format!("{name}.txt"), dir.path().join(format!("{name}.manifest.json")));
         let ready = || {
@@ -745,9 +750,8 @@ fn splice_recombines_records_where_their_boards_meet() {
                 .and_then(|m| m["bridges"]["found"].as_u64())
                 .is_some_and(|found| found >= 2)
         };
-        let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "300", "--window", "80", "--moves", "full"]];
         let exit = stop_when(
-            &[&args.concat()[..], &["--threads", "1", "--record", &record]].concat(),
+            &[&wide.concat()[..], &["--threads", "1", "--record", &record]].concat(),
             dir.path(),
             signal,
             ready,
@@ -760,6 +764,23 @@ fn splice_recombines_records_where_their_boards_meet() {
             assert_eq!(left["bridges"]["finished"], false);
             assert_eq!(left["score"].as_u64(), Some(replayed));
         }
+        let kept = dir.path().join(format!("{record}.bridges"));
+        let searched = std::fs::read_to_string(&kept).unwrap().lines().count() - 2;
+        assert!(searched >= 2, "{name}: {searched} jumps kept");
+        // Other settings with the same record: refused, the searches kept left as they are.
+        let before = std::fs::read(&kept).unwrap();
+        let other = [&records[..], &["--bridge", "--beam", "301", "--moves", "full", "--record", &record]].concat();
+        expect_error(&[&["splice"][..], &other[..]].concat(), dir.path(), "keeps the bridges of another run");
+        assert_eq!(std::fs::read(&kept).unwrap(), before);
+        let output = run(&[&wide.concat()[..], &["--threads", "2", "--record", &record]].concat(), dir.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("jumps' searches read from"), "{name}: {stderr}");
+        assert_eq!(stdout(&output).replace(&record, "whole.txt"), whole, "{name}");
+        assert_eq!(
+            std::fs::read(dir.path().join(&record)).unwrap(),
+            std::fs::read(dir.path().join("whole.txt")).unwrap()
+        );
+        assert!(!kept.exists(), "{name}: the searches kept are removed once the run ends");
     }
     // The search's settings need --bridge; bad settings are refused before anything is written.
     expect_error(&["splice", "j1.txt", "j2.txt", "--beam", "50", "--record", "x.txt"], dir.path(), "--bridge");

@@ -5,19 +5,22 @@
 //! and prints the score against the best record given. With `--bridge` it first searches
 //! bridges between the records where they never meet ([`crate::etetris::bridge`]) and
 //! splices them in too; the record is rewritten as each bridge is found, so a stopped run
-//! (Ctrl-C, a kill) leaves the best game found so far.
+//! (Ctrl-C, a kill) leaves the best game found so far, and each jump's search is kept in
+//! `<record>.bridges` as it ends, so the same command run again searches only the rest.
 
 use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, write_record,
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
+    write_record,
 };
-use crate::etetris::bridge::{bridge, Bridging};
+use crate::etetris::bridge::{bridge, Bridging, Searched};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
 use crate::etetris::solver::MoveSet;
 use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
-use crate::report::atomic_file::check_distinct;
+use crate::report::atomic_file::{check_distinct, remove_with_temporaries};
+use crate::report::ledger::{Journal, JournalKind};
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{ensure, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -65,14 +68,25 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let path = args.record.clone().unwrap_or_else(|| PathBuf::from("results/etetris-spliced.txt"));
     let manifest = manifest_beside(&path);
+    let kept = args.bridge.then(|| with_suffix(&path, ".bridges"));
     let mut inputs: Vec<(&str, Option<&Path>)> =
         args.files.iter().map(|file| ("a record being spliced", Some(file.as_path()))).collect();
     inputs.push(("the --weights file", args.weights.as_deref()));
-    check_distinct(&[("--record", Some(&path)), ("the manifest beside --record", Some(&manifest))], &inputs)?;
+    check_distinct(
+        &[
+            ("--record", Some(&path)),
+            ("the manifest beside --record", Some(&manifest)),
+            ("the bridges kept beside --record", kept.as_deref()),
+        ],
+        &inputs,
+    )?;
     let mut lines = Vec::with_capacity(args.files.len());
+    // What makes two bridge runs the same (see `fingerprint`): the records, byte for byte.
+    let mut record_sums = Vec::with_capacity(args.files.len());
     for file in &args.files {
         let text =
             std::fs::read_to_string(file).with_context(|| format!("cannot read record file {}", file.display()))?;
+        record_sums.push(format!("{:016x}", crate::checksum::fnv1a(text.as_bytes())));
         let record = Record::parse(&text).with_context(|| format!("record file {}", file.display()))?;
         let line = Line::new(&record);
         ensure!(line.pieces() > 0, "record file {}: no piece locks", file.display());
@@ -95,9 +109,24 @@ pub fn run(args: Args) -> Result<()> {
         None
     };
     prepare_record_path(&path)?;
+    // The jumps a stopped run of the same bridges searched, read before anything is written.
+    let journal = match (&kept, &bridging) {
+        (Some(kept), Some(options)) => {
+            let fingerprint = fingerprint(&args, &record_sums, &weights_json(&options.weights));
+            let (journal, lines) = Journal::open(kept, &BRIDGES, &fingerprint)?;
+            let earlier = lines
+                .iter()
+                .map(|(number, line)| {
+                    Searched::parse(line).with_context(|| format!("{}, line {number}: {line:?}", kept.display()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Some((journal, earlier))
+        }
+        _ => None,
+    };
     let out = Output { args: &args, path: &path, inputs: &lines, best_score, meetings: meetings(&lines) };
     let spliced = splice(&lines).expect("at least two records");
-    let Some(options) = bridging else {
+    let (Some(options), Some((journal, earlier))) = (bridging, journal) else {
         out.write(&spliced, None)?;
         out.print(&spliced, best, None);
         return Ok(());
@@ -114,9 +143,20 @@ pub fn run(args: Args) -> Result<()> {
         seconds: 0.0,
         threads: pool.current_num_threads(),
         finished: false,
+        earlier: earlier.len(),
         weights: weights_json(&options.weights),
     };
-    out.write(&spliced, Some(&report))?;
+    if !earlier.is_empty() {
+        eprintln!(
+            "{} jumps' searches read from {} (a stopped run of these bridges)",
+            earlier.len(),
+            journal.path().display()
+        );
+    }
+    if earlier.is_empty() {
+        out.write(&spliced, Some(&report))?;
+    }
+    // Else the stopped run's record stays until the searches read back are spliced in.
     install_ctrl_c();
     let bar = ProgressBar::new(0);
     bar.set_style(
@@ -128,16 +168,30 @@ pub fn run(args: Args) -> Result<()> {
     let mut best_so_far = spliced;
     let mut failure = None;
     let bridging = Bridging { window: args.window, guide: args.guide };
+    // A bridge found and not yet spliced in (the searches read back are spliced once, with
+    // the first jump searched anew).
+    let mut unspliced = false;
     let bridged = pool.install(|| {
-        bridge(options, &lines, bridging, &mut |attempt, games| {
+        bridge(options, &lines, bridging, &earlier, &mut |attempt, games| {
             bar.set_length(attempt.jumps as u64);
             bar.set_position(attempt.index as u64 + 1);
             report.attempts = attempt.index + 1;
             report.jumps = attempt.jumps;
             report.plan = attempt.plan_score;
             report.seconds = started.elapsed().as_secs_f64();
+            if !attempt.earlier {
+                let searched = Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() };
+                if let Err(e) = journal.append(&searched.to_line()) {
+                    failure = Some(e);
+                    return ControlFlow::Break(());
+                }
+            }
             if attempt.found.is_some() {
                 report.found += 1;
+                unspliced = true;
+            }
+            if unspliced && (!attempt.earlier || attempt.index + 1 == earlier.len()) {
+                unspliced = false;
                 let all: Vec<Line> = lines.iter().chain(games).cloned().collect();
                 best_so_far = splice(&all).expect("records given");
                 // Saved as found: a run stopped later keeps every gain so far.
@@ -163,6 +217,10 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(e) = failure {
         return Err(e);
     }
+    if unspliced {
+        let all: Vec<Line> = lines.iter().chain(&bridged.games).cloned().collect();
+        best_so_far = splice(&all).expect("records given");
+    }
     report.plan = bridged.plan.score;
     report.jumps = bridged.plan.jumps.len();
     report.attempts = bridged.attempts;
@@ -172,14 +230,45 @@ pub fn run(args: Args) -> Result<()> {
     out.print(&best_so_far, best, Some(&report));
     if !report.finished {
         eprintln!(
-            "stopped by Ctrl-C after {} of {} jumps; {} holds the best game found so far",
+            "stopped by Ctrl-C after {} of {} jumps; {} holds the best game found so far, and the same \
+             command run again searches the rest (the jumps searched are kept in {})",
             report.attempts,
             report.jumps,
-            path.display()
+            path.display(),
+            journal.path().display()
         );
         std::process::exit(130);
     }
+    // Every search is in the record and its manifest now.
+    let kept = journal.path().to_path_buf();
+    drop(journal);
+    remove_with_temporaries(&kept);
     Ok(())
+}
+
+/// The journal of a bridge run's searches: one line per jump searched, as [`Searched`]
+/// writes it.
+const BRIDGES: JournalKind = JournalKind {
+    title: "# tetris-lab splice bridges: ",
+    header: "piece placements",
+    another_run: "the bridges of another run (other records, their order, or other settings): \
+                  give another --record, or delete it to start afresh",
+};
+
+/// What makes two bridge runs the same, so that one may go on with the other's searches:
+/// the records (byte for byte, in order) and every setting but the thread count.
+fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value) -> String {
+    serde_json::json!({
+        "records": record_sums,
+        "beam": args.beam,
+        "window": args.window,
+        "guide": args.guide,
+        "moves": args.moves.name(),
+        "weights": weights,
+        "rule_set_version": crate::etetris::game::RULES_VERSION,
+        "crate_version": env!("CARGO_PKG_VERSION"),
+    })
+    .to_string()
 }
 
 /// What the bridges did, for the manifest and the printed line.
@@ -194,6 +283,8 @@ struct BridgeReport {
     seconds: f64,
     threads: usize,
     finished: bool,
+    /// Jumps whose searches were read from a stopped run's journal.
+    earlier: usize,
     weights: serde_json::Value,
 }
 
@@ -263,6 +354,7 @@ impl Output<'_> {
                 "plan_score": report.plan,
                 "jumps": report.jumps,
                 "jumps_searched": report.attempts,
+                "jumps_read_from_a_stopped_run": report.earlier,
                 "found": report.found,
                 "pieces_given": given[self.inputs.len()..].iter().sum::<usize>(),
                 "seconds": report.seconds,

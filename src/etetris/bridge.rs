@@ -17,7 +17,7 @@
 //! replayable like any record; a splice of the records and these games is then never
 //! worse than the splice of the records alone.
 
-use super::game::{sequence, Grid, PIECE_LIMIT};
+use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
 use super::solver::{BeamSearch, Landing, Options};
 use super::splice::{follow, sources_into, sources_out_of, step_in, ways_in, ways_out, Way};
@@ -115,7 +115,7 @@ pub fn plan(lines: &[Line]) -> Option<Plan> {
 }
 
 /// One jump's search, as [`bridge`] reports it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Attempt {
     /// The jump (0-based, of `jumps`) and the plan's number of jumps.
     pub index: usize,
@@ -126,6 +126,51 @@ pub struct Attempt {
     /// The bridge found: its pieces and the points it gains over the best way known to the
     /// board it ends on (`None`: none found).
     pub found: Option<(usize, u32)>,
+    /// The bridge's placements, one per piece from the jump's piece on (empty: none found):
+    /// what [`Searched`] keeps of it.
+    pub placements: Vec<Placement>,
+    /// Read from `earlier` (a stopped run's searches), not searched again.
+    pub earlier: bool,
+}
+
+/// A jump searched by an earlier run of the same settings: the jump's piece and the
+/// bridge's placements (empty: none found). [`bridge`] takes these instead of searching
+/// those jumps again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Searched {
+    pub piece: usize,
+    pub placements: Vec<Placement>,
+}
+
+impl Searched {
+    /// As a line of text: `piece` then each placement as `x/y/state`, space-separated.
+    pub fn to_line(&self) -> String {
+        let mut line = self.piece.to_string();
+        for p in &self.placements {
+            line.push_str(&format!(" {}/{}/{}", p.x, p.y, p.state));
+        }
+        line
+    }
+
+    /// Reads [`Searched::to_line`]'s text.
+    pub fn parse(line: &str) -> Result<Searched> {
+        let mut fields = line.split(' ');
+        let piece = fields.next().unwrap_or_default();
+        let piece = piece.parse().map_err(|_| anyhow::anyhow!("piece {piece:?} is not a count"))?;
+        let placements = fields
+            .map(|field| {
+                let parts: Vec<&str> = field.split('/').collect();
+                match parts[..] {
+                    [x, y, state] => match (x.parse(), y.parse(), state.parse()) {
+                        (Ok(x), Ok(y), Ok(state)) => Ok(Placement { x, y, state }),
+                        _ => anyhow::bail!("placement {field:?} is not x/y/state"),
+                    },
+                    _ => anyhow::bail!("placement {field:?} is not x/y/state"),
+                }
+            })
+            .collect::<Result<_>>()?;
+        Ok(Searched { piece, placements })
+    }
 }
 
 /// What [`bridge`] found.
@@ -142,12 +187,15 @@ pub struct Bridged {
 /// Searches a bridge for each jump of the plan of `lines` with `options`' beam search,
 /// `on_attempt` hearing of each (and able to stop the rest). A jump at whose piece fewer
 /// than two pieces of the game remain is not searched (the polish of the game's end is
-/// `polish --from`'s). The result depends on `lines`, their order and the settings, not on
-/// the thread count.
+/// `polish --from`'s). The first jumps may come from `earlier`, the searches of a stopped
+/// run with the same records and settings (each jump's search depends on those alone, so
+/// the result is the uninterrupted run's). The result depends on `lines`, their order and
+/// the settings, not on the thread count.
 pub fn bridge(
     options: Options,
     lines: &[Line],
     bridging: Bridging,
+    earlier: &[Searched],
     on_attempt: &mut dyn FnMut(&Attempt, &[Line]) -> ControlFlow<()>,
 ) -> Result<Bridged> {
     ensure!(bridging.window >= 1, "a bridge has at least one piece");
@@ -176,6 +224,19 @@ pub fn bridge(
         // any board there, which is polish's work, not a bridge.
         let window = bridging.window.min(pieces.saturating_sub(first + 1));
         let mut found = None;
+        let mut placements = Vec::new();
+        let kept = earlier.get(index);
+        if let Some(kept) = kept {
+            ensure!(
+                kept.piece == jump.piece && kept.placements.len() <= window,
+                "jump {} of the searches kept is at piece {} with {} placements; this plan's is at piece {} \
+                 with a window of {window}",
+                index + 1,
+                kept.piece,
+                kept.placements.len(),
+                jump.piece
+            );
+        }
         if window > 0 {
             let banked = ways_to[first][&jump.from].score;
             let aims: Vec<Grid> = plan.boards[first + 1..=first + window].to_vec();
@@ -192,13 +253,19 @@ pub fn bridge(
                         .collect()
                 })
                 .collect();
-            let bridge =
-                search.find_bridge(jump.from, &spawns[first..], (first, pieces), &aims, &landings, bridging.guide);
-            if let Some((_, detour)) = bridge {
+            // The bridge's placements, and the gain its search reported (none when kept).
+            let bridge = match kept {
+                Some(kept) if kept.placements.is_empty() => None,
+                Some(kept) => Some((kept.placements.clone(), None)),
+                None => search
+                    .find_bridge(jump.from, &spawns[first..], (first, pieces), &aims, &landings, bridging.guide)
+                    .map(|(_, detour)| (detour.placements, Some(detour.gain))),
+            };
+            if let Some((bridge, searched_gain)) = bridge {
                 let mut game = Line::empty();
                 follow(&mut game, lines, sources_into(lines, &ways_to, first, jump.from));
                 let mut grid = jump.from;
-                for (offset, &placement) in detour.placements.iter().enumerate() {
+                for (offset, &placement) in bridge.iter().enumerate() {
                     let piece = first + offset;
                     let (ops, points) = place(&mut grid, piece, spawns[piece], placement, options.moves)?;
                     let score = game.score() + points;
@@ -207,19 +274,32 @@ pub fn bridge(
                     game.scores.push(score);
                 }
                 let landed = game.pieces();
-                ensure!(
-                    ways_to[landed].contains_key(&grid),
-                    "internal error: a bridge ends off the records at piece {landed}"
-                );
+                let Some(&Landing { needs, .. }) = landings[landed - first - 1].get(&grid) else {
+                    anyhow::bail!("a bridge from piece {first} ends off the records at piece {landed}");
+                };
+                let gain = (game.score() - u32::try_from(banked).unwrap_or(u32::MAX)).checked_sub(needs);
+                let Some(gain) = gain.filter(|&gain| gain > 0) else {
+                    anyhow::bail!("a bridge from piece {first} gains nothing at piece {landed}");
+                };
+                debug_assert!(searched_gain.is_none_or(|searched| searched == gain), "{searched_gain:?} {gain}");
                 // On from the landing board the best known way, to the end of a game.
                 let on = sources_out_of(lines, &ways_on, landed, grid);
                 follow(&mut game, lines, on);
-                found = Some((detour.placements.len(), detour.gain));
+                found = Some((bridge.len(), gain));
+                placements = bridge;
                 games.push(game);
             }
         }
         attempts += 1;
-        let attempt = Attempt { index, jumps: plan.jumps.len(), jump, plan_score: plan.score, found };
+        let attempt = Attempt {
+            index,
+            jumps: plan.jumps.len(),
+            jump,
+            plan_score: plan.score,
+            found,
+            placements,
+            earlier: kept.is_some(),
+        };
         if on_attempt(&attempt, &games).is_break() {
             break;
         }
@@ -261,12 +341,27 @@ mod tests {
     }
 
     #[test]
+    fn a_search_kept_reads_back_as_written() {
+        let searched = Searched {
+            piece: 412,
+            placements: vec![Placement { x: -1, y: 17, state: 3 }, Placement { x: 8, y: 0, state: 0 }],
+        };
+        assert_eq!(searched.to_line(), "412 -1/17/3 8/0/0");
+        assert_eq!(Searched::parse(&searched.to_line()).unwrap(), searched);
+        let none = Searched { piece: 7, placements: Vec::new() };
+        assert_eq!(Searched::parse(&none.to_line()).unwrap(), none);
+        for bad in ["", "x", "-3", "5 1/2", "5 1/2/3/4", "5 a/2/3", "5 1/2/300", "5  1/2/3"] {
+            assert!(Searched::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn bridges_are_whole_games_and_the_splice_with_them_gains() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let (mut heard, mut found) = (0, 0);
         let mut first_found = None;
-        let bridged = bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &mut |attempt, games| {
+        let bridged = bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &[], &mut |attempt, games| {
             heard += 1;
             found += attempt.found.is_some() as usize;
             assert_eq!(attempt.index + 1, heard);
@@ -295,13 +390,47 @@ mod tests {
         assert_eq!(replay(&after.record()).score, u64::from(after.line.score()));
         // Stopped after the first jump: one search, the same first bridge if any.
         let stopped =
-            bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &mut |_, _| ControlFlow::Break(())).unwrap();
+            bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &[], &mut |_, _| ControlFlow::Break(()))
+                .unwrap();
         assert_eq!(stopped.attempts, 1);
         assert_eq!(stopped.games.len(), first_found.is_some() as usize);
         if let Some(game) = stopped.games.first() {
             assert_eq!(game.boards, bridged.games[0].boards);
         }
-        assert!(bridge(options, &lines, Bridging { window: 0, guide: 10.0 }, &mut |_, _| ControlFlow::Continue(()))
-            .is_err());
+        // Going on from the searches of the first half of the jumps (not searched again)
+        // gives the whole run's games.
+        let mut searched = Vec::new();
+        let half = bridged.plan.jumps.len() / 2;
+        bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &[], &mut |attempt, _| {
+            searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+            if searched.len() == half {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap();
+        let mut read_back = 0;
+        let resumed = bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &searched, &mut |attempt, _| {
+            read_back += attempt.earlier as usize;
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(read_back, half);
+        assert_eq!(resumed.games.len(), bridged.games.len());
+        for (resumed, whole) in resumed.games.iter().zip(&bridged.games) {
+            assert_eq!(resumed.ops, whole.ops);
+        }
+        // Searches of another plan are refused.
+        let mut moved = searched.clone();
+        moved[0].piece += 1;
+        assert!(bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &moved, &mut |_, _| {
+            ControlFlow::Continue(())
+        })
+        .is_err());
+        assert!(bridge(options, &lines, Bridging { window: 0, guide: 10.0 }, &[], &mut |_, _| ControlFlow::Continue(
+            ()
+        ))
+        .is_err());
     }
 }

@@ -240,8 +240,19 @@ impl Experiment {
         Experiment::parse(&text, &stem).with_context(|| format!("experiment file {}", path.display()))
     }
 
-    /// Validates experiment text; `default_name` names it when the text does not.
+    /// Validates experiment text; `default_name` names it when the text does not. A value
+    /// that parses but is refused is named with its line, as a syntax error is.
     pub fn parse(text: &str, default_name: &str) -> Result<Experiment> {
+        Experiment::parse_unplaced(text, default_name).map_err(|error| {
+            let message = format!("{error:#}");
+            match key_named(&message).and_then(|(table, key)| line_of(text, table, key)) {
+                Some(line) if !message.starts_with("line ") => error.context(format!("line {line}")),
+                _ => error,
+            }
+        })
+    }
+
+    fn parse_unplaced(text: &str, default_name: &str) -> Result<Experiment> {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
         let name = file.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.len() > 100 {
@@ -557,6 +568,55 @@ pub fn build_objective(experiment: &Experiment) -> Result<Box<dyn Objective>> {
     experiment.target.objective(experiment.fitness, experiment.file.max_pieces)
 }
 
+/// The key a refusal of [`Experiment::parse`] names, with its table (`None`: the top level):
+/// "field `games`", "[weights] holes: ...", "optimizer.population ...", "name ...".
+fn key_named(message: &str) -> Option<(Option<&str>, &str)> {
+    let word = |text: &str| -> Option<usize> {
+        let end = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(text.len());
+        (end > 0).then_some(end)
+    };
+    if let Some(start) = message.find("optimizer.") {
+        let rest = &message[start + "optimizer.".len()..];
+        return word(rest).map(|end| (Some("optimizer"), &rest[..end]));
+    }
+    if let Some(rest) = message.strip_prefix('[') {
+        let (table, rest) = rest.split_once("] ")?;
+        return word(rest).map(|end| (Some(table), &rest[..end]));
+    }
+    if let Some(start) = message.find("field `") {
+        let rest = &message[start + "field `".len()..];
+        return rest.find('`').map(|end| (None, &rest[..end]));
+    }
+    if message.starts_with("name ") {
+        return Some((None, "name"));
+    }
+    if let Some(rest) = message.strip_prefix("weight \"") {
+        return rest.find('"').map(|end| (Some("weights"), &rest[..end]));
+    }
+    None
+}
+
+/// The line (1-based) on which `key` is set in `table` of TOML `text` (`None`: the top
+/// level), read line by line: a `[table]` header starts a table, `key = ...` sets a key.
+fn line_of(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+    let mut current: Option<&str> = None;
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            current = header.split(']').next().map(str::trim);
+            if current == table && line.starts_with(&format!("[{key}]")) {
+                return Some(number + 1);
+            }
+            continue;
+        }
+        let set = line.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='));
+        if set && current == table {
+            return Some(number + 1);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -640,6 +700,30 @@ generations = 3
         assert!(e.contains("did you mean `rows`"), "{e}");
         let e = error(&GOOD.replace("games = 2", "games = 2\nfitness = \"level\""));
         assert!(e.contains("needs a rule set with levels"), "{e}");
+    }
+
+    /// A value refused after parsing is named with its line, as a syntax error is.
+    #[test]
+    fn refused_values_name_their_line() {
+        for (from, to, line) in [
+            ("games = 2", "games = 0", 4),
+            ("board = \"10x10\"", "board = \"10x0\"", 3),
+            ("min = -10, max = 0", "min = 5, max = 1", 7),
+            ("population = 20", "population = 1", 13),
+            ("generations = 3", "generations = 0", 15),
+            ("eroded_cells = 2", "holes = 2", 7),
+            ("preset = \"dellacherie-simplified\"", "name = \"a b\"\npreset = \"dellacherie-simplified\"", 2),
+        ] {
+            let e = error(&GOOD.replace(from, to));
+            assert!(e.starts_with(&format!("line {line}: ")), "{to}: {e}");
+        }
+        // No line where the key is not in the file.
+        let e = error(&GOOD.replace("generations = 3", ""));
+        assert!(e.starts_with("[budget] needs at least one"), "{e}");
+        assert_eq!(line_of("a = 1\n[t]\na = 2\n [u] \nab = 3\na=4\n", Some("u"), "a"), Some(6));
+        assert_eq!(line_of("a = 1\n[t]\na = 2\n", None, "a"), Some(1));
+        assert_eq!(line_of("a = 1\n[t]\na = 2\n", Some("t"), "a"), Some(3));
+        assert_eq!(line_of("a = 1\n", Some("t"), "a"), None);
     }
 
     #[test]

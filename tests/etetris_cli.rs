@@ -729,6 +729,16 @@ fn splice_recombines_records_where_their_boards_meet() {
     assert_eq!(bridges["jumps_searched"], bridges["jumps"]);
     assert_eq!(bridges["score_without"].as_u64(), Some(spliced));
     assert!(bridges["found"].as_u64().unwrap() > 0 && bridges["pieces_given"].as_u64().unwrap() > 0, "{bridges}");
+    assert_eq!(bridges["refinements"]["lookahead"], 0);
+    // The bridges' search takes solve's refinements: a real game, never below the splice.
+    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--lookahead", "2", "--moves", "full"]];
+    let ahead = stdout(&run(&[&args.concat()[..], &["--record", "ahead.txt"]].concat(), dir.path()));
+    assert!(field(&ahead, "score") >= spliced, "{ahead}");
+    let replayed = stdout(&run(&["replay", "ahead.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&ahead, "score")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("ahead.manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["bridges"]["refinements"]["lookahead"], 2);
     assert_eq!(bridged("2", "bridged2.txt").replace("bridged2.txt", "bridged.txt"), out);
     assert_eq!(
         std::fs::read(dir.path().join("bridged2.txt")).unwrap(),
@@ -784,6 +794,12 @@ fn splice_recombines_records_where_their_boards_meet() {
     }
     // The search's settings need --bridge; bad settings are refused before anything is written.
     expect_error(&["splice", "j1.txt", "j2.txt", "--beam", "50", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(&["splice", "j1.txt", "j2.txt", "--lookahead", "2", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(
+        &["splice", "j1.txt", "j2.txt", "--bridge", "--second-ply", "2", "--record", "x.txt"],
+        dir.path(),
+        "--second-ply",
+    );
     for (flag, value, cause) in [("--window", "0", "--window"), ("--guide", "NaN", "--guide"), ("--beam", "0", "beam")]
     {
         let args = ["splice", "j1.txt", "j2.txt", "--bridge", flag, value, "--record", "x.txt"];

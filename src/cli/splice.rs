@@ -10,13 +10,13 @@
 
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
-    write_record,
+    write_record, SearchArgs,
 };
 use crate::etetris::bridge::{bridge, Bridging, Searched};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
-use crate::etetris::solver::MoveSet;
+use crate::etetris::solver::{MoveSet, Refinements};
 use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
 use crate::report::atomic_file::{check_distinct, remove_with_temporaries};
@@ -63,6 +63,9 @@ pub struct Args {
     /// With --bridge: worker threads (0: one per core). The result is the same at any count.
     #[arg(long, default_value_t = 0, requires = "bridge")]
     pub threads: usize,
+    /// With --bridge: the refinements of the bridges' search (as `solve`'s).
+    #[command(flatten)]
+    pub search: SearchArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -104,15 +107,21 @@ pub fn run(args: Args) -> Result<()> {
             "--guide must be a number of at least 0, got {}",
             args.guide
         );
-        Some(checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?)
+        let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
+        options.refinements = args.search.refinements()?;
+        Some(options)
     } else {
+        ensure!(
+            args.search.refinements()? == Refinements::default(),
+            "the search's refinements (--lookahead, --endgame, ...) are the bridges': give --bridge too"
+        );
         None
     };
     prepare_record_path(&path)?;
     // The jumps a stopped run of the same bridges searched, read before anything is written.
     let journal = match (&kept, &bridging) {
         (Some(kept), Some(options)) => {
-            let fingerprint = fingerprint(&args, &record_sums, &weights_json(&options.weights));
+            let fingerprint = fingerprint(&args, &record_sums, &weights_json(&options.weights), &options.refinements);
             let (journal, lines) = Journal::open(kept, &BRIDGES, &fingerprint)?;
             let earlier = lines
                 .iter()
@@ -144,6 +153,7 @@ pub fn run(args: Args) -> Result<()> {
         threads: pool.current_num_threads(),
         finished: false,
         earlier: earlier.len(),
+        refinements: options.refinements,
         weights: weights_json(&options.weights),
     };
     if !earlier.is_empty() {
@@ -257,9 +267,10 @@ const BRIDGES: JournalKind = JournalKind {
 
 /// What makes two bridge runs the same, so that one may go on with the other's searches:
 /// the records (byte for byte, in order) and every setting but the thread count.
-fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value) -> String {
+fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value, refinements: &Refinements) -> String {
     serde_json::json!({
         "records": record_sums,
+        "refinements": refinements,
         "beam": args.beam,
         "window": args.window,
         "guide": args.guide,
@@ -285,6 +296,7 @@ struct BridgeReport {
     finished: bool,
     /// Jumps whose searches were read from a stopped run's journal.
     earlier: usize,
+    refinements: Refinements,
     weights: serde_json::Value,
 }
 
@@ -349,6 +361,7 @@ impl Output<'_> {
                 "moves": args.moves.name(),
                 "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
                 "weights": report.weights,
+                "refinements": report.refinements,
                 "threads": report.threads,
                 "score_without": report.plain,
                 "plan_score": report.plan,

@@ -32,6 +32,10 @@ const CASES: &[(&str, Action)] = &[
     // Quick start and the subcommands.
     ("tune", Run),
     ("play --preset bcts --board 10x10 --games 200", RunAs("play --preset bcts --board 10x10 --games 20")),
+    (
+        "play --preset dellacherie-simplified --board 10x10 --weights results/quickstart/<run-id>/best.toml",
+        RunAs("play --preset dellacherie-simplified --board 10x10 --weights results/quickstart/<run-id>/best.toml --games 20"),
+    ),
     ("play --preset P [--games N] [--seed S] [--board WxH] [--max-pieces M]", Skip("usage template")),
     ("play --preset dellacherie-simplified --board 10x10 --games 200 --threads 2", Run),
     ("list", Run),

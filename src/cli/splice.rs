@@ -156,17 +156,16 @@ pub fn run(args: Args) -> Result<()> {
         refinements: options.refinements,
         weights: weights_json(&options.weights),
     };
-    if !earlier.is_empty() {
+    if earlier.is_empty() {
+        out.write(&spliced, Some(&report))?;
+    } else {
+        // The stopped run's record stays until the searches read back are spliced in.
         eprintln!(
             "{} jumps' searches read from {} (a stopped run of these bridges)",
             earlier.len(),
             journal.path().display()
         );
     }
-    if earlier.is_empty() {
-        out.write(&spliced, Some(&report))?;
-    }
-    // Else the stopped run's record stays until the searches read back are spliced in.
     install_ctrl_c();
     let bar = ProgressBar::new(0);
     bar.set_style(
@@ -178,8 +177,8 @@ pub fn run(args: Args) -> Result<()> {
     let mut best_so_far = spliced;
     let mut failure = None;
     let bridging = Bridging { window: args.window, guide: args.guide };
-    // A bridge found and not yet spliced in (the searches read back are spliced once, with
-    // the first jump searched anew).
+    // A bridge found and not yet spliced in (those read back are spliced in once, after the
+    // last of them).
     let mut unspliced = false;
     let bridged = pool.install(|| {
         bridge(options, &lines, bridging, &earlier, &mut |attempt, games| {

@@ -14,6 +14,11 @@ const HISTORY: &str =
     "its records come from the repository's history (`git show`), which the test's copy does not hold; \
                        tests/weights.rs replays the record they make";
 
+/// Why the rounds of bridges over the fifteen more records are not run here.
+const MORE_RECORDS: &str = "besides the history's records it splices games of searches and polish passes the README \
+                            shows before it (hours of CPU) and of earlier rounds; tests/weights.rs replays the record \
+                            they make";
+
 /// What to do with one README command.
 enum Action {
     /// Run it as written.
@@ -348,11 +353,32 @@ const CASES: &[(&str, Action)] = &[
         Skip(HISTORY),
     ),
     (
+        "splice $R bridged1.txt bridged2.txt bridged3.txt $P --bridge --beam 10000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record more1.txt",
+        Skip(MORE_RECORDS),
+    ),
+    (
+        "splice $R bridged1.txt bridged2.txt bridged3.txt $P more1.txt --bridge --beam 10000 --window 80 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record more2.txt",
+        Skip(MORE_RECORDS),
+    ),
+    (
+        "splice $R bridged1.txt bridged2.txt bridged3.txt $P more1.txt more2.txt --bridge --beam 10000 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record more3.txt",
+        Skip(MORE_RECORDS),
+    ),
+    (
+        "splice $R bridged1.txt bridged2.txt bridged3.txt $P more1.txt more2.txt more3.txt --bridge --beam 10000 --window 80 --lookahead 2 --second-ply 2 --moves full --weights weights/etetris-full.toml --threads 2 --record more4.txt",
+        Skip(MORE_RECORDS),
+    ),
+    (
+        "splice $R bridged1.txt bridged2.txt bridged3.txt $P more1.txt more2.txt more3.txt more4.txt --bridge --beam 10000 --window 320 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record more5.txt",
+        Skip(MORE_RECORDS),
+    ),
+    (
         "polish spliced.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 \
          --record spliced-pass1.txt",
         RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --threads 1 --record spliced-pass1.txt"),
     ),
     ("splice data/etetris/k10000-1428598.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
+    ("splice data/etetris/k10000-1428858.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \

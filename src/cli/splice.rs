@@ -180,48 +180,53 @@ pub fn run(args: Args) -> Result<()> {
     // A bridge found and not yet spliced in (those read back are spliced in once, after the
     // last of them).
     let mut unspliced = false;
-    let bridged = pool.install(|| {
-        bridge(options, &lines, bridging, &earlier, &mut |attempt, games| {
-            bar.set_length(attempt.jumps as u64);
-            bar.set_position(attempt.index as u64 + 1);
-            report.attempts = attempt.index + 1;
-            report.jumps = attempt.jumps;
-            report.plan = attempt.plan_score;
-            report.seconds = started.elapsed().as_secs_f64();
-            if !attempt.earlier {
-                let searched = Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() };
-                if let Err(e) = journal.append(&searched.to_line()) {
-                    failure = Some(e);
-                    return ControlFlow::Break(());
+    let bridged = pool
+        .install(|| {
+            bridge(options, &lines, bridging, &earlier, &mut |attempt, games| {
+                bar.set_length(attempt.jumps as u64);
+                bar.set_position(attempt.index as u64 + 1);
+                report.attempts = attempt.index + 1;
+                report.jumps = attempt.jumps;
+                report.plan = attempt.plan_score;
+                report.seconds = started.elapsed().as_secs_f64();
+                if !attempt.earlier {
+                    let searched = Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() };
+                    if let Err(e) = journal.append(&searched.to_line()) {
+                        failure = Some(e);
+                        return ControlFlow::Break(());
+                    }
                 }
-            }
-            if attempt.found.is_some() {
-                report.found += 1;
-                unspliced = true;
-            }
-            if unspliced && (!attempt.earlier || attempt.index + 1 == earlier.len()) {
-                unspliced = false;
-                let all: Vec<Line> = lines.iter().chain(games).cloned().collect();
-                best_so_far = splice(&all).expect("records given");
-                // Saved as found: a run stopped later keeps every gain so far.
-                if let Err(e) = out.write(&best_so_far, Some(&report)) {
-                    failure = Some(e);
-                    return ControlFlow::Break(());
+                if attempt.found.is_some() {
+                    report.found += 1;
+                    unspliced = true;
                 }
-            }
-            bar.set_message(format!(
-                "{} bridges, score {} (+{})",
-                report.found,
-                best_so_far.line.score(),
-                best_so_far.line.score() - best_score
-            ));
-            if stop_flag().load(Ordering::SeqCst) {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
+                if unspliced && (!attempt.earlier || attempt.index + 1 == earlier.len()) {
+                    unspliced = false;
+                    let all: Vec<Line> = lines.iter().chain(games).cloned().collect();
+                    best_so_far = splice(&all).expect("records given");
+                    // Saved as found: a run stopped later keeps every gain so far.
+                    if let Err(e) = out.write(&best_so_far, Some(&report)) {
+                        failure = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+                bar.set_message(format!(
+                    "{} bridges, score {} (+{})",
+                    report.found,
+                    best_so_far.line.score(),
+                    best_so_far.line.score() - best_score
+                ));
+                if stop_flag().load(Ordering::SeqCst) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
         })
-    })?;
+        .with_context(|| match earlier.len() {
+            0 => String::from("bridges"),
+            kept => format!("bridges, with {kept} searches read back from {}", journal.path().display()),
+        })?;
     bar.finish_and_clear();
     if let Some(e) = failure {
         return Err(e);

@@ -379,6 +379,11 @@ const CASES: &[(&str, Action)] = &[
     ),
     ("splice data/etetris/k10000-1428598.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     ("splice data/etetris/k10000-1428858.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
+    (
+        "polish more5.txt --moves full --beam 10000 --weights weights/etetris-full.toml --window 100 --guide 10 --lookahead 2 \
+         --second-ply 2 --threads 2 --record more5-pass1.txt",
+        RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --lookahead 2 --second-ply 2 --threads 2 --record more5-pass1.txt"),
+    ),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \

@@ -19,7 +19,7 @@ use crate::etetris::record::{replay, Record};
 use crate::etetris::solver::{MoveSet, Refinements};
 use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
-use crate::report::atomic_file::{check_distinct, remove_with_temporaries};
+use crate::report::atomic_file::check_distinct;
 use crate::report::ledger::{Journal, JournalKind};
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use anyhow::{ensure, Context, Result};
@@ -89,7 +89,9 @@ pub fn run(args: Args) -> Result<()> {
     for file in &args.files {
         let text =
             std::fs::read_to_string(file).with_context(|| format!("cannot read record file {}", file.display()))?;
-        record_sums.push(format!("{:016x}", crate::checksum::fnv1a(text.as_bytes())));
+        if args.bridge {
+            record_sums.push(format!("{:016x}", crate::checksum::fnv1a(text.as_bytes())));
+        }
         let record = Record::parse(&text).with_context(|| format!("record file {}", file.display()))?;
         let line = Line::new(&record);
         ensure!(line.pieces() > 0, "record file {}: no piece locks", file.display());
@@ -122,14 +124,7 @@ pub fn run(args: Args) -> Result<()> {
     let journal = match (&kept, &bridging) {
         (Some(kept), Some(options)) => {
             let fingerprint = fingerprint(&args, &record_sums, &weights_json(&options.weights), &options.refinements);
-            let (journal, lines) = Journal::open(kept, &BRIDGES, &fingerprint)?;
-            let earlier = lines
-                .iter()
-                .map(|(number, line)| {
-                    Searched::parse(line).with_context(|| format!("{}, line {number}: {line:?}", kept.display()))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Some((journal, earlier))
+            Some(Journal::open(kept, &BRIDGES, &fingerprint, Searched::parse)?)
         }
         _ => None,
     };
@@ -254,9 +249,7 @@ pub fn run(args: Args) -> Result<()> {
         std::process::exit(130);
     }
     // Every search is in the record and its manifest now.
-    let kept = journal.path().to_path_buf();
-    drop(journal);
-    remove_with_temporaries(&kept);
+    journal.remove();
     Ok(())
 }
 

@@ -316,13 +316,7 @@ impl Searches {
     /// Opens the file at `path` for the comparison `fingerprint`, creating it if missing;
     /// one of another comparison is an error (and is left as it is).
     fn open(path: &Path, fingerprint: &str) -> Result<Searches> {
-        let (journal, lines) = Journal::open(path, &SEARCHES, fingerprint)?;
-        let finished = lines
-            .iter()
-            .map(|(number, line)| {
-                parse_search(line).with_context(|| format!("{}, line {number}: {line:?}", path.display()))
-            })
-            .collect::<Result<_>>()?;
+        let (journal, finished) = Journal::open(path, &SEARCHES, fingerprint, parse_search)?;
         Ok(Searches { journal, finished })
     }
 
@@ -344,9 +338,7 @@ impl Searches {
     /// Removes the file (its searches are in the CSV now) and any search's checkpoint left
     /// beside it (of seeds an earlier, stopped run asked for and this one did not).
     fn remove(self) {
-        let path = self.journal.path().to_path_buf();
-        drop(self.journal);
-        remove_with_temporaries(&path);
+        let path = self.journal.remove();
         let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else { return };
         let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
         let prefix = format!("{}.", name.to_string_lossy());

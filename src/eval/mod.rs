@@ -264,28 +264,26 @@ impl Evaluator {
     pub fn load_weights_file(&self, path: &Path, check_preset: impl FnOnce(&str) -> Result<()>) -> Result<Evaluator> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read weights file {}", path.display()))?;
-        let in_file = || format!("weights file {}", path.display());
-        // The preset first: weights written for another evaluator would otherwise be refused
-        // for the first feature this one lacks. (Malformed text is left to `parse_weights`.)
-        if let Some(preset) = toml::from_str::<toml::Table>(&text).ok().and_then(|doc| match doc.get("preset") {
-            Some(toml::Value::String(name)) => Some(name.clone()),
-            _ => None,
-        }) {
-            check_preset(&preset).context("key \"preset\"").with_context(in_file)?;
-        }
-        let weights = parse_weights(&text, &self.feature_names()).with_context(in_file)?;
+        let weights = parse_weights(&text, &self.feature_names(), check_preset)
+            .with_context(|| format!("weights file {}", path.display()))?;
         Ok(self.with_weights(&weights))
     }
 }
 
-/// Parses weights for exactly `names` from TOML text (see [`Evaluator::load_weights_file`]).
-/// Besides the weights, only the text keys of [`METADATA_KEYS`] may appear at the top level.
-pub fn parse_weights(text: &str, names: &[&str]) -> Result<Vec<f64>> {
+/// Parses weights for exactly `names` from TOML text (see [`Evaluator::load_weights_file`],
+/// whose `check_preset` sees the `preset` key). Besides the weights, only the text keys of
+/// [`METADATA_KEYS`] may appear at the top level.
+pub fn parse_weights(text: &str, names: &[&str], check_preset: impl FnOnce(&str) -> Result<()>) -> Result<Vec<f64>> {
     let doc: toml::Table = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
     for key in METADATA_KEYS {
         if let Some(value) = doc.get(*key).filter(|v| !v.is_str()) {
             bail!("key {key:?} must be a text, found {}", value.type_str());
         }
+    }
+    // The preset before the weights: weights written for another evaluator would otherwise
+    // be refused for the first feature this one lacks.
+    if let Some(preset) = doc.get("preset").and_then(toml::Value::as_str) {
+        check_preset(preset).context("key \"preset\"")?;
     }
     let table = match doc.get("weights") {
         Some(toml::Value::Table(t)) => {
@@ -337,31 +335,34 @@ mod tests {
 
     #[test]
     fn weights_table_or_top_level() {
-        assert_eq!(parse_weights("holes = -1\nbumpiness = 0.5\n", &names()).unwrap(), vec![-1.0, 0.5]);
+        assert_eq!(parse_weights("holes = -1\nbumpiness = 0.5\n", &names(), |_| Ok(())).unwrap(), vec![-1.0, 0.5]);
         assert_eq!(
-            parse_weights("preset = \"lee\"\n[weights]\nbumpiness = 2\nholes = 3.5\n", &names()).unwrap(),
+            parse_weights("preset = \"lee\"\n[weights]\nbumpiness = 2\nholes = 3.5\n", &names(), |_| Ok(())).unwrap(),
             vec![3.5, 2.0]
         );
     }
 
     #[test]
     fn bad_weights_are_refused() {
-        let e = format!("{:#}", parse_weights("holes = -1\n", &names()).unwrap_err());
+        let e = format!("{:#}", parse_weights("holes = -1\n", &names(), |_| Ok(())).unwrap_err());
         assert!(e.contains("missing weight(s) for bumpiness"), "{e}");
-        let e = format!("{:#}", parse_weights("holes = -1\nbumpines = 1\n", &names()).unwrap_err());
+        let e = format!("{:#}", parse_weights("holes = -1\nbumpines = 1\n", &names(), |_| Ok(())).unwrap_err());
         assert!(e.contains("did you mean \"bumpiness\""), "{e}");
-        let e = format!("{:#}", parse_weights("holes = nan\nbumpiness = 1\n", &names()).unwrap_err());
+        let e = format!("{:#}", parse_weights("holes = nan\nbumpiness = 1\n", &names(), |_| Ok(())).unwrap_err());
         assert!(e.contains("finite"), "{e}");
-        let e = format!("{:#}", parse_weights("holes = [1]\nbumpiness = 1\n", &names()).unwrap_err());
+        let e = format!("{:#}", parse_weights("holes = [1]\nbumpiness = 1\n", &names(), |_| Ok(())).unwrap_err());
         assert!(e.contains("must be a number"), "{e}");
-        let e = format!("{:#}", parse_weights("holes = \n", &names()).unwrap_err());
+        let e = format!("{:#}", parse_weights("holes = \n", &names(), |_| Ok(())).unwrap_err());
         assert!(e.contains("line 1, column") && !e.contains('\n'), "{e}");
-        let e =
-            format!("{:#}", parse_weights("holse = nan\n[weights]\nholes = 1\nbumpiness = 2\n", &names()).unwrap_err());
+        let e = format!(
+            "{:#}",
+            parse_weights("holse = nan\n[weights]\nholes = 1\nbumpiness = 2\n", &names(), |_| Ok(())).unwrap_err()
+        );
         assert!(e.contains("top-level key \"holse\" beside the [weights] table"), "{e}");
-        let e = format!("{:#}", parse_weights("preset = 3\nholes = 1\nbumpiness = 2\n", &names()).unwrap_err());
+        let e =
+            format!("{:#}", parse_weights("preset = 3\nholes = 1\nbumpiness = 2\n", &names(), |_| Ok(())).unwrap_err());
         assert!(e.contains("key \"preset\" must be a text"), "{e}");
-        let e = format!("{:#}", parse_weights("holes = 1e13\nbumpiness = 2\n", &names()).unwrap_err());
+        let e = format!("{:#}", parse_weights("holes = 1e13\nbumpiness = 2\n", &names(), |_| Ok(())).unwrap_err());
         assert!(e.contains("within"), "{e}");
     }
 }

@@ -92,10 +92,15 @@ pub struct Journal {
 
 impl Journal {
     /// Opens the journal at `path` for the run `fingerprint`, creating it if missing, and
-    /// returns the steps an earlier run of the same settings wrote, each with its line
-    /// number. A file of another run, or not a journal of `kind`, is an error and is left
-    /// as it is.
-    pub fn open(path: &Path, kind: &JournalKind, fingerprint: &str) -> Result<(Journal, Vec<(usize, String)>)> {
+    /// returns the steps an earlier run of the same settings wrote, each read by `parse`
+    /// (an error names the file and line). A file of another run, or not a journal of
+    /// `kind`, is an error and is left as it is.
+    pub fn open<T>(
+        path: &Path,
+        kind: &JournalKind,
+        fingerprint: &str,
+        parse: impl Fn(&str) -> Result<T>,
+    ) -> Result<(Journal, Vec<T>)> {
         let title = format!("{}{fingerprint}", kind.title);
         let lines = open_lines(path)?;
         let mut read = lines.text.lines();
@@ -105,7 +110,9 @@ impl Journal {
             Some(first) if first == title => {
                 for (number, line) in read.enumerate() {
                     if !(number == 0 && line == kind.header) {
-                        steps.push((number + 2, line.to_string()));
+                        let step = parse(line)
+                            .with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 2))?;
+                        steps.push(step);
                     }
                 }
                 false
@@ -137,6 +144,15 @@ impl Journal {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Closes and removes the file (its steps are in the run's output now), with any
+    /// temporary beside it; returns where it was.
+    pub fn remove(self) -> PathBuf {
+        let Journal { path, file } = self;
+        drop(file);
+        crate::report::atomic_file::remove_with_temporaries(&path);
+        path
     }
 }
 

@@ -739,6 +739,16 @@ fn splice_recombines_records_where_their_boards_meet() {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("ahead.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["refinements"]["lookahead"], 2);
+    // Bridges every 500 pieces along the splice's game: a real game, never below the splice.
+    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--every", "500"]];
+    let every = stdout(&run(&[&args.concat()[..], &["--record", "every.txt"]].concat(), dir.path()));
+    assert!(field(&every, "score") >= spliced, "{every}");
+    let replayed = stdout(&run(&["replay", "every.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&every, "score")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("every.manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["bridges"]["every"], 500);
+    assert_eq!(manifest["bridges"]["jumps"], 3, "pieces 500, 1000 and 1500");
     assert_eq!(bridged("2", "bridged2.txt").replace("bridged2.txt", "bridged.txt"), out);
     assert_eq!(
         std::fs::read(dir.path().join("bridged2.txt")).unwrap(),
@@ -795,13 +805,18 @@ fn splice_recombines_records_where_their_boards_meet() {
     // The search's settings need --bridge; bad settings are refused before anything is written.
     expect_error(&["splice", "j1.txt", "j2.txt", "--beam", "50", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--lookahead", "2", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(&["splice", "j1.txt", "j2.txt", "--every", "20", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(
         &["splice", "j1.txt", "j2.txt", "--bridge", "--second-ply", "2", "--record", "x.txt"],
         dir.path(),
         "--second-ply",
     );
-    for (flag, value, cause) in [("--window", "0", "--window"), ("--guide", "NaN", "--guide"), ("--beam", "0", "beam")]
-    {
+    for (flag, value, cause) in [
+        ("--window", "0", "--window"),
+        ("--guide", "NaN", "--guide"),
+        ("--beam", "0", "beam"),
+        ("--every", "10000", "--every"),
+    ] {
         let args = ["splice", "j1.txt", "j2.txt", "--bridge", flag, value, "--record", "x.txt"];
         expect_error(&args, dir.path(), cause);
     }

@@ -48,6 +48,12 @@ pub struct Args {
     /// With --bridge: pieces a bridge may take.
     #[arg(long, default_value_t = 80, requires = "bridge")]
     pub window: usize,
+    /// With --bridge: start a bridge every N pieces along the splice's game instead of at
+    /// the plan's jumps (0: at the jumps): from its board onto any of the records' later
+    /// boards with more points than the best way there, pulled towards its own boards (a
+    /// polish pass that may land on every record).
+    #[arg(long, default_value_t = 0, requires = "bridge")]
+    pub every: usize,
     /// With --bridge: add this to a searched board's key for each cell it differs from the
     /// board the bridge aims at after the same piece (0: off), as `polish --guide`.
     #[arg(long, default_value_t = 10.0, requires = "bridge")]
@@ -104,6 +110,7 @@ pub fn run(args: Args) -> Result<()> {
         .fold((0, 0), |best, this| if this.1 > best.1 { this } else { best });
     let bridging = if args.bridge {
         ensure!((1..=PIECE_LIMIT).contains(&args.window), "--window must be in 1..={PIECE_LIMIT}, got {}", args.window);
+        ensure!(args.every < PIECE_LIMIT, "--every must be below {PIECE_LIMIT}, got {}", args.every);
         ensure!(
             args.guide.is_finite() && args.guide >= 0.0,
             "--guide must be a number of at least 0, got {}",
@@ -171,7 +178,7 @@ pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let mut best_so_far = spliced;
     let mut failure = None;
-    let bridging = Bridging { window: args.window, guide: args.guide };
+    let bridging = Bridging { window: args.window, every: args.every, guide: args.guide };
     // A bridge found and not yet spliced in (those read back are spliced in once, after the
     // last of them).
     let mut unspliced = false;
@@ -231,10 +238,10 @@ pub fn run(args: Args) -> Result<()> {
         best_so_far = splice(&all).expect("records given");
     }
     report.plan = bridged.plan.score;
-    report.jumps = bridged.plan.jumps.len();
+    report.jumps = bridged.starts;
     report.attempts = bridged.attempts;
     report.seconds = started.elapsed().as_secs_f64();
-    report.finished = bridged.attempts == bridged.plan.jumps.len();
+    report.finished = bridged.attempts == bridged.starts;
     out.write(&best_so_far, Some(&report))?;
     out.print(&best_so_far, best, Some(&report));
     if !report.finished {
@@ -270,6 +277,7 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
         "refinements": refinements,
         "beam": args.beam,
         "window": args.window,
+        "every": args.every,
         "guide": args.guide,
         "moves": args.moves.name(),
         "weights": weights,
@@ -354,6 +362,7 @@ impl Output<'_> {
             fields["bridges"] = serde_json::json!({
                 "beam": args.beam,
                 "window": args.window,
+                        "every": args.every,
                 "guide": args.guide,
                 "moves": args.moves.name(),
                 "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),

@@ -20,7 +20,7 @@
 use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
 use super::solver::{BeamSearch, Landing, Options};
-use super::splice::{follow, sources_into, sources_out_of, step_in, ways_in, ways_out, Way};
+use super::splice::{follow, sources_into, sources_out_of, splice, step_in, ways_in, ways_out, Way};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -30,6 +30,11 @@ use std::ops::ControlFlow;
 pub struct Bridging {
     /// Pieces a bridge may take (from the jump's piece on).
     pub window: usize,
+    /// Where bridges start: 0, at the plan's jumps; N, every N pieces along the splice's
+    /// game instead (from its board, pulled towards its own later boards, onto any of the
+    /// records' boards with more points than the best way there known: a polish pass that
+    /// may land on every record).
+    pub every: usize,
     /// Added to the key per cell a board differs from the plan's board after the same
     /// piece (0: off), as polish's guide.
     pub guide: f64,
@@ -180,8 +185,11 @@ pub struct Bridged {
     pub plan: Plan,
     /// A whole game through each bridge found, in the jumps' order.
     pub games: Vec<Line>,
-    /// Jumps searched (all of the plan's unless `on_attempt` stopped it).
+    /// Jumps searched (all of `starts` unless `on_attempt` stopped it).
     pub attempts: usize,
+    /// The searches to make: the plan's jumps, or the starts along the splice's game with
+    /// [`Bridging::every`].
+    pub starts: usize,
 }
 
 /// Searches a bridge for each jump of the plan of `lines` with `options`' beam search,
@@ -209,16 +217,30 @@ pub fn bridge(
             plan: Plan { score: 0, boards: Vec::new(), jumps: Vec::new() },
             games: Vec::new(),
             attempts: 0,
+            starts: 0,
         });
     };
+    ensure!(bridging.every < PIECE_LIMIT, "bridges start every 0..{PIECE_LIMIT} pieces, got {}", bridging.every);
     let ways_to = ways_in(lines);
     let ways_on = ways_out(lines);
     let pieces = plan.boards.len() - 1;
+    // Where the searches start, and the boards they are pulled towards after each piece.
+    let (starts, aimed) = if bridging.every == 0 {
+        (plan.jumps.clone(), plan.boards.clone())
+    } else {
+        let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
+        let starts = (bridging.every..game.pieces())
+            .step_by(bridging.every)
+            .map(|piece| Jump { piece, from: game.boards[piece], to: game.boards[piece] })
+            .collect();
+        (starts, game.boards)
+    };
+    let pieces = pieces.min(aimed.len() - 1);
     let spawns = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
     let mut games = Vec::new();
     let mut attempts = 0;
-    for (index, &jump) in plan.jumps.iter().enumerate() {
+    for (index, &jump) in starts.iter().enumerate() {
         let first = jump.piece;
         // The last piece is left to the plan: a window reaching the game's end would take
         // any board there, which is polish's work, not a bridge.
@@ -239,7 +261,7 @@ pub fn bridge(
         }
         if window > 0 {
             let banked = ways_to[first][&jump.from].score;
-            let aims: Vec<Grid> = plan.boards[first + 1..=first + window].to_vec();
+            let aims: Vec<Grid> = aimed[first + 1..=first + window].to_vec();
             // Every board of the records after each piece, worth landing on with more
             // points than the best way there known.
             let landings: Vec<HashMap<Grid, Landing>> = (first + 1..=first + window)
@@ -293,7 +315,7 @@ pub fn bridge(
         attempts += 1;
         let attempt = Attempt {
             index,
-            jumps: plan.jumps.len(),
+            jumps: starts.len(),
             jump,
             plan_score: plan.score,
             found,
@@ -304,7 +326,7 @@ pub fn bridge(
             break;
         }
     }
-    Ok(Bridged { plan, games, attempts })
+    Ok(Bridged { plan, games, attempts, starts: starts.len() })
 }
 
 #[cfg(test)]
@@ -312,7 +334,6 @@ mod tests {
     use super::*;
     use crate::etetris::record::replay;
     use crate::etetris::solver::MoveSet;
-    use crate::etetris::splice::splice;
     use crate::etetris::splice::tests::game;
     use crate::etetris::Weights;
 
@@ -361,18 +382,20 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let (mut heard, mut found) = (0, 0);
         let mut first_found = None;
-        let bridged = bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &[], &mut |attempt, games| {
-            heard += 1;
-            found += attempt.found.is_some() as usize;
-            assert_eq!(attempt.index + 1, heard);
-            assert_eq!(games.len(), found, "one game per bridge found, as they are found");
-            if attempt.index == 0 {
-                first_found = attempt.found;
-            }
-            ControlFlow::Continue(())
-        })
-        .unwrap();
+        let bridged =
+            bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &[], &mut |attempt, games| {
+                heard += 1;
+                found += attempt.found.is_some() as usize;
+                assert_eq!(attempt.index + 1, heard);
+                assert_eq!(games.len(), found, "one game per bridge found, as they are found");
+                if attempt.index == 0 {
+                    first_found = attempt.found;
+                }
+                ControlFlow::Continue(())
+            })
+            .unwrap();
         assert_eq!(bridged.attempts, bridged.plan.jumps.len());
+        assert_eq!(bridged.starts, bridged.plan.jumps.len());
         assert_eq!(heard, bridged.attempts);
         assert!(!bridged.games.is_empty(), "these games have bridges between them");
         let before = splice(&lines).unwrap().line.score();
@@ -389,9 +412,10 @@ mod tests {
         assert!(after.line.score() > before, "{} against {before}", after.line.score());
         assert_eq!(replay(&after.record()).score, u64::from(after.line.score()));
         // Stopped after the first jump: one search, the same first bridge if any.
-        let stopped =
-            bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &[], &mut |_, _| ControlFlow::Break(()))
-                .unwrap();
+        let stopped = bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &[], &mut |_, _| {
+            ControlFlow::Break(())
+        })
+        .unwrap();
         assert_eq!(stopped.attempts, 1);
         assert_eq!(stopped.games.len(), first_found.is_some() as usize);
         if let Some(game) = stopped.games.first() {
@@ -401,7 +425,7 @@ mod tests {
         // gives the whole run's games.
         let mut searched = Vec::new();
         let half = bridged.plan.jumps.len() / 2;
-        bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &[], &mut |attempt, _| {
+        bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &[], &mut |attempt, _| {
             searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
             if searched.len() == half {
                 ControlFlow::Break(())
@@ -411,11 +435,12 @@ mod tests {
         })
         .unwrap();
         let mut read_back = 0;
-        let resumed = bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &searched, &mut |attempt, _| {
-            read_back += attempt.earlier as usize;
-            ControlFlow::Continue(())
-        })
-        .unwrap();
+        let resumed =
+            bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &searched, &mut |attempt, _| {
+                read_back += attempt.earlier as usize;
+                ControlFlow::Continue(())
+            })
+            .unwrap();
         assert_eq!(read_back, half);
         assert_eq!(resumed.games.len(), bridged.games.len());
         for (resumed, whole) in resumed.games.iter().zip(&bridged.games) {
@@ -424,13 +449,47 @@ mod tests {
         // Searches of another plan are refused.
         let mut moved = searched.clone();
         moved[0].piece += 1;
-        assert!(bridge(options, &lines, Bridging { window: 30, guide: 10.0 }, &moved, &mut |_, _| {
+        assert!(bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &moved, &mut |_, _| {
             ControlFlow::Continue(())
         })
         .is_err());
-        assert!(bridge(options, &lines, Bridging { window: 0, guide: 10.0 }, &[], &mut |_, _| ControlFlow::Continue(
-            ()
-        ))
+        assert!(bridge(options, &lines, Bridging { window: 0, every: 0, guide: 10.0 }, &[], &mut |_, _| {
+            ControlFlow::Continue(())
+        })
         .is_err());
+    }
+
+    #[test]
+    fn bridges_every_n_pieces_start_on_the_splices_game_and_land_on_any_record() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let options = Options::new(200, MoveSet::Full, Weights::default());
+        let spliced = splice(&lines).unwrap();
+        let mut pieces = Vec::new();
+        let bridging = Bridging { window: 30, every: 50, guide: 10.0 };
+        let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
+            let jump = attempt.jump;
+            assert_eq!(jump.piece, 50 * (attempt.index + 1));
+            assert_eq!((jump.from, jump.to), (spliced.line.boards[jump.piece], spliced.line.boards[jump.piece]));
+            if attempt.found.is_some() {
+                // The game is the splice's up to the start, then the bridge's placements.
+                let game = games.last().unwrap();
+                assert_eq!(game.scores[jump.piece], spliced.line.scores[jump.piece]);
+                assert!(attempt.placements.len() <= 30);
+                pieces.push(jump.piece);
+            }
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(bridged.starts, 11, "pieces 50, 100, ..., 550");
+        assert_eq!(bridged.attempts, 11);
+        assert!(!pieces.is_empty(), "some start finds a better way onto the records");
+        for game in &bridged.games {
+            let replayed = Line::new(&game.record());
+            assert_eq!(replayed.scores, game.scores);
+            assert_eq!(game.pieces(), 600);
+        }
+        let mut all = lines.clone();
+        all.extend(bridged.games.iter().cloned());
+        assert!(splice(&all).unwrap().line.score() > spliced.line.score());
     }
 }

@@ -90,6 +90,14 @@ const CASES: &[(&str, Action)] = &[
              --weights weights/etetris-full.toml --record bridged.txt",
         ),
     ),
+    (
+        "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 1000 --every 80 --moves full \
+         --weights weights/etetris-full.toml --record every.txt",
+        RunAs(
+            "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 50 --every 2000 --moves full \
+             --weights weights/etetris-full.toml --record every.txt",
+        ),
+    ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
     ("solve --resume r.txt.checkpoint", Run),
     (

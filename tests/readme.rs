@@ -397,6 +397,51 @@ const CASES: &[(&str, Action)] = &[
          --second-ply 2 --threads 2 --record more5-pass1.txt",
         RunAs("polish weights/etetris-best-record-k10000.txt --moves full --beam 10 --weights weights/etetris-full.toml --window 100 --guide 10 --lookahead 2 --second-ply 2 --threads 2 --record more5-pass1.txt"),
     ),
+    ("splice data/etetris/k10000-1429054.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
+    (
+        "splice data/etetris/k10000-1429054.txt $B --bridge --beam 10000 --every 80 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along1.txt",
+        RunAs("splice data/etetris/k10000-1429054.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along1.txt"),
+    ),
+    (
+        "splice along1.txt $B --bridge --beam 10000 --every 60 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along2.txt",
+        RunAs("splice along1.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along2.txt"),
+    ),
+    (
+        "splice along2.txt $B --bridge --beam 10000 --every 70 --window 140 --moves full --weights weights/etetris-full.toml --threads 2 --record along3.txt",
+        RunAs("splice along2.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 140 --moves full --weights weights/etetris-full.toml --threads 2 --record along3.txt"),
+    ),
+    (
+        "splice along3.txt $B --bridge --beam 10000 --every 50 --window 50 --moves full --weights weights/etetris-full.toml --threads 2 --record along4.txt",
+        RunAs("splice along3.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 50 --moves full --weights weights/etetris-full.toml --threads 2 --record along4.txt"),
+    ),
+    (
+        "splice along4.txt $B --bridge --beam 10000 --every 30 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along5.txt",
+        RunAs("splice along4.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along5.txt"),
+    ),
+    (
+        "splice along5.txt $B --bridge --beam 10000 --every 110 --window 220 --moves full --weights weights/etetris-full.toml --threads 2 --record along6.txt",
+        RunAs("splice along5.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 220 --moves full --weights weights/etetris-full.toml --threads 2 --record along6.txt"),
+    ),
+    (
+        "splice along6.txt $B --bridge --beam 10000 --every 75 --window 150 --moves full --weights weights/etetris-full.toml --threads 2 --record along7.txt",
+        RunAs("splice along6.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 150 --moves full --weights weights/etetris-full.toml --threads 2 --record along7.txt"),
+    ),
+    (
+        "splice along7.txt $B --bridge --beam 10000 --every 45 --window 90 --moves full --weights weights/etetris-full.toml --threads 2 --record along8.txt",
+        RunAs("splice along7.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 90 --moves full --weights weights/etetris-full.toml --threads 2 --record along8.txt"),
+    ),
+    (
+        "splice along8.txt $B --bridge --beam 10000 --every 35 --window 70 --moves full --weights weights/etetris-full.toml --threads 2 --record along9.txt",
+        RunAs("splice along8.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 70 --moves full --weights weights/etetris-full.toml --threads 2 --record along9.txt"),
+    ),
+    (
+        "splice along9.txt $B --bridge --beam 10000 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record along10.txt",
+        RunAs("splice along9.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record along10.txt"),
+    ),
+    (
+        "splice along10.txt $B --bridge --beam 10000 --every 80 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along11.txt",
+        RunAs("splice along10.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along11.txt"),
+    ),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \

@@ -124,3 +124,18 @@ fn the_two_earlier_records_meet_as_the_readme_says() {
         std::fs::read_to_string(repository_file("README.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(readme.contains("in 89 stretches") && readme.contains("after 1,456 of their 10,000 pieces"));
 }
+
+/// "Bridges all along the game": its rounds start from the 1,429,054 record kept in
+/// `data/etetris/`, and the record they make, in `weights/`, plays better (a round keeps
+/// its game unless a bridge gains).
+#[test]
+fn the_rounds_along_the_game_start_from_the_kept_record_and_gain() {
+    let text = std::fs::read_to_string(repository_file("data/etetris/k10000-1429054.txt")).unwrap();
+    let start = replay(&Record::parse(&text).unwrap());
+    assert_eq!((start.pieces, start.score), (10_000, 1_429_054), "the file holds the record its name gives");
+    let readme =
+        std::fs::read_to_string(repository_file("README.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(readme.contains("starting from the 1,429,054 record (now kept as `data/etetris/k10000-1429054.txt`)"));
+    let best = replayed_score_stated_in_readme("weights/etetris-best-record-k10000.txt");
+    assert!(best > start.score, "the rounds' record {best} does not beat their start {}", start.score);
+}

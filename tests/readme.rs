@@ -442,6 +442,19 @@ const CASES: &[(&str, Action)] = &[
         "splice along10.txt $B --bridge --beam 10000 --every 80 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along11.txt",
         RunAs("splice along10.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along11.txt"),
     ),
+    ("splice along11.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 11 --threads 2 --record j11.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 11 --threads 2 --record j11.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 12 --threads 2 --record j12.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 12 --threads 2 --record j12.txt"),
+    ),
+    (
+        "splice along11.txt $B j11.txt j12.txt --bridge --beam 10000 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt",
+        RunAs("splice along11.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt j11.txt j12.txt --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt"),
+    ),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \

@@ -33,6 +33,14 @@ use Action::{Run, RunAs, Skip};
 /// Every command of the README (after `tetris-lab`, `cargo run --release --` or
 /// `target/release/tetris-lab`; comments and extra spaces removed), in any order. They run
 /// in the README's order. `<run-id>` is the quick start's run folder.
+/// The README's `B`: the four earlier beam-10,000 records of `data/etetris/` that the
+/// bridges of "Bridges all along the game" may land on, as the shell expands `$B`.
+macro_rules! landing_records {
+    () => {
+        "data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt"
+    };
+}
+
 const CASES: &[(&str, Action)] = &[
     // Quick start and the subcommands.
     ("tune", Run),
@@ -400,47 +408,47 @@ const CASES: &[(&str, Action)] = &[
     ("splice data/etetris/k10000-1429054.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "splice data/etetris/k10000-1429054.txt $B --bridge --beam 10000 --every 80 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along1.txt",
-        RunAs("splice data/etetris/k10000-1429054.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along1.txt"),
+        RunAs(concat!("splice data/etetris/k10000-1429054.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along1.txt")),
     ),
     (
         "splice along1.txt $B --bridge --beam 10000 --every 60 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along2.txt",
-        RunAs("splice along1.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along2.txt"),
+        RunAs(concat!("splice along1.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along2.txt")),
     ),
     (
         "splice along2.txt $B --bridge --beam 10000 --every 70 --window 140 --moves full --weights weights/etetris-full.toml --threads 2 --record along3.txt",
-        RunAs("splice along2.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 140 --moves full --weights weights/etetris-full.toml --threads 2 --record along3.txt"),
+        RunAs(concat!("splice along2.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 140 --moves full --weights weights/etetris-full.toml --threads 2 --record along3.txt")),
     ),
     (
         "splice along3.txt $B --bridge --beam 10000 --every 50 --window 50 --moves full --weights weights/etetris-full.toml --threads 2 --record along4.txt",
-        RunAs("splice along3.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 50 --moves full --weights weights/etetris-full.toml --threads 2 --record along4.txt"),
+        RunAs(concat!("splice along3.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 50 --moves full --weights weights/etetris-full.toml --threads 2 --record along4.txt")),
     ),
     (
         "splice along4.txt $B --bridge --beam 10000 --every 30 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along5.txt",
-        RunAs("splice along4.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along5.txt"),
+        RunAs(concat!("splice along4.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 60 --moves full --weights weights/etetris-full.toml --threads 2 --record along5.txt")),
     ),
     (
         "splice along5.txt $B --bridge --beam 10000 --every 110 --window 220 --moves full --weights weights/etetris-full.toml --threads 2 --record along6.txt",
-        RunAs("splice along5.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 220 --moves full --weights weights/etetris-full.toml --threads 2 --record along6.txt"),
+        RunAs(concat!("splice along5.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 220 --moves full --weights weights/etetris-full.toml --threads 2 --record along6.txt")),
     ),
     (
         "splice along6.txt $B --bridge --beam 10000 --every 75 --window 150 --moves full --weights weights/etetris-full.toml --threads 2 --record along7.txt",
-        RunAs("splice along6.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 150 --moves full --weights weights/etetris-full.toml --threads 2 --record along7.txt"),
+        RunAs(concat!("splice along6.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 150 --moves full --weights weights/etetris-full.toml --threads 2 --record along7.txt")),
     ),
     (
         "splice along7.txt $B --bridge --beam 10000 --every 45 --window 90 --moves full --weights weights/etetris-full.toml --threads 2 --record along8.txt",
-        RunAs("splice along7.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 90 --moves full --weights weights/etetris-full.toml --threads 2 --record along8.txt"),
+        RunAs(concat!("splice along7.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 90 --moves full --weights weights/etetris-full.toml --threads 2 --record along8.txt")),
     ),
     (
         "splice along8.txt $B --bridge --beam 10000 --every 35 --window 70 --moves full --weights weights/etetris-full.toml --threads 2 --record along9.txt",
-        RunAs("splice along8.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 70 --moves full --weights weights/etetris-full.toml --threads 2 --record along9.txt"),
+        RunAs(concat!("splice along8.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 70 --moves full --weights weights/etetris-full.toml --threads 2 --record along9.txt")),
     ),
     (
         "splice along9.txt $B --bridge --beam 10000 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record along10.txt",
-        RunAs("splice along9.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record along10.txt"),
+        RunAs(concat!("splice along9.txt ", landing_records!(), " --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record along10.txt")),
     ),
     (
         "splice along10.txt $B --bridge --beam 10000 --every 80 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along11.txt",
-        RunAs("splice along10.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt --bridge --beam 50 --every 2000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along11.txt"),
+        RunAs(concat!("splice along10.txt ", landing_records!(), " --bridge --beam 50 --every 2000 --window 80 --moves full --weights weights/etetris-full.toml --threads 2 --record along11.txt")),
     ),
     ("splice along11.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
@@ -453,7 +461,7 @@ const CASES: &[(&str, Action)] = &[
     ),
     (
         "splice along11.txt $B j11.txt j12.txt --bridge --beam 10000 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt",
-        RunAs("splice along11.txt data/etetris/k10000-1426884.txt data/etetris/k10000-1427634.txt data/etetris/k10000-1428598.txt data/etetris/k10000-1428858.txt j11.txt j12.txt --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt"),
+        RunAs(concat!("splice along11.txt ", landing_records!(), " j11.txt j12.txt --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt")),
     ),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (

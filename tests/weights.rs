@@ -16,6 +16,16 @@ fn repository_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
+/// A record file of the repository, parsed.
+fn record(name: &str) -> Record {
+    Record::parse(&std::fs::read_to_string(repository_file(name)).unwrap()).unwrap()
+}
+
+/// The README's words with line breaks folded, as its paragraphs wrap anywhere.
+fn readme_words() -> String {
+    std::fs::read_to_string(repository_file("README.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[test]
 fn every_shipped_weights_file_parses() {
     let mut parsed = Vec::new();
@@ -37,8 +47,7 @@ fn every_shipped_weights_file_parses() {
 /// The score a record file of `weights/` replays to, checked to be a whole game above the
 /// contest's winner and stated in the README.
 fn replayed_score_stated_in_readme(name: &str) -> u64 {
-    let text = std::fs::read_to_string(repository_file(name)).unwrap();
-    let result = replay(&Record::parse(&text).unwrap());
+    let result = replay(&record(name));
     assert_eq!(result.pieces, 10_000, "{name}");
     assert!(result.score > CONTEST_WINNER, "{name}: {} is not above the contest's winner", result.score);
     // The README prints figures with thousands separators.
@@ -61,8 +70,7 @@ fn the_best_records_replay_above_the_contest_winner_and_the_readme_says_their_sc
 #[test]
 fn the_best_records_breakdown_adds_up_and_the_readme_quotes_it() {
     // The passage is about the beam-30,000 record, the best then.
-    let text = std::fs::read_to_string(repository_file("data/etetris/k30000-1427648.txt")).unwrap();
-    let breakdown = Breakdown::of(&Record::parse(&text).unwrap());
+    let breakdown = Breakdown::of(&record("data/etetris/k30000-1427648.txt"));
     assert_eq!(breakdown.pieces, 10_000);
     assert_eq!(breakdown.points.iter().sum::<u64>(), breakdown.score, "the clears' points are the score");
     // The spec's count of I pieces among the 10,000, and only an I spans four rows.
@@ -71,9 +79,7 @@ fn the_best_records_breakdown_adds_up_and_the_readme_quotes_it() {
     assert!(breakdown.idle_i_pieces_that_could_clear_four <= breakdown.idle_i_pieces);
     // 40,000 cells were played; a clear removes 10 a row.
     assert!(breakdown.rows_cleared() <= 4_000);
-    // Words of the README with line breaks folded, as its paragraphs wrap anywhere.
-    let readme = std::fs::read_to_string(repository_file("README.md")).unwrap();
-    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let readme = readme_words();
     for quoted in [
         format!("{} four-row clears", breakdown.clears[3]),
         format!("{} three-row", breakdown.clears[2]),
@@ -89,8 +95,7 @@ fn the_best_records_breakdown_adds_up_and_the_readme_quotes_it() {
 #[test]
 fn the_beam_10000_records_waits_are_quoted_from_its_breakdown() {
     // The passage is about the beam-10,000 record before the splice.
-    let text = std::fs::read_to_string(repository_file("data/etetris/k10000-1427634.txt")).unwrap();
-    let breakdown = Breakdown::of(&Record::parse(&text).unwrap());
+    let breakdown = Breakdown::of(&record("data/etetris/k10000-1427634.txt"));
     let waits = breakdown.idle_i_pieces_that_could_clear_four;
     assert!(breakdown.waits_ended_by_a_four <= waits && breakdown.waits_with_an_i_within_four <= waits);
     let report = breakdown.report();
@@ -115,13 +120,11 @@ fn the_beam_10000_records_waits_are_quoted_from_its_breakdown() {
 #[test]
 fn the_two_earlier_records_meet_as_the_readme_says() {
     use tetris_lab::etetris::polish::Line;
-    let line =
-        |name: &str| Line::new(&Record::parse(&std::fs::read_to_string(repository_file(name)).unwrap()).unwrap());
+    let line = |name: &str| Line::new(&record(name));
     let lines = [line("data/etetris/k10000-1427634.txt"), line("data/etetris/k10000-1426884.txt")];
     let (pieces, stretches) = tetris_lab::etetris::splice::meetings(&lines);
     assert_eq!((pieces, stretches), (1_456, 89));
-    let readme =
-        std::fs::read_to_string(repository_file("README.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    let readme = readme_words();
     assert!(readme.contains("in 89 stretches") && readme.contains("after 1,456 of their 10,000 pieces"));
 }
 
@@ -130,11 +133,9 @@ fn the_two_earlier_records_meet_as_the_readme_says() {
 /// its game unless a bridge gains).
 #[test]
 fn the_rounds_along_the_game_start_from_the_kept_record_and_gain() {
-    let text = std::fs::read_to_string(repository_file("data/etetris/k10000-1429054.txt")).unwrap();
-    let start = replay(&Record::parse(&text).unwrap());
+    let start = replay(&record("data/etetris/k10000-1429054.txt"));
     assert_eq!((start.pieces, start.score), (10_000, 1_429_054), "the file holds the record its name gives");
-    let readme =
-        std::fs::read_to_string(repository_file("README.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    let readme = readme_words();
     assert!(readme.contains("starting from the 1,429,054 record (now kept as `data/etetris/k10000-1429054.txt`)"));
     let best = replayed_score_stated_in_readme("weights/etetris-best-record-k10000.txt");
     assert!(best > start.score, "the rounds' record {best} does not beat their start {}", start.score);

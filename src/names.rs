@@ -38,9 +38,75 @@ pub fn explain_toml_error(text: &str, error: &toml::de::Error) -> anyhow::Error 
             let before = &text[..end];
             let line = before.matches('\n').count() + 1;
             let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
-            anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}")
+            match key_in_table(text, line, &message) {
+                Some((line, key)) => anyhow::anyhow!("line {line}: field `{key}`: {message}{suggestion}"),
+                None => anyhow::anyhow!("line {line}, column {column}: {message}{suggestion}"),
+            }
         }
         None => anyhow::anyhow!("{message}{suggestion}"),
+    }
+}
+
+/// Where toml places an error at a table's header (`line`, 1-based), the line and key inside
+/// that table the message is about: serde reads the fields of an internally tagged enum
+/// (`[optimizer]` with its `kind`) from a copy of the table that has lost their places, so
+/// "unknown field `x`" or "invalid value: integer `-3`" would otherwise name neither. The
+/// key is the unknown field, or the only key of the table whose value is the one the
+/// message quotes; `None` when the error is not at a header or no single key fits.
+fn key_in_table(text: &str, line: usize, message: &str) -> Option<(usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.get(line - 1)?.trim_start();
+    if !header.starts_with('[') {
+        return None;
+    }
+    let unknown = message.split_once("unknown field `").and_then(|(_, rest)| rest.split_once('`')).map(|(key, _)| key);
+    let quoted = quoted_value(message);
+    if unknown.is_none() && quoted.is_none() {
+        return None;
+    }
+    let mut matches =
+        lines.iter().enumerate().skip(line).take_while(|(_, text)| !text.trim_start().starts_with('[')).filter_map(
+            |(index, text)| {
+                // One `key = value` line read as a TOML document of its own (comments and all).
+                let table: toml::Table = toml::from_str(text).ok()?;
+                let (key, value) = table.into_iter().next()?;
+                let fits = match (unknown, &quoted) {
+                    (Some(unknown), _) => key == unknown,
+                    (None, Some(quoted)) => same_value(&value, quoted),
+                    (None, None) => false,
+                };
+                fits.then_some((index + 1, key))
+            },
+        );
+    let first = matches.next()?;
+    matches.next().is_none().then_some(first)
+}
+
+/// The value serde quotes in "invalid type: integer `-3`, expected ..." (or "invalid
+/// value: ..."): integer, floating point, string or boolean.
+fn quoted_value(message: &str) -> Option<toml::Value> {
+    let rest = message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))?;
+    if let Some(rest) = rest.strip_prefix("string \"") {
+        return rest.split_once("\", expected").map(|(text, _)| toml::Value::String(text.to_string()));
+    }
+    let (kind, rest) = rest.split_once(" `").filter(|(kind, _)| !kind.contains(','))?;
+    let (literal, _) = rest.split_once('`')?;
+    match kind {
+        "integer" => literal.parse().ok().map(toml::Value::Integer),
+        "floating point" => literal.to_lowercase().parse().ok().map(toml::Value::Float),
+        "boolean" => literal.parse().ok().map(toml::Value::Boolean),
+        _ => None,
+    }
+}
+
+/// Whether a value read from the file is the one serde quotes (NaN equal to NaN).
+fn same_value(value: &toml::Value, quoted: &toml::Value) -> bool {
+    match (value, quoted) {
+        (toml::Value::Float(a), toml::Value::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+        (toml::Value::Float(a), toml::Value::Integer(b)) | (toml::Value::Integer(b), toml::Value::Float(a)) => {
+            *a == *b as f64
+        }
+        _ => value == quoted,
     }
 }
 
@@ -56,6 +122,43 @@ fn suggest(message: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn errors_of_a_tagged_table_name_the_line_and_key() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(tag = "kind", deny_unknown_fields)]
+        #[allow(dead_code)]
+        enum Optimizer {
+            #[serde(rename = "cmaes")]
+            Cmaes { population: usize, sigma: Option<f64> },
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct File {
+            seed: u64,
+            optimizer: Optimizer,
+        }
+        let explain = |text: &str| {
+            let error = toml::from_str::<File>(text).unwrap_err();
+            super::explain_toml_error(text, &error).to_string()
+        };
+        let text = "seed = 1\n[optimizer]\nkind = \"cmaes\"\npopulation = -3   # vectors\n";
+        let message = explain(text);
+        assert!(message.starts_with("line 4: field `population`: invalid value: integer `-3`"), "{message}");
+        let message = explain("seed = 1\n[optimizer]\nkind = \"cmaes\"\npopulation = 3\npopulaton = 4\n");
+        assert!(message.starts_with("line 5: field `populaton`: unknown field"), "{message}");
+        assert!(message.ends_with("(did you mean `population`?)"), "{message}");
+        let message = explain("seed = 1\n[optimizer]\nkind = \"cmaes\"\npopulation = \"ten\"\n");
+        assert!(message.starts_with("line 4: field `population`: invalid type: string \"ten\""), "{message}");
+        let message = explain("seed = 1\n[optimizer]\nkind = \"cmaes\"\npopulation = 3\nsigma = true\n");
+        assert!(message.starts_with("line 5: field `sigma`: invalid type: boolean `true`"), "{message}");
+        // Two keys with the quoted value: no guess, the table's line as toml gives it.
+        let message = explain("seed = 1\n[optimizer]\nkind = \"cmaes\"\npopulation = -3\nsigma = -3\n");
+        assert!(message.starts_with("line 2, column 1:"), "{message}");
+        // An error toml places on its value is left as it is.
+        let message = explain("seed = nan\n[optimizer]\nkind = \"cmaes\"\npopulation = 3\n");
+        assert!(message.starts_with("line 1, column 8:"), "{message}");
+    }
+
     #[test]
     fn suggests_close_names() {
         let e = super::unknown("preset", "delacherie", ["dellacherie", "bcts", "lee"].into_iter());

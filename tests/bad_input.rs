@@ -380,6 +380,11 @@ fn tune_refuses_bad_experiment_files_before_any_folder() {
         ("unknown-nested.toml", edit("max = 0 }", "max = 0, step = 1 }"), "step"),
         ("unknown-budget.toml", edit("generations = 1", "generations = 1\ngeneration = 1"), "generation"),
         ("unknown-optimizer.toml", edit("population = 4", "population = 4\npopulaton = 4"), "populaton"),
+        // The optimizer's table is read as a tagged enum, whose values toml cannot place:
+        // the error still names the key.
+        ("negative-population.toml", edit("population = 4", "population = -4"), "field `population`"),
+        ("float-population.toml", edit("population = 4", "population = 4.5"), "field `population`"),
+        ("text-population.toml", edit("population = 4", "population = \"4\""), "field `population`"),
         ("unknown-table.toml", format!("{EXPERIMENT}[extra]\nx = 1\n"), "extra"),
         ("unknown-kind.toml", edit("\"cross-entropy\"", "\"cross-entropi\""), "cross-entropy"),
         ("unknown-feature.toml", edit("eroded_cells = 2", "eroded_cell = 2"), "eroded_cell"),

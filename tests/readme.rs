@@ -843,6 +843,15 @@ fn every_readme_command_runs_from_a_fresh_repository_root() {
 }
 
 #[test]
+fn the_readmes_landing_records_are_the_ones_the_cases_run() {
+    // The cases spell `$B` through `landing_records!`; an edit of the README's `B` alone
+    // would leave them running the old list.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().filter(|line| line.starts_with("B=")).collect();
+    assert_eq!(lines, [concat!("B=\"", landing_records!(), "\"")], "the README's B= lines");
+}
+
+#[test]
 fn commands_are_found_in_blocks_spans_and_continued_lines() {
     let text = "Run `tetris-lab list` or\n```sh\n$ tetris-lab play --preset a \\\n   --games 2   # two\ncargo run --release -- tune\n```\n```text\ntetris-lab watch · x\n```\n";
     assert_eq!(readme_commands(text), ["list", "play --preset a --games 2", "tune"]);

@@ -749,6 +749,26 @@ fn splice_recombines_records_where_their_boards_meet() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("every.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["every"], 500);
     assert_eq!(manifest["bridges"]["jumps"], 3, "pieces 500, 1000 and 1500");
+    // Bridges along the plan's detours, chained: a real game, never below the splice, the
+    // settings in the manifest, the same at one thread and two.
+    let detours = |threads: &str, record: &str| {
+        let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
+        let more = ["--chain", "--moves", "full", "--threads", threads, "--record", record];
+        stdout(&run(&[&args.concat()[..], &more[..]].concat(), dir.path()))
+    };
+    let along = detours("1", "detours.txt");
+    assert!(field(&along, "score") >= spliced, "{along}");
+    let replayed = stdout(&run(&["replay", "detours.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&along, "score")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("detours.manifest.json")).unwrap()).unwrap();
+    assert_eq!((&manifest["bridges"]["detours"], &manifest["bridges"]["chain"]), (&25.into(), &true.into()));
+    assert!(manifest["bridges"]["jumps"].as_u64().unwrap() > 0, "the plan has detours: {manifest}");
+    assert_eq!(detours("2", "detours2.txt").replace("detours2.txt", "detours.txt"), along);
+    assert_eq!(
+        std::fs::read(dir.path().join("detours2.txt")).unwrap(),
+        std::fs::read(dir.path().join("detours.txt")).unwrap()
+    );
     assert_eq!(bridged("2", "bridged2.txt").replace("bridged2.txt", "bridged.txt"), out);
     assert_eq!(
         std::fs::read(dir.path().join("bridged2.txt")).unwrap(),
@@ -806,6 +826,13 @@ fn splice_recombines_records_where_their_boards_meet() {
     expect_error(&["splice", "j1.txt", "j2.txt", "--beam", "50", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--lookahead", "2", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--every", "20", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(&["splice", "j1.txt", "j2.txt", "--detours", "20", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(&["splice", "j1.txt", "j2.txt", "--chain", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(
+        &["splice", "j1.txt", "j2.txt", "--bridge", "--every", "20", "--detours", "20", "--record", "x.txt"],
+        dir.path(),
+        "--detours",
+    );
     expect_error(
         &["splice", "j1.txt", "j2.txt", "--bridge", "--second-ply", "2", "--record", "x.txt"],
         dir.path(),
@@ -816,6 +843,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         ("--guide", "NaN", "--guide"),
         ("--beam", "0", "beam"),
         ("--every", "10000", "--every"),
+        ("--detours", "10000", "--detours"),
     ] {
         let args = ["splice", "j1.txt", "j2.txt", "--bridge", flag, value, "--record", "x.txt"];
         expect_error(&args, dir.path(), cause);

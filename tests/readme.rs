@@ -106,6 +106,14 @@ const CASES: &[(&str, Action)] = &[
              --weights weights/etetris-full.toml --record every.txt",
         ),
     ),
+    (
+        "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 1000 --detours 10 --chain \
+         --moves full --weights weights/etetris-full.toml --record detours.txt",
+        RunAs(
+            "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 50 --detours 500 --chain \
+             --moves full --weights weights/etetris-full.toml --record detours.txt",
+        ),
+    ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
     ("solve --resume r.txt.checkpoint", Run),
     (

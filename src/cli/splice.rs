@@ -4,9 +4,11 @@
 //! the stretch that scores most. Writes the record (replayed and checked) and its manifest,
 //! and prints the score against the best record given. With `--bridge` it first searches
 //! bridges between the records where they never meet ([`crate::etetris::bridge`]) and
-//! splices them in too; the record is rewritten as each bridge is found, so a stopped run
-//! (Ctrl-C, a kill) leaves the best game found so far, and each jump's search is kept in
-//! `<record>.bridges` as it ends, so the same command run again searches only the rest.
+//! splices them in too (started at the plan's jumps, along the game with `--every`, along
+//! the plan's detours with `--detours`; chained with `--chain`); the record is rewritten
+//! as each bridge is found, so a stopped run (Ctrl-C, a kill) leaves the best game found
+//! so far, and each jump's search is kept in `<record>.bridges` as it ends, so the same
+//! command run again searches only the rest.
 
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
@@ -54,10 +56,21 @@ pub struct Args {
     /// polish pass that may land on every record).
     #[arg(long, default_value_t = 0, requires = "bridge")]
     pub every: usize,
+    /// With --bridge: start a bridge every N pieces along the plan's detours instead (where
+    /// the plan's board is not the splice's game's; 0: off): from the plan's board, pulled
+    /// towards the plan's later boards, onto any of the records' later boards with more
+    /// points than the best way there.
+    #[arg(long, default_value_t = 0, requires = "bridge", conflicts_with = "every")]
+    pub detours: usize,
     /// With --bridge: add this to a searched board's key for each cell it differs from the
     /// board the bridge aims at after the same piece (0: off), as `polish --guide`.
     #[arg(long, default_value_t = 10.0, requires = "bridge")]
     pub guide: f64,
+    /// With --bridge: each bridge found joins the records at once, so later searches start
+    /// from its boards (its points banked) and may land on it: a way into a record and a way
+    /// back out of it can then be found in the same run.
+    #[arg(long, requires = "bridge")]
+    pub chain: bool,
     /// With --bridge: evaluator weights of the bridges' search (as `solve --weights`)
     /// [default: the seed's].
     #[arg(long, requires = "bridge")]
@@ -111,6 +124,7 @@ pub fn run(args: Args) -> Result<()> {
     let bridging = if args.bridge {
         ensure!((1..=PIECE_LIMIT).contains(&args.window), "--window must be in 1..={PIECE_LIMIT}, got {}", args.window);
         ensure!(args.every < PIECE_LIMIT, "--every must be below {PIECE_LIMIT}, got {}", args.every);
+        ensure!(args.detours < PIECE_LIMIT, "--detours must be below {PIECE_LIMIT}, got {}", args.detours);
         ensure!(
             args.guide.is_finite() && args.guide >= 0.0,
             "--guide must be a number of at least 0, got {}",
@@ -178,7 +192,13 @@ pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let mut best_so_far = spliced;
     let mut failure = None;
-    let bridging = Bridging { window: args.window, every: args.every, guide: args.guide };
+    let bridging = Bridging {
+        window: args.window,
+        every: args.every,
+        detours: args.detours,
+        guide: args.guide,
+        chain: args.chain,
+    };
     // A bridge found and not yet spliced in (those read back are spliced in once, after the
     // last of them).
     let mut unspliced = false;
@@ -198,7 +218,7 @@ pub fn run(args: Args) -> Result<()> {
                         return ControlFlow::Break(());
                     }
                 }
-                if attempt.found.is_some() {
+                if attempt.gain.is_some() {
                     report.found += 1;
                     unspliced = true;
                 }
@@ -272,7 +292,7 @@ const BRIDGES: JournalKind = JournalKind {
 /// What makes two bridge runs the same, so that one may go on with the other's searches:
 /// the records (byte for byte, in order) and every setting but the thread count.
 fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value, refinements: &Refinements) -> String {
-    serde_json::json!({
+    let mut fields = serde_json::json!({
         "records": record_sums,
         "refinements": refinements,
         "beam": args.beam,
@@ -283,8 +303,15 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
         "weights": weights,
         "rule_set_version": crate::etetris::game::RULES_VERSION,
         "crate_version": env!("CARGO_PKG_VERSION"),
-    })
-    .to_string()
+    });
+    // Only when set, so that journals written before the flag existed still match.
+    if args.chain {
+        fields["chain"] = true.into();
+    }
+    if args.detours > 0 {
+        fields["detours"] = args.detours.into();
+    }
+    fields.to_string()
 }
 
 /// What the bridges did, for the manifest and the printed line.
@@ -362,8 +389,10 @@ impl Output<'_> {
             fields["bridges"] = serde_json::json!({
                 "beam": args.beam,
                 "window": args.window,
-                        "every": args.every,
+                "every": args.every,
+                "detours": args.detours,
                 "guide": args.guide,
+                "chain": args.chain,
                 "moves": args.moves.name(),
                 "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
                 "weights": report.weights,

@@ -15,7 +15,10 @@
 //! plus the best known from where it lands). Each bridge found is written as a whole game
 //! (the best way to its first board, the bridge, the best way on from its last),
 //! replayable like any record; a splice of the records and these games is then never
-//! worse than the splice of the records alone.
+//! worse than the splice of the records alone. The searches may instead start every N
+//! pieces along the splice's game ([`Bridging::every`]) or along the plan's detours
+//! ([`Bridging::detours`]), and with [`Bridging::chain`] each bridge found joins the
+//! records for the searches after it.
 
 use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
@@ -35,9 +38,21 @@ pub struct Bridging {
     /// records' boards with more points than the best way there known: a polish pass that
     /// may land on every record).
     pub every: usize,
+    /// N > 0: start a bridge every N pieces along the plan's detours instead (the stretches
+    /// where the plan's board is not the splice's game's), from the plan's board, pulled
+    /// towards the plan's later boards: a detour that leaves the game where the records
+    /// meet needs only a way back, and the jump that ends it is one place to start it
+    /// among many.
+    pub detours: usize,
     /// Added to the key per cell a board differs from the plan's board after the same
     /// piece (0: off), as polish's guide.
     pub guide: f64,
+    /// Each bridge found joins the records at once, so the later searches start from its
+    /// boards with its points banked and may land on it: a bridge out of a record the plan
+    /// visits can then follow the bridge into it within one run (without, each search knows
+    /// only the records given, and a way in and a way out found in the same run need not
+    /// meet).
+    pub chain: bool,
 }
 
 /// One change of the plan: after `piece` pieces, from board `from` to board `to` (as many
@@ -128,9 +143,9 @@ pub struct Attempt {
     pub jump: Jump,
     /// The plan's score ([`Plan::score`]).
     pub plan_score: u64,
-    /// The bridge found: its pieces and the points it gains over the best way known to the
-    /// board it ends on (`None`: none found).
-    pub found: Option<(usize, u32)>,
+    /// The points the bridge found gains over the best way known to the board it ends on
+    /// (`None`: no bridge found; its pieces are `placements`).
+    pub gain: Option<u32>,
     /// The bridge's placements, one per piece from the jump's piece on (empty: none found):
     /// what [`Searched`] keeps of it.
     pub placements: Vec<Placement>,
@@ -221,11 +236,26 @@ pub fn bridge(
         });
     };
     ensure!(bridging.every < PIECE_LIMIT, "bridges start every 0..{PIECE_LIMIT} pieces, got {}", bridging.every);
-    let ways_to = ways_in(lines);
-    let ways_on = ways_out(lines);
+    ensure!(bridging.detours < PIECE_LIMIT, "bridges start every 0..{PIECE_LIMIT} pieces, got {}", bridging.detours);
+    ensure!(
+        bridging.every == 0 || bridging.detours == 0,
+        "bridges start along the game or along the detours, not both"
+    );
+    // The records, and with `chain` the bridges' games as they are found.
+    let mut known: Vec<Line> = lines.to_vec();
+    let mut ways_to = ways_in(&known);
+    let mut ways_on = ways_out(&known);
     let pieces = plan.boards.len() - 1;
     // Where the searches start, and the boards they are pulled towards after each piece.
-    let (starts, aimed) = if bridging.every == 0 {
+    let (starts, aimed) = if bridging.detours > 0 {
+        let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
+        let starts = (bridging.detours..pieces.min(game.pieces()))
+            .step_by(bridging.detours)
+            .filter(|&piece| plan.boards[piece] != game.boards[piece])
+            .map(|piece| Jump { piece, from: plan.boards[piece], to: plan.boards[piece] })
+            .collect();
+        (starts, plan.boards.clone())
+    } else if bridging.every == 0 {
         (plan.jumps.clone(), plan.boards.clone())
     } else {
         let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
@@ -245,7 +275,7 @@ pub fn bridge(
         // The last piece is left to the plan: a window reaching the game's end would take
         // any board there, which is polish's work, not a bridge.
         let window = bridging.window.min(pieces.saturating_sub(first + 1));
-        let mut found = None;
+        let mut gain_found = None;
         let mut placements = Vec::new();
         let kept = earlier.get(index);
         if let Some(kept) = kept {
@@ -285,7 +315,7 @@ pub fn bridge(
             };
             if let Some((bridge, searched_gain)) = bridge {
                 let mut game = Line::empty();
-                follow(&mut game, lines, sources_into(lines, &ways_to, first, jump.from));
+                follow(&mut game, &known, sources_into(&known, &ways_to, first, jump.from));
                 let mut grid = jump.from;
                 for (offset, &placement) in bridge.iter().enumerate() {
                     let piece = first + offset;
@@ -305,10 +335,15 @@ pub fn bridge(
                 };
                 debug_assert!(searched_gain.is_none_or(|searched| searched == gain), "{searched_gain:?} {gain}");
                 // On from the landing board the best known way, to the end of a game.
-                let on = sources_out_of(lines, &ways_on, landed, grid);
-                follow(&mut game, lines, on);
-                found = Some((bridge.len(), gain));
+                let on = sources_out_of(&known, &ways_on, landed, grid);
+                follow(&mut game, &known, on);
+                gain_found = Some(gain);
                 placements = bridge;
+                if bridging.chain {
+                    known.push(game.clone());
+                    ways_to = ways_in(&known);
+                    ways_on = ways_out(&known);
+                }
                 games.push(game);
             }
         }
@@ -318,7 +353,7 @@ pub fn bridge(
             jumps: starts.len(),
             jump,
             plan_score: plan.score,
-            found,
+            gain: gain_found,
             placements,
             earlier: kept.is_some(),
         };
@@ -382,18 +417,23 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let (mut heard, mut found) = (0, 0);
         let mut first_found = None;
-        let bridged =
-            bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &[], &mut |attempt, games| {
+        let bridged = bridge(
+            options,
+            &lines,
+            Bridging { window: 30, every: 0, detours: 0, guide: 10.0, chain: false },
+            &[],
+            &mut |attempt, games| {
                 heard += 1;
-                found += attempt.found.is_some() as usize;
+                found += attempt.gain.is_some() as usize;
                 assert_eq!(attempt.index + 1, heard);
                 assert_eq!(games.len(), found, "one game per bridge found, as they are found");
                 if attempt.index == 0 {
-                    first_found = attempt.found;
+                    first_found = attempt.gain;
                 }
                 ControlFlow::Continue(())
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         assert_eq!(bridged.attempts, bridged.plan.jumps.len());
         assert_eq!(bridged.starts, bridged.plan.jumps.len());
         assert_eq!(heard, bridged.attempts);
@@ -412,9 +452,13 @@ mod tests {
         assert!(after.line.score() > before, "{} against {before}", after.line.score());
         assert_eq!(replay(&after.record()).score, u64::from(after.line.score()));
         // Stopped after the first jump: one search, the same first bridge if any.
-        let stopped = bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &[], &mut |_, _| {
-            ControlFlow::Break(())
-        })
+        let stopped = bridge(
+            options,
+            &lines,
+            Bridging { window: 30, every: 0, detours: 0, guide: 10.0, chain: false },
+            &[],
+            &mut |_, _| ControlFlow::Break(()),
+        )
         .unwrap();
         assert_eq!(stopped.attempts, 1);
         assert_eq!(stopped.games.len(), first_found.is_some() as usize);
@@ -425,22 +469,33 @@ mod tests {
         // gives the whole run's games.
         let mut searched = Vec::new();
         let half = bridged.plan.jumps.len() / 2;
-        bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &[], &mut |attempt, _| {
-            searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
-            if searched.len() == half {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        })
+        bridge(
+            options,
+            &lines,
+            Bridging { window: 30, every: 0, detours: 0, guide: 10.0, chain: false },
+            &[],
+            &mut |attempt, _| {
+                searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+                if searched.len() == half {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
         .unwrap();
         let mut read_back = 0;
-        let resumed =
-            bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &searched, &mut |attempt, _| {
+        let resumed = bridge(
+            options,
+            &lines,
+            Bridging { window: 30, every: 0, detours: 0, guide: 10.0, chain: false },
+            &searched,
+            &mut |attempt, _| {
                 read_back += attempt.earlier as usize;
                 ControlFlow::Continue(())
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         assert_eq!(read_back, half);
         assert_eq!(resumed.games.len(), bridged.games.len());
         for (resumed, whole) in resumed.games.iter().zip(&bridged.games) {
@@ -449,13 +504,21 @@ mod tests {
         // Searches of another plan are refused.
         let mut moved = searched.clone();
         moved[0].piece += 1;
-        assert!(bridge(options, &lines, Bridging { window: 30, every: 0, guide: 10.0 }, &moved, &mut |_, _| {
-            ControlFlow::Continue(())
-        })
+        assert!(bridge(
+            options,
+            &lines,
+            Bridging { window: 30, every: 0, detours: 0, guide: 10.0, chain: false },
+            &moved,
+            &mut |_, _| { ControlFlow::Continue(()) }
+        )
         .is_err());
-        assert!(bridge(options, &lines, Bridging { window: 0, every: 0, guide: 10.0 }, &[], &mut |_, _| {
-            ControlFlow::Continue(())
-        })
+        assert!(bridge(
+            options,
+            &lines,
+            Bridging { window: 0, every: 0, detours: 0, guide: 10.0, chain: false },
+            &[],
+            &mut |_, _| { ControlFlow::Continue(()) }
+        )
         .is_err());
     }
 
@@ -465,12 +528,12 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let spliced = splice(&lines).unwrap();
         let mut pieces = Vec::new();
-        let bridging = Bridging { window: 30, every: 50, guide: 10.0 };
+        let bridging = Bridging { window: 30, every: 50, detours: 0, guide: 10.0, chain: false };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
             let jump = attempt.jump;
             assert_eq!(jump.piece, 50 * (attempt.index + 1));
             assert_eq!((jump.from, jump.to), (spliced.line.boards[jump.piece], spliced.line.boards[jump.piece]));
-            if attempt.found.is_some() {
+            if attempt.gain.is_some() {
                 // The game is the splice's up to the start, then the bridge's placements.
                 let game = games.last().unwrap();
                 assert_eq!(game.scores[jump.piece], spliced.line.scores[jump.piece]);
@@ -491,5 +554,83 @@ mod tests {
         let mut all = lines.clone();
         all.extend(bridged.games.iter().cloned());
         assert!(splice(&all).unwrap().line.score() > spliced.line.score());
+    }
+    #[test]
+    fn bridges_along_the_detours_start_where_the_plan_leaves_the_splices_game() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let options = Options::new(200, MoveSet::Full, Weights::default());
+        let spliced = splice(&lines).unwrap();
+        let plan = plan(&lines).unwrap();
+        let off: Vec<usize> = (1..600).filter(|&t| plan.boards[t] != spliced.line.boards[t]).collect();
+        assert!(!off.is_empty(), "the plan leaves the splice's game");
+        let mut starts = Vec::new();
+        let bridging = Bridging { window: 30, every: 0, detours: 5, guide: 10.0, chain: false };
+        let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
+            let jump = attempt.jump;
+            // From the plan's board, where it is not the splice's game's, every 5 pieces.
+            assert_eq!(jump.piece % 5, 0);
+            assert!(off.contains(&jump.piece), "piece {}", jump.piece);
+            assert_eq!((jump.from, jump.to), (plan.boards[jump.piece], plan.boards[jump.piece]));
+            starts.push(jump.piece);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let expected: Vec<usize> = off.iter().copied().filter(|t| t % 5 == 0).collect();
+        assert_eq!(starts, expected);
+        assert_eq!(bridged.starts, expected.len());
+        for game in &bridged.games {
+            let replayed = Line::new(&game.record());
+            assert_eq!(replayed.scores, game.scores);
+            assert_eq!(game.pieces(), 600);
+        }
+        let mut all = lines.clone();
+        all.extend(bridged.games.iter().cloned());
+        assert!(splice(&all).unwrap().line.score() >= spliced.line.score());
+        let both = Bridging { every: 50, ..bridging };
+        assert!(bridge(options, &lines, both, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
+    }
+
+    #[test]
+    fn chained_bridges_start_from_and_land_on_the_bridges_before_them() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let options = Options::new(200, MoveSet::Full, Weights::default());
+        let bridging = Bridging { window: 30, every: 0, detours: 5, guide: 10.0, chain: true };
+        let mut searched = Vec::new();
+        let chained = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
+            searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert!(chained.games.len() >= 2, "{} bridges", chained.games.len());
+        // Each game is a real game, and goes through the records and the bridges found before
+        // it: every board it has after a piece is one of theirs, except on its own bridge.
+        let mut known = lines.clone();
+        // Boards only an earlier bridge has: where a chained game started or landed.
+        let mut through_a_bridge = false;
+        for (index, game) in chained.games.iter().enumerate() {
+            assert_eq!(Line::new(&game.record()).scores, game.scores);
+            let start = searched.iter().filter(|s| !s.placements.is_empty()).nth(index).unwrap();
+            let end = start.piece + start.placements.len();
+            for t in (0..=start.piece).chain(end..=600) {
+                let on_record = lines.iter().any(|line| line.boards[t] == game.boards[t]);
+                let on_bridge = known[lines.len()..].iter().any(|line| line.boards[t] == game.boards[t]);
+                assert!(on_record || on_bridge, "game {index}, piece {t}");
+                through_a_bridge |= !on_record;
+            }
+            known.push(game.clone());
+        }
+        assert!(through_a_bridge, "some bridge starts from or lands on an earlier one");
+        // The splice with chained bridges is never below the records'.
+        let mut all = lines.clone();
+        all.extend(chained.games.iter().cloned());
+        assert!(splice(&all).unwrap().line.score() >= splice(&lines).unwrap().line.score());
+        // A stopped chained run goes on from its searches to the same games.
+        let half = searched.len() / 2;
+        let resumed =
+            bridge(options, &lines, bridging, &searched[..half], &mut |_, _| ControlFlow::Continue(())).unwrap();
+        assert_eq!(resumed.games.len(), chained.games.len());
+        for (resumed, whole) in resumed.games.iter().zip(&chained.games) {
+            assert_eq!(resumed.ops, whole.ops);
+        }
     }
 }

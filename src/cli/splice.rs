@@ -62,6 +62,11 @@ pub struct Args {
     /// points than the best way there.
     #[arg(long, default_value_t = 0, requires = "bridge", conflicts_with = "every")]
     pub detours: usize,
+    /// With --detours: start at the plan's jumps too, in piece order with the starts along
+    /// the detours (with --chain, a way into a detour found at its jump is then a way the
+    /// searches along it start from).
+    #[arg(long, requires = "detours")]
+    pub with_jumps: bool,
     /// With --bridge: add this to a searched board's key for each cell it differs from the
     /// board the bridge aims at after the same piece (0: off), as `polish --guide`.
     #[arg(long, default_value_t = 10.0, requires = "bridge")]
@@ -196,6 +201,7 @@ pub fn run(args: Args) -> Result<()> {
         window: args.window,
         every: args.every,
         detours: args.detours,
+        with_jumps: args.with_jumps,
         guide: args.guide,
         chain: args.chain,
     };
@@ -311,6 +317,9 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
     if args.detours > 0 {
         fields["detours"] = args.detours.into();
     }
+    if args.with_jumps {
+        fields["with_jumps"] = true.into();
+    }
     fields.to_string()
 }
 
@@ -391,6 +400,7 @@ impl Output<'_> {
                 "window": args.window,
                 "every": args.every,
                 "detours": args.detours,
+                "with_jumps": args.with_jumps,
                 "guide": args.guide,
                 "chain": args.chain,
                 "moves": args.moves.name(),

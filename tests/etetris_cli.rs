@@ -753,7 +753,18 @@ fn splice_recombines_records_where_their_boards_meet() {
     // settings in the manifest, the same at one thread and two.
     let detours = |threads: &str, record: &str| {
         let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
-        let more = ["--with-jumps", "--chain", "--moves", "full", "--threads", threads, "--record", record];
+        let more = [
+            "--with-jumps",
+            "--within",
+            "0..1900",
+            "--chain",
+            "--moves",
+            "full",
+            "--threads",
+            threads,
+            "--record",
+            record,
+        ];
         stdout(&run(&[&args.concat()[..], &more[..]].concat(), dir.path()))
     };
     let along = detours("1", "detours.txt");
@@ -763,6 +774,7 @@ fn splice_recombines_records_where_their_boards_meet() {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("detours.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["detours"], 25);
+    assert_eq!(manifest["bridges"]["within"], serde_json::json!([0, 1900]));
     assert_eq!((&manifest["bridges"]["with_jumps"], &manifest["bridges"]["chain"]), (&true.into(), &true.into()));
     assert!(manifest["bridges"]["jumps"].as_u64().unwrap() > 0, "the plan has detours: {manifest}");
     assert_eq!(detours("2", "detours2.txt").replace("detours2.txt", "detours.txt"), along);

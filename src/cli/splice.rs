@@ -67,6 +67,10 @@ pub struct Args {
     /// searches along it start from).
     #[arg(long, requires = "detours")]
     pub with_jumps: bool,
+    /// With --bridge: search only the starts at pieces A..B (A included, B not), a region
+    /// of the game searched closely [default: all].
+    #[arg(long, value_name = "A..B", value_parser = parse_piece_range, requires = "bridge")]
+    pub within: Option<(usize, usize)>,
     /// With --bridge: add this to a searched board's key for each cell it differs from the
     /// board the bridge aims at after the same piece (0: off), as `polish --guide`.
     #[arg(long, default_value_t = 10.0, requires = "bridge")]
@@ -202,6 +206,7 @@ pub fn run(args: Args) -> Result<()> {
         every: args.every,
         detours: args.detours,
         with_jumps: args.with_jumps,
+        within: args.within.unwrap_or((0, PIECE_LIMIT)),
         guide: args.guide,
         chain: args.chain,
     };
@@ -286,6 +291,18 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// `A..B`, pieces A (included) to B (not), A < B <= the game's pieces.
+fn parse_piece_range(text: &str) -> Result<(usize, usize), String> {
+    let (first, end) = text.split_once("..").ok_or_else(|| format!("{text:?} is not a range A..B"))?;
+    let number =
+        |part: &str| part.trim().parse::<usize>().map_err(|_| format!("{part:?} in {text:?} is not a piece number"));
+    let (first, end) = (number(first)?, number(end)?);
+    if first >= end || end > PIECE_LIMIT {
+        return Err(format!("{text:?}: a range A..B needs A < B <= {PIECE_LIMIT}"));
+    }
+    Ok((first, end))
+}
+
 /// The journal of a bridge run's searches: one line per jump searched, as [`Searched`]
 /// writes it.
 const BRIDGES: JournalKind = JournalKind {
@@ -319,6 +336,9 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
     }
     if args.with_jumps {
         fields["with_jumps"] = true.into();
+    }
+    if let Some((first, end)) = args.within {
+        fields["within"] = serde_json::json!([first, end]);
     }
     fields.to_string()
 }
@@ -401,6 +421,7 @@ impl Output<'_> {
                 "every": args.every,
                 "detours": args.detours,
                 "with_jumps": args.with_jumps,
+                "within": args.within.map(|(first, end)| [first, end]),
                 "guide": args.guide,
                 "chain": args.chain,
                 "moves": args.moves.name(),

@@ -48,6 +48,9 @@ pub struct Bridging {
     /// so that, chained, a way into a detour found at its jump is a way the searches along
     /// it start from.
     pub with_jumps: bool,
+    /// Only the starts at pieces `within.0..within.1` are searched (`(0, PIECE_LIMIT)`:
+    /// all): a region of the game searched closely.
+    pub within: (usize, usize),
     /// Added to the key per cell a board differs from the plan's board after the same
     /// piece (0: off), as polish's guide.
     pub guide: f64,
@@ -274,6 +277,8 @@ pub fn bridge(
             .collect();
         (starts, game.boards)
     };
+    let starts: Vec<Jump> =
+        starts.into_iter().filter(|jump| (bridging.within.0..bridging.within.1).contains(&jump.piece)).collect();
     let pieces = pieces.min(aimed.len() - 1);
     let spawns = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
@@ -429,7 +434,15 @@ mod tests {
         let bridged = bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, with_jumps: false, guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                with_jumps: false,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+            },
             &[],
             &mut |attempt, games| {
                 heard += 1;
@@ -464,7 +477,15 @@ mod tests {
         let stopped = bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, with_jumps: false, guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                with_jumps: false,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+            },
             &[],
             &mut |_, _| ControlFlow::Break(()),
         )
@@ -481,7 +502,15 @@ mod tests {
         bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, with_jumps: false, guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                with_jumps: false,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+            },
             &[],
             &mut |attempt, _| {
                 searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
@@ -497,7 +526,15 @@ mod tests {
         let resumed = bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, with_jumps: false, guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                with_jumps: false,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+            },
             &searched,
             &mut |attempt, _| {
                 read_back += attempt.earlier as usize;
@@ -516,7 +553,15 @@ mod tests {
         assert!(bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, with_jumps: false, guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                with_jumps: false,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false
+            },
             &moved,
             &mut |_, _| { ControlFlow::Continue(()) }
         )
@@ -524,7 +569,15 @@ mod tests {
         assert!(bridge(
             options,
             &lines,
-            Bridging { window: 0, every: 0, detours: 0, with_jumps: false, guide: 10.0, chain: false },
+            Bridging {
+                window: 0,
+                every: 0,
+                detours: 0,
+                with_jumps: false,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false
+            },
             &[],
             &mut |_, _| { ControlFlow::Continue(()) }
         )
@@ -537,7 +590,15 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let spliced = splice(&lines).unwrap();
         let mut pieces = Vec::new();
-        let bridging = Bridging { window: 30, every: 50, detours: 0, with_jumps: false, guide: 10.0, chain: false };
+        let bridging = Bridging {
+            window: 30,
+            every: 50,
+            detours: 0,
+            with_jumps: false,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: false,
+        };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
             let jump = attempt.jump;
             assert_eq!(jump.piece, 50 * (attempt.index + 1));
@@ -573,7 +634,15 @@ mod tests {
         let off: Vec<usize> = (1..600).filter(|&t| plan.boards[t] != spliced.line.boards[t]).collect();
         assert!(!off.is_empty(), "the plan leaves the splice's game");
         let mut starts = Vec::new();
-        let bridging = Bridging { window: 30, every: 0, detours: 5, with_jumps: false, guide: 10.0, chain: false };
+        let bridging = Bridging {
+            window: 30,
+            every: 0,
+            detours: 5,
+            with_jumps: false,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: false,
+        };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             let jump = attempt.jump;
             // From the plan's board, where it is not the splice's game's, every 5 pieces.
@@ -608,6 +677,17 @@ mod tests {
         expected.extend(starts.iter().map(|&piece| (piece, plan.boards[piece])));
         expected.sort_by_key(|start| start.0);
         assert_eq!(with_jumps, expected);
+        // Within pieces 100..300: only the starts there, searched as in the whole run.
+        let mut within = Vec::new();
+        let region = Bridging { within: (100, 300), ..bridging };
+        bridge(options, &lines, region, &[], &mut |attempt, _| {
+            within.push((attempt.jump.piece, attempt.jump.from));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let inside: Vec<(usize, Grid)> =
+            expected.iter().copied().filter(|&(piece, _)| (100..300).contains(&piece)).collect();
+        assert_eq!(within, inside);
         let both = Bridging { every: 50, ..bridging };
         assert!(bridge(options, &lines, both, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
         let jumps_alone = Bridging { detours: 0, ..bridging };
@@ -618,7 +698,15 @@ mod tests {
     fn chained_bridges_start_from_and_land_on_the_bridges_before_them() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let options = Options::new(200, MoveSet::Full, Weights::default());
-        let bridging = Bridging { window: 30, every: 0, detours: 5, with_jumps: false, guide: 10.0, chain: true };
+        let bridging = Bridging {
+            window: 30,
+            every: 0,
+            detours: 5,
+            with_jumps: false,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: true,
+        };
         let mut searched = Vec::new();
         let chained = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });

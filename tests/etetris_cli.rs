@@ -753,18 +753,7 @@ fn splice_recombines_records_where_their_boards_meet() {
     // settings in the manifest, the same at one thread and two.
     let detours = |threads: &str, record: &str| {
         let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
-        let more = [
-            "--with-jumps",
-            "--within",
-            "0..1900",
-            "--chain",
-            "--moves",
-            "full",
-            "--threads",
-            threads,
-            "--record",
-            record,
-        ];
+        let more = ["--within", "0..1900", "--chain", "--moves", "full", "--threads", threads, "--record", record];
         stdout(&run(&[&args.concat()[..], &more[..]].concat(), dir.path()))
     };
     let along = detours("1", "detours.txt");
@@ -775,7 +764,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("detours.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["detours"], 25);
     assert_eq!(manifest["bridges"]["within"], serde_json::json!([0, 1900]));
-    assert_eq!((&manifest["bridges"]["with_jumps"], &manifest["bridges"]["chain"]), (&true.into(), &true.into()));
+    assert_eq!(manifest["bridges"]["chain"], true);
     assert!(manifest["bridges"]["jumps"].as_u64().unwrap() > 0, "the plan has detours: {manifest}");
     assert_eq!(detours("2", "detours2.txt").replace("detours2.txt", "detours.txt"), along);
     assert_eq!(
@@ -841,11 +830,6 @@ fn splice_recombines_records_where_their_boards_meet() {
     expect_error(&["splice", "j1.txt", "j2.txt", "--every", "20", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--detours", "20", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--chain", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(
-        &["splice", "j1.txt", "j2.txt", "--bridge", "--with-jumps", "--record", "x.txt"],
-        dir.path(),
-        "--detours",
-    );
     expect_error(
         &["splice", "j1.txt", "j2.txt", "--bridge", "--every", "20", "--detours", "20", "--record", "x.txt"],
         dir.path(),

@@ -62,11 +62,6 @@ pub struct Args {
     /// points than the best way there.
     #[arg(long, default_value_t = 0, requires = "bridge", conflicts_with = "every")]
     pub detours: usize,
-    /// With --detours: start at the plan's jumps too, in piece order with the starts along
-    /// the detours (with --chain, a way into a detour found at its jump is then a way the
-    /// searches along it start from).
-    #[arg(long, requires = "detours")]
-    pub with_jumps: bool,
     /// With --bridge: search only the starts at pieces A..B (A included, B not), a region
     /// of the game searched closely [default: all].
     #[arg(long, value_name = "A..B", value_parser = parse_piece_range, requires = "bridge")]
@@ -205,7 +200,6 @@ pub fn run(args: Args) -> Result<()> {
         window: args.window,
         every: args.every,
         detours: args.detours,
-        with_jumps: args.with_jumps,
         within: args.within.unwrap_or((0, PIECE_LIMIT)),
         guide: args.guide,
         chain: args.chain,
@@ -334,9 +328,6 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
     if args.detours > 0 {
         fields["detours"] = args.detours.into();
     }
-    if args.with_jumps {
-        fields["with_jumps"] = true.into();
-    }
     if let Some((first, end)) = args.within {
         fields["within"] = serde_json::json!([first, end]);
     }
@@ -420,7 +411,6 @@ impl Output<'_> {
                 "window": args.window,
                 "every": args.every,
                 "detours": args.detours,
-                "with_jumps": args.with_jumps,
                 "within": args.within.map(|(first, end)| [first, end]),
                 "guide": args.guide,
                 "chain": args.chain,

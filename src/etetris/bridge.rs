@@ -44,10 +44,6 @@ pub struct Bridging {
     /// meet needs only a way back, and the jump that ends it is one place to start it
     /// among many.
     pub detours: usize,
-    /// With `detours`: start at the plan's jumps too (from the board the plan jumps from),
-    /// so that, chained, a way into a detour found at its jump is a way the searches along
-    /// it start from.
-    pub with_jumps: bool,
     /// Only the starts at pieces `within.0..within.1` are searched (`(0, PIECE_LIMIT)`:
     /// all): a region of the game searched closely.
     pub within: (usize, usize),
@@ -248,7 +244,6 @@ pub fn bridge(
         bridging.every == 0 || bridging.detours == 0,
         "bridges start along the game or along the detours, not both"
     );
-    ensure!(bridging.detours > 0 || !bridging.with_jumps, "bridges start at the jumps too only along the detours");
     // The records, and with `chain` the bridges' games as they are found.
     let mut known: Vec<Line> = lines.to_vec();
     let mut ways_to = ways_in(&known);
@@ -262,11 +257,7 @@ pub fn bridge(
             .filter(|&piece| plan.boards[piece] != game.boards[piece])
             .map(|piece| Jump { piece, from: plan.boards[piece], to: plan.boards[piece] })
             .collect();
-        let mut starts = if bridging.with_jumps { plan.jumps.clone() } else { Vec::new() };
-        starts.extend(along);
-        // In piece order, a jump before a start along a detour at the same piece (stable).
-        starts.sort_by_key(|jump| jump.piece);
-        (starts, plan.boards.clone())
+        (along, plan.boards.clone())
     } else if bridging.every == 0 {
         (plan.jumps.clone(), plan.boards.clone())
     } else {
@@ -434,15 +425,7 @@ mod tests {
         let bridged = bridge(
             options,
             &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                with_jumps: false,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-            },
+            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
             &[],
             &mut |attempt, games| {
                 heard += 1;
@@ -477,15 +460,7 @@ mod tests {
         let stopped = bridge(
             options,
             &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                with_jumps: false,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-            },
+            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
             &[],
             &mut |_, _| ControlFlow::Break(()),
         )
@@ -502,15 +477,7 @@ mod tests {
         bridge(
             options,
             &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                with_jumps: false,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-            },
+            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
             &[],
             &mut |attempt, _| {
                 searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
@@ -526,15 +493,7 @@ mod tests {
         let resumed = bridge(
             options,
             &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                with_jumps: false,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-            },
+            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
             &searched,
             &mut |attempt, _| {
                 read_back += attempt.earlier as usize;
@@ -553,15 +512,7 @@ mod tests {
         assert!(bridge(
             options,
             &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                with_jumps: false,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false
-            },
+            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
             &moved,
             &mut |_, _| { ControlFlow::Continue(()) }
         )
@@ -569,15 +520,7 @@ mod tests {
         assert!(bridge(
             options,
             &lines,
-            Bridging {
-                window: 0,
-                every: 0,
-                detours: 0,
-                with_jumps: false,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false
-            },
+            Bridging { window: 0, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
             &[],
             &mut |_, _| { ControlFlow::Continue(()) }
         )
@@ -590,15 +533,8 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let spliced = splice(&lines).unwrap();
         let mut pieces = Vec::new();
-        let bridging = Bridging {
-            window: 30,
-            every: 50,
-            detours: 0,
-            with_jumps: false,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: false,
-        };
+        let bridging =
+            Bridging { window: 30, every: 50, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
             let jump = attempt.jump;
             assert_eq!(jump.piece, 50 * (attempt.index + 1));
@@ -634,15 +570,8 @@ mod tests {
         let off: Vec<usize> = (1..600).filter(|&t| plan.boards[t] != spliced.line.boards[t]).collect();
         assert!(!off.is_empty(), "the plan leaves the splice's game");
         let mut starts = Vec::new();
-        let bridging = Bridging {
-            window: 30,
-            every: 0,
-            detours: 5,
-            with_jumps: false,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: false,
-        };
+        let bridging =
+            Bridging { window: 30, every: 0, detours: 5, within: (0, PIECE_LIMIT), guide: 10.0, chain: false };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             let jump = attempt.jump;
             // From the plan's board, where it is not the splice's game's, every 5 pieces.
@@ -664,19 +593,6 @@ mod tests {
         let mut all = lines.clone();
         all.extend(bridged.games.iter().cloned());
         assert!(splice(&all).unwrap().line.score() >= spliced.line.score());
-        // With the jumps too: the plan's jumps (from the board it jumps from) and the starts
-        // along the detours, in piece order.
-        let mut with_jumps = Vec::new();
-        let bridging = Bridging { with_jumps: true, ..bridging };
-        bridge(options, &lines, bridging, &[], &mut |attempt, _| {
-            with_jumps.push((attempt.jump.piece, attempt.jump.from));
-            ControlFlow::Continue(())
-        })
-        .unwrap();
-        let mut expected: Vec<(usize, Grid)> = plan.jumps.iter().map(|jump| (jump.piece, jump.from)).collect();
-        expected.extend(starts.iter().map(|&piece| (piece, plan.boards[piece])));
-        expected.sort_by_key(|start| start.0);
-        assert_eq!(with_jumps, expected);
         // Within pieces 100..300: only the starts there, searched as in the whole run.
         let mut within = Vec::new();
         let region = Bridging { within: (100, 300), ..bridging };
@@ -685,28 +601,22 @@ mod tests {
             ControlFlow::Continue(())
         })
         .unwrap();
-        let inside: Vec<(usize, Grid)> =
-            expected.iter().copied().filter(|&(piece, _)| (100..300).contains(&piece)).collect();
+        let inside: Vec<(usize, Grid)> = starts
+            .iter()
+            .filter(|&&piece| (100..300).contains(&piece))
+            .map(|&piece| (piece, plan.boards[piece]))
+            .collect();
         assert_eq!(within, inside);
         let both = Bridging { every: 50, ..bridging };
         assert!(bridge(options, &lines, both, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
-        let jumps_alone = Bridging { detours: 0, ..bridging };
-        assert!(bridge(options, &lines, jumps_alone, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
     }
 
     #[test]
     fn chained_bridges_start_from_and_land_on_the_bridges_before_them() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let options = Options::new(200, MoveSet::Full, Weights::default());
-        let bridging = Bridging {
-            window: 30,
-            every: 0,
-            detours: 5,
-            with_jumps: false,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: true,
-        };
+        let bridging =
+            Bridging { window: 30, every: 0, detours: 5, within: (0, PIECE_LIMIT), guide: 10.0, chain: true };
         let mut searched = Vec::new();
         let chained = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });

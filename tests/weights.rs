@@ -140,3 +140,33 @@ fn the_rounds_along_the_game_start_from_the_kept_record_and_gain() {
     let best = replayed_score_stated_in_readme("weights/etetris-best-record-k10000.txt");
     assert!(best > start.score, "the rounds' record {best} does not beat their start {}", start.score);
 }
+
+/// Every record kept in `data/etetris/` as `k<beam>-<score>.txt` is a whole game that
+/// replays to the score its name gives (the measurements that name them rely on it).
+#[test]
+fn the_kept_records_replay_to_the_scores_their_names_give() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(repository_file("data/etetris")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(score) = name.strip_suffix(".txt").and_then(|stem| stem.split_once('-')).map(|(_, score)| score)
+        else {
+            continue;
+        };
+        let Ok(score) = score.parse::<u64>() else { continue };
+        let result = replay(&record(&format!("data/etetris/{name}")));
+        assert_eq!((result.pieces, result.score), (10_000, score), "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 7, "{checked} records checked");
+}
+
+/// "Detours and chained bridges": its rounds start from the 1,429,612 record kept in
+/// `data/etetris/`, and the record they make, in `weights/`, plays better.
+#[test]
+fn the_rounds_along_the_detours_start_from_the_kept_record_and_gain() {
+    let start = replay(&record("data/etetris/k10000-1429612.txt"));
+    let readme = readme_words();
+    assert!(readme.contains("(kept as `data/etetris/k10000-1429612.txt`)"));
+    let best = replayed_score_stated_in_readme("weights/etetris-best-record-k10000.txt");
+    assert!(best > start.score, "the rounds' record {best} does not beat their start {}", start.score);
+}

@@ -730,6 +730,15 @@ fn splice_recombines_records_where_their_boards_meet() {
     assert_eq!(bridges["score_without"].as_u64(), Some(spliced));
     assert!(bridges["found"].as_u64().unwrap() > 0 && bridges["pieces_given"].as_u64().unwrap() > 0, "{bridges}");
     assert_eq!(bridges["refinements"]["lookahead"], 0);
+    // The plan's detours from the splice: its points over the splice, piece by piece.
+    let detours = bridges["plan_detours"].as_array().unwrap();
+    assert!(!detours.is_empty());
+    let gains: i64 = detours.iter().map(|detour| detour["gain"].as_i64().unwrap()).sum();
+    assert_eq!(gains, field(&out, "plan") as i64 - spliced as i64);
+    for detour in detours {
+        assert!(detour["first"].as_u64() <= detour["back"].as_u64(), "{detour}");
+        assert!(detour["records"].as_array().is_some_and(|records| !records.is_empty()), "{detour}");
+    }
     // The bridges' search takes solve's refinements: a real game, never below the splice.
     let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--lookahead", "2", "--moves", "full"]];
     let ahead = stdout(&run(&[&args.concat()[..], &["--record", "ahead.txt"]].concat(), dir.path()));

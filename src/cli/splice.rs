@@ -14,7 +14,7 @@ use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
     write_record, SearchArgs,
 };
-use crate::etetris::bridge::{bridge, Bridging, Searched};
+use crate::etetris::bridge::{bridge, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
@@ -163,9 +163,13 @@ pub fn run(args: Args) -> Result<()> {
     // Spliced without bridges first: a run stopped before its first bridge leaves this.
     let plain = spliced.line.score();
     let pool = thread_pool(args.threads)?;
+    let plan = crate::etetris::bridge::plan(&lines).expect("at least two records");
+    let detours = plan.detours(&lines, &spliced.line);
+    print_detours(&plan, &detours, &args.files);
     let mut report = BridgeReport {
         plain,
-        plan: 0,
+        plan: plan.score,
+        detours: detours_json(&detours, &args.files),
         jumps: 0,
         attempts: 0,
         found: 0,
@@ -334,6 +338,47 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
     fields.to_string()
 }
 
+/// The plan's detours as the manifest lists them: pieces, points over the splice's game,
+/// the records played (their files) and whether the detour leaves where a record meets
+/// the game.
+fn detours_json(detours: &[Detour], files: &[PathBuf]) -> serde_json::Value {
+    detours
+        .iter()
+        .map(|detour| {
+            let records: Vec<String> = detour.records.iter().map(|&index| files[index].display().to_string()).collect();
+            serde_json::json!({
+                "first": detour.first,
+                "back": detour.back,
+                "gain": detour.gain,
+                "records": records,
+                "at_meeting": detour.at_meeting,
+            })
+        })
+        .collect()
+}
+
+/// One line on stderr: where the plan's points over the splice are.
+fn print_detours(plan: &Plan, detours: &[Detour], files: &[PathBuf]) {
+    let at_meeting = detours.iter().filter(|detour| detour.at_meeting).count();
+    let largest = detours.iter().max_by_key(|detour| (detour.gain, std::cmp::Reverse(detour.first)));
+    let largest = largest.map_or(String::new(), |detour| {
+        let records: Vec<String> = detour.records.iter().map(|&index| files[index].display().to_string()).collect();
+        format!(
+            ", the largest {:+} over pieces {}..{} ({})",
+            detour.gain,
+            detour.first,
+            detour.back,
+            records.join(", ")
+        )
+    });
+    eprintln!(
+        "plan={}: {} detours from the splice's game ({at_meeting} leave where a record meets it){largest} \
+         (all in the manifest's plan_detours)",
+        plan.score,
+        detours.len()
+    );
+}
+
 /// What the bridges did, for the manifest and the printed line.
 struct BridgeReport {
     /// The splice without bridges, and the plan's score (see [`crate::etetris::bridge::plan`]).
@@ -348,6 +393,8 @@ struct BridgeReport {
     finished: bool,
     /// Jumps whose searches were read from a stopped run's journal.
     earlier: usize,
+    /// The plan's detours from the splice without bridges ([`Detour`]), for the manifest.
+    detours: serde_json::Value,
     refinements: Refinements,
     weights: serde_json::Value,
 }
@@ -421,6 +468,7 @@ impl Output<'_> {
                 "threads": report.threads,
                 "score_without": report.plain,
                 "plan_score": report.plan,
+                "plan_detours": report.detours,
                 "jumps": report.jumps,
                 "jumps_searched": report.attempts,
                 "jumps_read_from_a_stopped_run": report.earlier,

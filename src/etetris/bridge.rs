@@ -137,6 +137,88 @@ pub fn plan(lines: &[Line]) -> Option<Plan> {
     Some(Plan { score, boards, jumps })
 }
 
+/// A stretch where the plan's board is not a game's: where the plan's points over that
+/// game are, and where bridges back onto it are wanted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detour {
+    /// The first piece after which the plan's board differs from the game's, and the first
+    /// after which they are the same again (the game's end if never).
+    pub first: usize,
+    pub back: usize,
+    /// The plan's points over the stretch less the game's (pieces `first..=back`).
+    pub gain: i64,
+    /// The records (indices into the lines) whose pieces the plan plays over the stretch,
+    /// in order of first use.
+    pub records: Vec<usize>,
+    /// Whether the plan leaves the game where a record meets it (no jump needed on the way
+    /// out: only a way back is missing).
+    pub at_meeting: bool,
+}
+
+impl Plan {
+    /// The plan's detours from `game` (a game of `lines`' boards, such as their splice's),
+    /// in piece order.
+    pub fn detours(&self, lines: &[Line], game: &Line) -> Vec<Detour> {
+        let pieces = (self.boards.len() - 1).min(game.pieces());
+        // The plan's board after each piece before its jump there, if any.
+        let mut before_jump = self.boards.clone();
+        for jump in &self.jumps {
+            before_jump[jump.piece] = jump.from;
+        }
+        // The plan's score after each piece and the record whose piece it plays.
+        let mut scores = vec![0i64; pieces + 1];
+        let mut sources = vec![usize::MAX; pieces + 1];
+        for piece in 1..=pieces {
+            let step = lines
+                .iter()
+                .enumerate()
+                .filter(|(_, line)| {
+                    line.pieces() >= piece
+                        && line.boards[piece - 1] == self.boards[piece - 1]
+                        && line.boards[piece] == before_jump[piece]
+                })
+                .map(|(index, line)| (i64::from(line.scores[piece] - line.scores[piece - 1]), index))
+                .fold(None, |best: Option<(i64, usize)>, this| match best {
+                    Some(best) if best.0 >= this.0 => Some(best),
+                    _ => Some(this),
+                });
+            let (points, source) = step.unwrap_or((0, usize::MAX));
+            scores[piece] = scores[piece - 1] + points;
+            sources[piece] = source;
+        }
+        let mut detours = Vec::new();
+        let mut piece = 1;
+        while piece <= pieces {
+            if self.boards[piece] == game.boards[piece] {
+                piece += 1;
+                continue;
+            }
+            let first = piece;
+            while piece < pieces && self.boards[piece] != game.boards[piece] {
+                piece += 1;
+            }
+            let back = piece;
+            let game_points = i64::from(game.scores[back]) - i64::from(game.scores[first - 1]);
+            let mut records = Vec::new();
+            for &source in &sources[first..=back] {
+                if source != usize::MAX && !records.contains(&source) {
+                    records.push(source);
+                }
+            }
+            let at_meeting = !self.jumps.iter().any(|jump| jump.piece == first && jump.from == game.boards[first]);
+            detours.push(Detour {
+                first,
+                back,
+                gain: scores[back] - scores[first - 1] - game_points,
+                records,
+                at_meeting,
+            });
+            piece += 1;
+        }
+        detours
+    }
+}
+
 /// One jump's search, as [`bridge`] reports it.
 #[derive(Clone, Debug)]
 pub struct Attempt {
@@ -399,6 +481,37 @@ mod tests {
         assert_eq!(alone.score, u64::from(lines[0].score()));
         assert_eq!(alone.boards, lines[0].boards);
         assert!(super::plan(&[]).is_none());
+    }
+
+    #[test]
+    fn the_plans_detours_add_up_to_its_points_over_the_game() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let plan = plan(&lines).unwrap();
+        let spliced = splice(&lines).unwrap();
+        let detours = plan.detours(&lines, &spliced.line);
+        assert!(!detours.is_empty());
+        // Off the game exactly over the detours, back on it at each one's end.
+        let mut off = vec![false; 601];
+        for detour in &detours {
+            assert!(detour.first <= detour.back && !detour.records.is_empty(), "{detour:?}");
+            for flag in &mut off[detour.first..detour.back] {
+                *flag = true;
+            }
+            assert!(detour.back == 600 || plan.boards[detour.back] == spliced.line.boards[detour.back]);
+            // A detour entered by a jump from the game's board is not left at a meeting.
+            let board = spliced.line.boards[detour.first];
+            let jumped = plan.jumps.iter().any(|jump| jump.piece == detour.first && jump.from == board);
+            assert_eq!(detour.at_meeting, !jumped, "{detour:?}");
+        }
+        for (piece, &off) in off.iter().enumerate().take(600).skip(1) {
+            assert_eq!(off, plan.boards[piece] != spliced.line.boards[piece], "piece {piece}");
+        }
+        // Their gains are the plan's points over the game's.
+        let total: i64 = detours.iter().map(|detour| detour.gain).sum();
+        assert_eq!(total, plan.score as i64 - i64::from(spliced.line.score()));
+        // A game's own plan has no detour from it.
+        let alone = super::plan(&lines[..1]).unwrap();
+        assert!(alone.detours(&lines[..1], &lines[0]).is_empty());
     }
 
     #[test]

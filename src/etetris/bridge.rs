@@ -292,8 +292,9 @@ pub struct Bridged {
     pub starts: usize,
 }
 
-/// Searches a bridge for each jump of the plan of `lines` with `options`' beam search,
-/// `on_attempt` hearing of each (and able to stop the rest). A jump at whose piece fewer
+/// Searches a bridge for each jump of the plan of `lines` (or each start `bridging` names
+/// instead, within its pieces) with `options`' beam search, `on_attempt` hearing of each
+/// (and able to stop the rest). A jump at whose piece fewer
 /// than two pieces of the game remain is not searched (the polish of the game's end is
 /// `polish --from`'s). The first jumps may come from `earlier`, the searches of a stopped
 /// run with the same records and settings (each jump's search depends on those alone, so
@@ -458,6 +459,21 @@ mod tests {
     use crate::etetris::solver::MoveSet;
     use crate::etetris::splice::tests::game;
     use crate::etetris::Weights;
+
+    /// Each game replays, board for board, to the scores it says, over the 600 pieces.
+    fn assert_whole_games(games: &[Line]) {
+        for game in games {
+            let replayed = Line::new(&game.record());
+            assert_eq!(replayed.scores, game.scores);
+            assert_eq!(game.pieces(), 600);
+        }
+    }
+
+    /// The score of the splice of `lines` and `games`.
+    fn spliced_with(lines: &[Line], games: &[Line]) -> u32 {
+        let all: Vec<Line> = lines.iter().chain(games).cloned().collect();
+        splice(&all).unwrap().line.score()
+    }
 
     #[test]
     fn the_plan_is_never_below_the_splice_and_jumps_only_between_equal_cell_boards() {
@@ -665,14 +681,8 @@ mod tests {
         assert_eq!(bridged.starts, 11, "pieces 50, 100, ..., 550");
         assert_eq!(bridged.attempts, 11);
         assert!(!pieces.is_empty(), "some start finds a better way onto the records");
-        for game in &bridged.games {
-            let replayed = Line::new(&game.record());
-            assert_eq!(replayed.scores, game.scores);
-            assert_eq!(game.pieces(), 600);
-        }
-        let mut all = lines.clone();
-        all.extend(bridged.games.iter().cloned());
-        assert!(splice(&all).unwrap().line.score() > spliced.line.score());
+        assert_whole_games(&bridged.games);
+        assert!(spliced_with(&lines, &bridged.games) > spliced.line.score());
     }
     #[test]
     fn bridges_along_the_detours_start_where_the_plan_leaves_the_splices_game() {
@@ -698,14 +708,8 @@ mod tests {
         let expected: Vec<usize> = off.iter().copied().filter(|t| t % 5 == 0).collect();
         assert_eq!(starts, expected);
         assert_eq!(bridged.starts, expected.len());
-        for game in &bridged.games {
-            let replayed = Line::new(&game.record());
-            assert_eq!(replayed.scores, game.scores);
-            assert_eq!(game.pieces(), 600);
-        }
-        let mut all = lines.clone();
-        all.extend(bridged.games.iter().cloned());
-        assert!(splice(&all).unwrap().line.score() >= spliced.line.score());
+        assert_whole_games(&bridged.games);
+        assert!(spliced_with(&lines, &bridged.games) >= spliced.line.score());
         // Within pieces 100..300: only the starts there, searched as in the whole run.
         let mut within = Vec::new();
         let region = Bridging { within: (100, 300), ..bridging };

@@ -475,6 +475,7 @@ const CASES: &[(&str, Action)] = &[
         "splice along11.txt $B j11.txt j12.txt --bridge --beam 10000 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt",
         RunAs(concat!("splice along11.txt ", landing_records!(), " j11.txt j12.txt --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt")),
     ),
+    ("splice landed.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 13 --threads 2 --record j13.txt",

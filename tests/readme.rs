@@ -496,6 +496,8 @@ const CASES: &[(&str, Action)] = &[
     ("splice data/etetris/k10000-1429612.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt $H --bridge --beam 10000 --detours 10 --window 120 --lookahead 2 --chain --moves full --weights weights/etetris-full.toml --threads 2 --record detours1.txt", Skip(LANDS_ON_HISTORY)),
     ("splice detours1.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt $H --bridge --beam 10000 --detours 7 --window 120 --lookahead 2 --chain --moves full --weights weights/etetris-full.toml --threads 2 --record detours2.txt", Skip(LANDS_ON_HISTORY)),
     ("splice detours2.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt $H --bridge --beam 10000 --detours 8 --window 100 --lookahead 2 --chain --moves full --weights weights/etetris-full.toml --threads 2 --record detours3.txt", Skip(LANDS_ON_HISTORY)),
+    ("splice detours3.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt $H --bridge --beam 10000 --detours 10 --window 120 --lookahead 2 --chain --guide 0 --moves full --weights weights/etetris-full.toml --threads 2 --record detours4.txt", Skip(LANDS_ON_HISTORY)),
+    ("splice detours4.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt $H --bridge --beam 10000 --detours 7 --window 120 --lookahead 2 --chain --guide 0 --moves full --weights weights/etetris-full.toml --threads 2 --record detours5.txt", Skip(LANDS_ON_HISTORY)),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --endgame 25 --second-ply 2 \
          --phase-quota 20 --phase-pool 3 --threads 2 --record k10000-pool3.txt",

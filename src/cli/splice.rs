@@ -218,7 +218,6 @@ pub fn run(args: Args) -> Result<()> {
                 bar.set_position(attempt.index as u64 + 1);
                 report.attempts = attempt.index + 1;
                 report.jumps = attempt.jumps;
-                report.plan = attempt.plan_score;
                 report.seconds = started.elapsed().as_secs_f64();
                 if !attempt.earlier {
                     let searched = Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() };
@@ -266,7 +265,6 @@ pub fn run(args: Args) -> Result<()> {
         let all: Vec<Line> = lines.iter().chain(&bridged.games).cloned().collect();
         best_so_far = splice(&all).expect("records given");
     }
-    report.plan = bridged.plan.score;
     report.jumps = bridged.starts;
     report.attempts = bridged.attempts;
     report.seconds = started.elapsed().as_secs_f64();

@@ -226,8 +226,6 @@ pub struct Attempt {
     pub index: usize,
     pub jumps: usize,
     pub jump: Jump,
-    /// The plan's score ([`Plan::score`]).
-    pub plan_score: u64,
     /// The points the bridge found gains over the best way known to the board it ends on
     /// (`None`: no bridge found; its pieces are `placements`).
     pub gain: Option<u32>,
@@ -436,15 +434,8 @@ pub fn bridge(
             }
         }
         attempts += 1;
-        let attempt = Attempt {
-            index,
-            jumps: starts.len(),
-            jump,
-            plan_score: plan.score,
-            gain: gain_found,
-            placements,
-            earlier: kept.is_some(),
-        };
+        let attempt =
+            Attempt { index, jumps: starts.len(), jump, gain: gain_found, placements, earlier: kept.is_some() };
         if on_attempt(&attempt, &games).is_break() {
             break;
         }

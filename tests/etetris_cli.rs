@@ -758,6 +758,21 @@ fn splice_recombines_records_where_their_boards_meet() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("every.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["every"], 500);
     assert_eq!(manifest["bridges"]["jumps"], 3, "pieces 500, 1000 and 1500");
+    // Bridges with jittered weights: solve's jitter (the weights of `solve --jitter 3`, which
+    // played j3.txt), a real game never below the splice, the seed in the manifest.
+    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--every", "500"]];
+    let jitter = ["--jitter", "3", "--jitter-percent", "3", "--record", "jittered.txt"];
+    let jittered = stdout(&run(&[&args.concat()[..], &jitter[..]].concat(), dir.path()));
+    assert!(field(&jittered, "score") >= spliced, "{jittered}");
+    let replayed = stdout(&run(&["replay", "jittered.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&jittered, "score")));
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap()
+    };
+    let (jittered, solved) = (read("jittered.manifest.json"), read("j3.manifest.json"));
+    assert_eq!(jittered["bridges"]["jitter"], 3);
+    assert_eq!(jittered["bridges"]["weights"], solved["weights"]);
+    assert_ne!(jittered["bridges"]["weights"], manifest["bridges"]["weights"]);
     // Bridges along the plan's detours, chained: a real game, never below the splice, the
     // settings in the manifest, the same at one thread and two.
     let detours = |threads: &str, record: &str| {
@@ -839,6 +854,12 @@ fn splice_recombines_records_where_their_boards_meet() {
     expect_error(&["splice", "j1.txt", "j2.txt", "--every", "20", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--detours", "20", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--chain", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(&["splice", "j1.txt", "j2.txt", "--jitter", "3", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(
+        &["splice", "j1.txt", "j2.txt", "--bridge", "--jitter-percent", "3", "--record", "x.txt"],
+        dir.path(),
+        "--jitter SEED",
+    );
     expect_error(
         &["splice", "j1.txt", "j2.txt", "--bridge", "--every", "20", "--detours", "20", "--record", "x.txt"],
         dir.path(),
@@ -855,6 +876,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         ("--beam", "0", "beam"),
         ("--every", "10000", "--every"),
         ("--detours", "10000", "--detours"),
+        ("--jitter-percent", "80", "--jitter-percent"),
     ] {
         let args = ["splice", "j1.txt", "j2.txt", "--bridge", flag, value, "--record", "x.txt"];
         expect_error(&args, dir.path(), cause);

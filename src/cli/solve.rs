@@ -90,7 +90,7 @@ struct Stored {
     args: Args,
 }
 
-/// `--jitter SEED [--jitter-percent P]` (shared by `solve` and `polish`).
+/// `--jitter SEED [--jitter-percent P]` (shared by `solve`, `polish` and `splice --bridge`).
 #[derive(clap::Args, Debug)]
 pub struct JitterArgs {
     /// Jitter the weights: every term but cells times 1 + u x JITTER_PERCENT / 100, u

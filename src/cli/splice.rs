@@ -12,7 +12,7 @@
 
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
-    write_record, SearchArgs,
+    write_record, JitterArgs, SearchArgs,
 };
 use crate::etetris::bridge::{bridge, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
@@ -89,6 +89,10 @@ pub struct Args {
     /// With --bridge: the refinements of the bridges' search (as `solve`'s).
     #[command(flatten)]
     pub search: SearchArgs,
+    /// With --bridge: jitter the bridges' weights (as `solve --jitter`): a round with
+    /// another seed searches from the same starts with nearby weights and finds other ways.
+    #[command(flatten)]
+    pub jitter: JitterArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -136,11 +140,16 @@ pub fn run(args: Args) -> Result<()> {
         );
         let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
         options.refinements = args.search.refinements()?;
+        args.jitter.apply(&mut options.weights)?;
         Some(options)
     } else {
         ensure!(
             args.search.refinements()? == Refinements::default(),
             "the search's refinements (--lookahead, --endgame, ...) are the bridges': give --bridge too"
+        );
+        ensure!(
+            args.jitter.jitter == 0 && args.jitter.jitter_percent.is_none(),
+            "--jitter jitters the bridges' weights: give --bridge too"
         );
         None
     };
@@ -461,6 +470,8 @@ impl Output<'_> {
                 "chain": args.chain,
                 "moves": args.moves.name(),
                 "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
+                "jitter": args.jitter.jitter,
+                "jitter_percent": args.jitter.jitter_percent,
                 "weights": report.weights,
                 "refinements": report.refinements,
                 "threads": report.threads,

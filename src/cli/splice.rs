@@ -14,7 +14,7 @@ use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
     write_record, JitterArgs, SearchArgs,
 };
-use crate::etetris::bridge::{bridge, Bridging, Detour, Plan, Searched};
+use crate::etetris::bridge::{bridge_along, plan, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
@@ -172,7 +172,7 @@ pub fn run(args: Args) -> Result<()> {
     // Spliced without bridges first: a run stopped before its first bridge leaves this.
     let plain = spliced.line.score();
     let pool = thread_pool(args.threads)?;
-    let plan = crate::etetris::bridge::plan(&lines).expect("at least two records");
+    let plan = plan(&lines).expect("at least two records");
     let detours = plan.detours(&lines, &spliced.line);
     print_detours(&plan, &detours, &args.files);
     let mut report = BridgeReport {
@@ -222,7 +222,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut unspliced = false;
     let bridged = pool
         .install(|| {
-            bridge(options, &lines, bridging, &earlier, &mut |attempt, games| {
+            bridge_along(plan, options, &lines, bridging, &earlier, &mut |attempt, games| {
                 bar.set_length(attempt.jumps as u64);
                 bar.set_position(attempt.index as u64 + 1);
                 report.attempts = attempt.index + 1;

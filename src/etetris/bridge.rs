@@ -305,20 +305,34 @@ pub fn bridge(
     earlier: &[Searched],
     on_attempt: &mut dyn FnMut(&Attempt, &[Line]) -> ControlFlow<()>,
 ) -> Result<Bridged> {
+    match plan(lines) {
+        Some(plan) => bridge_along(plan, options, lines, bridging, earlier, on_attempt),
+        None => Ok(Bridged {
+            plan: Plan { score: 0, boards: Vec::new(), jumps: Vec::new() },
+            games: Vec::new(),
+            attempts: 0,
+            starts: 0,
+        }),
+    }
+}
+
+/// [`bridge`] with the plan of `lines` already made (`plan(lines)`, which a caller that
+/// reports the plan before the searches has at hand).
+pub fn bridge_along(
+    plan: Plan,
+    options: Options,
+    lines: &[Line],
+    bridging: Bridging,
+    earlier: &[Searched],
+    on_attempt: &mut dyn FnMut(&Attempt, &[Line]) -> ControlFlow<()>,
+) -> Result<Bridged> {
     ensure!(bridging.window >= 1, "a bridge has at least one piece");
     ensure!(
         bridging.guide.is_finite() && bridging.guide >= 0.0,
         "the guide must be at least 0, got {}",
         bridging.guide
     );
-    let Some(plan) = plan(lines) else {
-        return Ok(Bridged {
-            plan: Plan { score: 0, boards: Vec::new(), jumps: Vec::new() },
-            games: Vec::new(),
-            attempts: 0,
-            starts: 0,
-        });
-    };
+    ensure!(plan.boards.len() > 1, "a plan has at least one piece");
     ensure!(bridging.every < PIECE_LIMIT, "bridges start every 0..{PIECE_LIMIT} pieces, got {}", bridging.every);
     ensure!(bridging.detours < PIECE_LIMIT, "bridges start every 0..{PIECE_LIMIT} pieces, got {}", bridging.detours);
     ensure!(

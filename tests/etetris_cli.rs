@@ -877,6 +877,9 @@ fn splice_recombines_records_where_their_boards_meet() {
         ("--every", "10000", "--every"),
         ("--detours", "10000", "--detours"),
         ("--jitter-percent", "80", "--jitter-percent"),
+        ("--within", "100", "a range A..B"),
+        ("--within", "10..x", "\"x\" in \"10..x\" is not a whole number"),
+        ("--within", "30..20", "A < B"),
     ] {
         let args = ["splice", "j1.txt", "j2.txt", "--bridge", flag, value, "--record", "x.txt"];
         expect_error(&args, dir.path(), cause);

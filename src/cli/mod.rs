@@ -149,3 +149,13 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             || c.downcast_ref::<csv::Error>().is_some_and(|e| matches!(e.kind(), csv::ErrorKind::Io(io) if broken(io)))
     })
 }
+
+/// Splits a flag's `A..B` into its two numbers (`what` names them in the error, e.g.
+/// "LOW..HIGH"); the flag checks their bounds itself.
+fn parse_range(text: &str, what: &str) -> std::result::Result<(usize, usize), String> {
+    let (first, end) = text.split_once("..").ok_or_else(|| format!("{text:?} is not a range {what}"))?;
+    let number = |part: &str| {
+        part.trim().parse::<usize>().map_err(|_| format!("{part:?} in {text:?} is not a whole number (a range {what})"))
+    };
+    Ok((number(first)?, number(end)?))
+}

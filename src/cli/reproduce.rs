@@ -201,9 +201,7 @@ fn measured_arguments(args: &ReproduceArgs) -> Vec<String> {
 
 /// `8..14` -> (8, 14).
 fn parse_heights(text: &str) -> std::result::Result<(usize, usize), String> {
-    let parse = |part: &str| part.trim().parse::<usize>().map_err(|_| format!("{text:?} is not LOW..HIGH"));
-    let (low, high) = text.split_once("..").ok_or_else(|| format!("{text:?} is not LOW..HIGH"))?;
-    let (low, high) = (parse(low)?, parse(high)?);
+    let (low, high) = super::parse_range(text, "LOW..HIGH")?;
     if low < 4 || high < low + 2 {
         return Err(format!("{text:?}: an extrapolation needs three heights or more, from 4 up"));
     }

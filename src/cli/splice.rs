@@ -298,10 +298,7 @@ pub fn run(args: Args) -> Result<()> {
 
 /// `A..B`, pieces A (included) to B (not), A < B <= the game's pieces.
 fn parse_piece_range(text: &str) -> Result<(usize, usize), String> {
-    let (first, end) = text.split_once("..").ok_or_else(|| format!("{text:?} is not a range A..B"))?;
-    let number =
-        |part: &str| part.trim().parse::<usize>().map_err(|_| format!("{part:?} in {text:?} is not a piece number"));
-    let (first, end) = (number(first)?, number(end)?);
+    let (first, end) = super::parse_range(text, "A..B")?;
     if first >= end || end > PIECE_LIMIT {
         return Err(format!("{text:?}: a range A..B needs A < B <= {PIECE_LIMIT}"));
     }

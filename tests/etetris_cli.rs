@@ -791,6 +791,15 @@ fn splice_recombines_records_where_their_boards_meet() {
     assert_eq!(manifest["bridges"]["chain"], true);
     assert!(manifest["bridges"]["jumps"].as_u64().unwrap() > 0, "the plan has detours: {manifest}");
     assert_eq!(detours("2", "detours2.txt").replace("detours2.txt", "detours.txt"), along);
+    // Aimed at the game: the manifest says so, a real game never below the splice.
+    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
+    let aimed = stdout(&run(&[&args.concat()[..], &["--aim", "game", "--record", "aimed.txt"]].concat(), dir.path()));
+    assert!(field(&aimed, "score") >= spliced, "{aimed}");
+    let replayed = stdout(&run(&["replay", "aimed.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&aimed, "score")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("aimed.manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["bridges"]["aim"], "game");
     assert_eq!(
         std::fs::read(dir.path().join("detours2.txt")).unwrap(),
         std::fs::read(dir.path().join("detours.txt")).unwrap()
@@ -855,6 +864,13 @@ fn splice_recombines_records_where_their_boards_meet() {
     expect_error(&["splice", "j1.txt", "j2.txt", "--detours", "20", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--chain", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--jitter", "3", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(&["splice", "j1.txt", "j2.txt", "--aim", "game", "--record", "x.txt"], dir.path(), "--bridge");
+    expect_error(
+        &["splice", "j1.txt", "j2.txt", "--bridge", "--every", "20", "--aim", "game", "--record", "x.txt"],
+        dir.path(),
+        "--every",
+    );
+    expect_error(&["splice", "j1.txt", "j2.txt", "--bridge", "--aim", "gam", "--record", "x.txt"], dir.path(), "game");
     expect_error(
         &["splice", "j1.txt", "j2.txt", "--bridge", "--jitter-percent", "3", "--record", "x.txt"],
         dir.path(),

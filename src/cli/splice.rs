@@ -14,7 +14,7 @@ use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
     write_record, JitterArgs, SearchArgs,
 };
-use crate::etetris::bridge::{bridge_along, plan, Bridging, Detour, Plan, Searched};
+use crate::etetris::bridge::{bridge_along, plan, Aim, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
@@ -70,6 +70,11 @@ pub struct Args {
     /// board the bridge aims at after the same piece (0: off), as `polish --guide`.
     #[arg(long, default_value_t = 10.0, requires = "bridge")]
     pub guide: f64,
+    /// With --bridge: the boards the guide pulls towards, at the jumps and along the
+    /// detours: the plan's (on a detour, the detour's own until it ends) or the splice's
+    /// game's (from a detour, straight back onto the game).
+    #[arg(long, value_enum, default_value_t = Aim::Plan, requires = "bridge", conflicts_with = "every")]
+    pub aim: Aim,
     /// With --bridge: each bridge found joins the records at once, so later searches start
     /// from its boards (its points banked) and may land on it: a way into a record and a way
     /// back out of it can then be found in the same run.
@@ -216,6 +221,7 @@ pub fn run(args: Args) -> Result<()> {
         within: args.within.unwrap_or((0, PIECE_LIMIT)),
         guide: args.guide,
         chain: args.chain,
+        aim: args.aim,
     };
     // A bridge found and not yet spliced in (those read back are spliced in once, after the
     // last of them).
@@ -338,6 +344,9 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
     }
     if let Some((first, end)) = args.within {
         fields["within"] = serde_json::json!([first, end]);
+    }
+    if args.aim != Aim::Plan {
+        fields["aim"] = args.aim.name().into();
     }
     fields.to_string()
 }
@@ -465,6 +474,7 @@ impl Output<'_> {
                 "within": args.within.map(|(first, end)| [first, end]),
                 "guide": args.guide,
                 "chain": args.chain,
+                "aim": args.aim.name(),
                 "moves": args.moves.name(),
                 "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
                 "jitter": args.jitter.jitter,

@@ -56,6 +56,32 @@ pub struct Bridging {
     /// only the records given, and a way in and a way out found in the same run need not
     /// meet).
     pub chain: bool,
+    /// The boards the searches are pulled towards (with a `guide` above 0): the plan's, or
+    /// the splice's game's. At the jumps and along the detours the plan's boards are, until
+    /// the detour ends, the detour's own; aimed at the game, a search from a detour is
+    /// pulled back onto the game from its first piece (the way back a detour needs). Along
+    /// the game (`every`) the two are the same.
+    pub aim: Aim,
+}
+
+/// What the bridges' searches are pulled towards: see [`Bridging::aim`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Aim {
+    /// The plan's boards.
+    #[default]
+    Plan,
+    /// The splice's game's boards.
+    Game,
+}
+
+impl Aim {
+    /// Its name as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Aim::Plan => "plan",
+            Aim::Game => "game",
+        }
+    }
 }
 
 /// One change of the plan: after `piece` pieces, from board `from` to board `to` (as many
@@ -345,18 +371,21 @@ pub fn bridge_along(
     let mut ways_on = ways_out(&known);
     let pieces = plan.boards.len() - 1;
     // Where the searches start, and the boards they are pulled towards after each piece.
+    let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
+    let aims_of_plan = match bridging.aim {
+        Aim::Plan => plan.boards.clone(),
+        Aim::Game => game.boards.clone(),
+    };
     let (starts, aimed) = if bridging.detours > 0 {
-        let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
         let along: Vec<Jump> = (bridging.detours..pieces.min(game.pieces()))
             .step_by(bridging.detours)
             .filter(|&piece| plan.boards[piece] != game.boards[piece])
             .map(|piece| Jump { piece, from: plan.boards[piece], to: plan.boards[piece] })
             .collect();
-        (along, plan.boards.clone())
+        (along, aims_of_plan)
     } else if bridging.every == 0 {
-        (plan.jumps.clone(), plan.boards.clone())
+        (plan.jumps.clone(), aims_of_plan)
     } else {
-        let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
         let starts = (bridging.every..game.pieces())
             .step_by(bridging.every)
             .map(|piece| Jump { piece, from: game.boards[piece], to: game.boards[piece] })
@@ -559,7 +588,15 @@ mod tests {
         let bridged = bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+                aim: Aim::Plan,
+            },
             &[],
             &mut |attempt, games| {
                 heard += 1;
@@ -594,7 +631,15 @@ mod tests {
         let stopped = bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+                aim: Aim::Plan,
+            },
             &[],
             &mut |_, _| ControlFlow::Break(()),
         )
@@ -611,7 +656,15 @@ mod tests {
         bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+                aim: Aim::Plan,
+            },
             &[],
             &mut |attempt, _| {
                 searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
@@ -627,7 +680,15 @@ mod tests {
         let resumed = bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+                aim: Aim::Plan,
+            },
             &searched,
             &mut |attempt, _| {
                 read_back += attempt.earlier as usize;
@@ -646,7 +707,15 @@ mod tests {
         assert!(bridge(
             options,
             &lines,
-            Bridging { window: 30, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
+            Bridging {
+                window: 30,
+                every: 0,
+                detours: 0,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+                aim: Aim::Plan
+            },
             &moved,
             &mut |_, _| { ControlFlow::Continue(()) }
         )
@@ -654,7 +723,15 @@ mod tests {
         assert!(bridge(
             options,
             &lines,
-            Bridging { window: 0, every: 0, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false },
+            Bridging {
+                window: 0,
+                every: 0,
+                detours: 0,
+                within: (0, PIECE_LIMIT),
+                guide: 10.0,
+                chain: false,
+                aim: Aim::Plan
+            },
             &[],
             &mut |_, _| { ControlFlow::Continue(()) }
         )
@@ -667,8 +744,15 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let spliced = splice(&lines).unwrap();
         let mut pieces = Vec::new();
-        let bridging =
-            Bridging { window: 30, every: 50, detours: 0, within: (0, PIECE_LIMIT), guide: 10.0, chain: false };
+        let bridging = Bridging {
+            window: 30,
+            every: 50,
+            detours: 0,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: false,
+            aim: Aim::Plan,
+        };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
             let jump = attempt.jump;
             assert_eq!(jump.piece, 50 * (attempt.index + 1));
@@ -698,8 +782,15 @@ mod tests {
         let off: Vec<usize> = (1..600).filter(|&t| plan.boards[t] != spliced.line.boards[t]).collect();
         assert!(!off.is_empty(), "the plan leaves the splice's game");
         let mut starts = Vec::new();
-        let bridging =
-            Bridging { window: 30, every: 0, detours: 5, within: (0, PIECE_LIMIT), guide: 10.0, chain: false };
+        let bridging = Bridging {
+            window: 30,
+            every: 0,
+            detours: 5,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: false,
+            aim: Aim::Plan,
+        };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             let jump = attempt.jump;
             // From the plan's board, where it is not the splice's game's, every 5 pieces.
@@ -734,11 +825,51 @@ mod tests {
     }
 
     #[test]
+    fn aimed_at_the_game_the_searches_from_the_detours_are_pulled_elsewhere() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let options = Options::new(200, MoveSet::Full, Weights::default());
+        let searched = |bridging: Bridging| {
+            let mut placements = Vec::new();
+            let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
+                placements.push((attempt.jump.piece, attempt.placements.clone()));
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+            assert_whole_games(&bridged.games);
+            assert!(spliced_with(&lines, &bridged.games) >= splice(&lines).unwrap().line.score());
+            placements
+        };
+        let along = Bridging {
+            window: 30,
+            every: 0,
+            detours: 5,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: false,
+            aim: Aim::Plan,
+        };
+        let (plan, game) = (searched(along), searched(Bridging { aim: Aim::Game, ..along }));
+        // The same starts, other bridges: the pull is towards other boards.
+        assert_eq!(plan.iter().map(|s| s.0).collect::<Vec<_>>(), game.iter().map(|s| s.0).collect::<Vec<_>>());
+        assert_ne!(plan, game);
+        // Without the guide there is no pull, and the aim changes nothing.
+        let free = Bridging { guide: 0.0, ..along };
+        assert_eq!(searched(free), searched(Bridging { aim: Aim::Game, ..free }));
+    }
+
+    #[test]
     fn chained_bridges_start_from_and_land_on_the_bridges_before_them() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let options = Options::new(200, MoveSet::Full, Weights::default());
-        let bridging =
-            Bridging { window: 30, every: 0, detours: 5, within: (0, PIECE_LIMIT), guide: 10.0, chain: true };
+        let bridging = Bridging {
+            window: 30,
+            every: 0,
+            detours: 5,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: true,
+            aim: Aim::Plan,
+        };
         let mut searched = Vec::new();
         let chained = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });

@@ -118,6 +118,14 @@ const CASES: &[(&str, Action)] = &[
              --moves full --weights weights/etetris-full.toml --record detours.txt",
         ),
     ),
+    (
+        "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 1000 --detours 10 --chain \
+         --aim game --moves full --weights weights/etetris-full.toml --record aimed.txt",
+        RunAs(
+            "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 50 --detours 500 --chain \
+             --aim game --moves full --weights weights/etetris-full.toml --record aimed.txt",
+        ),
+    ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
     ("solve --resume r.txt.checkpoint", Run),
     (

@@ -791,15 +791,17 @@ fn splice_recombines_records_where_their_boards_meet() {
     assert_eq!(manifest["bridges"]["chain"], true);
     assert!(manifest["bridges"]["jumps"].as_u64().unwrap() > 0, "the plan has detours: {manifest}");
     assert_eq!(detours("2", "detours2.txt").replace("detours2.txt", "detours.txt"), along);
-    // Aimed at the game: the manifest says so, a real game never below the splice.
+    // Aimed at the game, with starts on the game 30 pieces before each detour: the manifest says so, a real game never below the splice.
     let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
-    let aimed = stdout(&run(&[&args.concat()[..], &["--aim", "game", "--record", "aimed.txt"]].concat(), dir.path()));
+    let more = ["--aim", "game", "--lead", "30", "--record", "aimed.txt"];
+    let aimed = stdout(&run(&[&args.concat()[..], &more[..]].concat(), dir.path()));
     assert!(field(&aimed, "score") >= spliced, "{aimed}");
     let replayed = stdout(&run(&["replay", "aimed.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&aimed, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("aimed.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["aim"], "game");
+    assert_eq!(manifest["bridges"]["lead"], 30);
     assert_eq!(
         std::fs::read(dir.path().join("detours2.txt")).unwrap(),
         std::fs::read(dir.path().join("detours.txt")).unwrap()
@@ -866,6 +868,16 @@ fn splice_recombines_records_where_their_boards_meet() {
     expect_error(&["splice", "j1.txt", "j2.txt", "--jitter", "3", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(&["splice", "j1.txt", "j2.txt", "--aim", "game", "--record", "x.txt"], dir.path(), "--bridge");
     expect_error(
+        &["splice", "j1.txt", "j2.txt", "--bridge", "--lead", "30", "--record", "x.txt"],
+        dir.path(),
+        "--detours",
+    );
+    expect_error(
+        &["splice", "j1.txt", "j2.txt", "--bridge", "--detours", "5", "--lead", "10000", "--record", "x.txt"],
+        dir.path(),
+        "--lead must be below",
+    );
+    expect_error(
         &["splice", "j1.txt", "j2.txt", "--bridge", "--every", "20", "--aim", "game", "--record", "x.txt"],
         dir.path(),
         "--every",
@@ -893,6 +905,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         ("--every", "10000", "--every"),
         ("--detours", "10000", "--detours"),
         ("--jitter-percent", "80", "--jitter-percent"),
+        ("--lead", "x", "--lead"),
         ("--within", "100", "a range A..B"),
         ("--within", "10..x", "\"x\" in \"10..x\" is not a whole number"),
         ("--within", "30..20", "A < B"),

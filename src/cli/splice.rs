@@ -80,6 +80,11 @@ pub struct Args {
     /// back out of it can then be found in the same run.
     #[arg(long, requires = "bridge")]
     pub chain: bool,
+    /// With --detours: also start on the splice's game within this many pieces before each
+    /// detour, pulled towards the plan's boards (a way into a detour, with room to turn the
+    /// game's stacking into the detour's) [default: 0, on the detours only].
+    #[arg(long, default_value_t = 0, requires = "detours")]
+    pub lead: usize,
     /// With --bridge: evaluator weights of the bridges' search (as `solve --weights`)
     /// [default: the seed's].
     #[arg(long, requires = "bridge")]
@@ -138,6 +143,7 @@ pub fn run(args: Args) -> Result<()> {
         ensure!((1..=PIECE_LIMIT).contains(&args.window), "--window must be in 1..={PIECE_LIMIT}, got {}", args.window);
         ensure!(args.every < PIECE_LIMIT, "--every must be below {PIECE_LIMIT}, got {}", args.every);
         ensure!(args.detours < PIECE_LIMIT, "--detours must be below {PIECE_LIMIT}, got {}", args.detours);
+        ensure!(args.lead < PIECE_LIMIT, "--lead must be below {PIECE_LIMIT}, got {}", args.lead);
         ensure!(
             args.guide.is_finite() && args.guide >= 0.0,
             "--guide must be a number of at least 0, got {}",
@@ -221,6 +227,7 @@ pub fn run(args: Args) -> Result<()> {
         within: args.within.unwrap_or((0, PIECE_LIMIT)),
         guide: args.guide,
         chain: args.chain,
+        lead: args.lead,
         aim: args.aim,
     };
     // A bridge found and not yet spliced in (those read back are spliced in once, after the
@@ -344,6 +351,9 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
     }
     if let Some((first, end)) = args.within {
         fields["within"] = serde_json::json!([first, end]);
+    }
+    if args.lead > 0 {
+        fields["lead"] = args.lead.into();
     }
     if args.aim != Aim::Plan {
         fields["aim"] = args.aim.name().into();
@@ -474,6 +484,7 @@ impl Output<'_> {
                 "within": args.within.map(|(first, end)| [first, end]),
                 "guide": args.guide,
                 "chain": args.chain,
+                "lead": args.lead,
                 "aim": args.aim.name(),
                 "moves": args.moves.name(),
                 "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),

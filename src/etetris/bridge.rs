@@ -56,6 +56,11 @@ pub struct Bridging {
     /// only the records given, and a way in and a way out found in the same run need not
     /// meet).
     pub chain: bool,
+    /// With `detours`: also start on the game within this many pieces before a detour (from
+    /// the plan's board there, pulled towards the plan's boards, which the detour then
+    /// leaves): a way into a detour that does not leave where a record meets the game, with
+    /// room to turn the game's stacking into the detour's (0: on the detours only).
+    pub lead: usize,
     /// The boards the searches are pulled towards (with a `guide` above 0): the plan's, or
     /// the splice's game's. At the jumps and along the detours the plan's boards are, until
     /// the detour ends, the detour's own; aimed at the game, a search from a detour is
@@ -379,7 +384,10 @@ pub fn bridge_along(
     let (starts, aimed) = if bridging.detours > 0 {
         let along: Vec<Jump> = (bridging.detours..pieces.min(game.pieces()))
             .step_by(bridging.detours)
-            .filter(|&piece| plan.boards[piece] != game.boards[piece])
+            .filter(|&piece| {
+                (piece..=piece.saturating_add(bridging.lead).min(pieces.min(game.pieces())))
+                    .any(|ahead| plan.boards[ahead] != game.boards[ahead])
+            })
             .map(|piece| Jump { piece, from: plan.boards[piece], to: plan.boards[piece] })
             .collect();
         (along, aims_of_plan)
@@ -595,6 +603,7 @@ mod tests {
                 within: (0, PIECE_LIMIT),
                 guide: 10.0,
                 chain: false,
+                lead: 0,
                 aim: Aim::Plan,
             },
             &[],
@@ -638,6 +647,7 @@ mod tests {
                 within: (0, PIECE_LIMIT),
                 guide: 10.0,
                 chain: false,
+                lead: 0,
                 aim: Aim::Plan,
             },
             &[],
@@ -663,6 +673,7 @@ mod tests {
                 within: (0, PIECE_LIMIT),
                 guide: 10.0,
                 chain: false,
+                lead: 0,
                 aim: Aim::Plan,
             },
             &[],
@@ -687,6 +698,7 @@ mod tests {
                 within: (0, PIECE_LIMIT),
                 guide: 10.0,
                 chain: false,
+                lead: 0,
                 aim: Aim::Plan,
             },
             &searched,
@@ -714,6 +726,7 @@ mod tests {
                 within: (0, PIECE_LIMIT),
                 guide: 10.0,
                 chain: false,
+                lead: 0,
                 aim: Aim::Plan
             },
             &moved,
@@ -730,6 +743,7 @@ mod tests {
                 within: (0, PIECE_LIMIT),
                 guide: 10.0,
                 chain: false,
+                lead: 0,
                 aim: Aim::Plan
             },
             &[],
@@ -751,6 +765,7 @@ mod tests {
             within: (0, PIECE_LIMIT),
             guide: 10.0,
             chain: false,
+            lead: 0,
             aim: Aim::Plan,
         };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
@@ -789,6 +804,7 @@ mod tests {
             within: (0, PIECE_LIMIT),
             guide: 10.0,
             chain: false,
+            lead: 0,
             aim: Aim::Plan,
         };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
@@ -822,6 +838,22 @@ mod tests {
         assert_eq!(within, inside);
         let both = Bridging { every: 50, ..bridging };
         assert!(bridge(options, &lines, both, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
+        // With a lead of 12: also the starts on the game at most 12 pieces before a detour,
+        // from the plan's board there (the game's).
+        let mut led = Vec::new();
+        bridge(options, &lines, Bridging { lead: 12, ..bridging }, &[], &mut |attempt, _| {
+            led.push((attempt.jump.piece, attempt.jump.from));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let expected: Vec<(usize, Grid)> = (5..600)
+            .step_by(5)
+            .filter(|&t| off.contains(&t) || off.iter().any(|&o| o > t && o <= t + 12))
+            .map(|t| (t, plan.boards[t]))
+            .collect();
+        assert_eq!(led, expected);
+        assert!(led.len() > starts.len(), "the lead adds starts on the game");
+        assert!(led.iter().any(|&(t, board)| board == spliced.line.boards[t]));
     }
 
     #[test]
@@ -846,6 +878,7 @@ mod tests {
             within: (0, PIECE_LIMIT),
             guide: 10.0,
             chain: false,
+            lead: 0,
             aim: Aim::Plan,
         };
         let (plan, game) = (searched(along), searched(Bridging { aim: Aim::Game, ..along }));
@@ -868,6 +901,7 @@ mod tests {
             within: (0, PIECE_LIMIT),
             guide: 10.0,
             chain: true,
+            lead: 0,
             aim: Aim::Plan,
         };
         let mut searched = Vec::new();

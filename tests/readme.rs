@@ -126,6 +126,14 @@ const CASES: &[(&str, Action)] = &[
              --aim game --moves full --weights weights/etetris-full.toml --record aimed.txt",
         ),
     ),
+    (
+        "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 1000 --detours 10 --lead 30 \
+         --chain --aim game --moves full --weights weights/etetris-full.toml --record led.txt",
+        RunAs(
+            "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 50 --detours 500 --lead 30 \
+             --chain --aim game --moves full --weights weights/etetris-full.toml --record led.txt",
+        ),
+    ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
     ("solve --resume r.txt.checkpoint", Run),
     (

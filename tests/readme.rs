@@ -492,6 +492,40 @@ const CASES: &[(&str, Action)] = &[
         RunAs(concat!("splice along11.txt ", landing_records!(), " j11.txt j12.txt --bridge --beam 50 --window 160 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record landed.txt")),
     ),
     ("splice landed.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
+    ("splice data/etetris/k10000-1429842.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 17 --threads 2 --record j17.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 17 --threads 2 --record j17.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 18 --threads 2 --record j18.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 18 --threads 2 --record j18.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 19 --threads 2 --record j19.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 19 --threads 2 --record j19.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 20 --threads 2 --record j20.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 20 --threads 2 --record j20.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 21 --threads 2 --record j21.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 21 --threads 2 --record j21.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 22 --threads 2 --record j22.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 22 --threads 2 --record j22.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 23 --threads 2 --record j23.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 23 --threads 2 --record j23.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 24 --threads 2 --record j24.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 24 --threads 2 --record j24.txt"),
+    ),
+    ("splice data/etetris/k10000-1429842.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H --bridge --beam 10000 --detours 7 --window 120 --lookahead 2 --chain --guide 3 --moves full --weights weights/etetris-full.toml --threads 2 --record back1.txt", Skip(LANDS_ON_HISTORY)),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 13 --threads 2 --record j13.txt",

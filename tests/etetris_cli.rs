@@ -860,57 +860,33 @@ fn splice_recombines_records_where_their_boards_meet() {
         assert!(!kept.exists(), "{name}: the searches kept are removed once the run ends");
     }
     // The search's settings need --bridge; bad settings are refused before anything is written.
-    expect_error(&["splice", "j1.txt", "j2.txt", "--beam", "50", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(&["splice", "j1.txt", "j2.txt", "--lookahead", "2", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(&["splice", "j1.txt", "j2.txt", "--every", "20", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(&["splice", "j1.txt", "j2.txt", "--detours", "20", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(&["splice", "j1.txt", "j2.txt", "--chain", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(&["splice", "j1.txt", "j2.txt", "--jitter", "3", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(&["splice", "j1.txt", "j2.txt", "--aim", "game", "--record", "x.txt"], dir.path(), "--bridge");
-    expect_error(
-        &["splice", "j1.txt", "j2.txt", "--bridge", "--lead", "30", "--record", "x.txt"],
-        dir.path(),
-        "--detours",
-    );
-    expect_error(
-        &["splice", "j1.txt", "j2.txt", "--bridge", "--detours", "5", "--lead", "10000", "--record", "x.txt"],
-        dir.path(),
-        "--lead must be below",
-    );
-    expect_error(
-        &["splice", "j1.txt", "j2.txt", "--bridge", "--every", "20", "--aim", "game", "--record", "x.txt"],
-        dir.path(),
-        "--every",
-    );
-    expect_error(&["splice", "j1.txt", "j2.txt", "--bridge", "--aim", "gam", "--record", "x.txt"], dir.path(), "game");
-    expect_error(
-        &["splice", "j1.txt", "j2.txt", "--bridge", "--jitter-percent", "3", "--record", "x.txt"],
-        dir.path(),
-        "--jitter SEED",
-    );
-    expect_error(
-        &["splice", "j1.txt", "j2.txt", "--bridge", "--every", "20", "--detours", "20", "--record", "x.txt"],
-        dir.path(),
-        "--detours",
-    );
-    expect_error(
-        &["splice", "j1.txt", "j2.txt", "--bridge", "--second-ply", "2", "--record", "x.txt"],
-        dir.path(),
-        "--second-ply",
-    );
-    for (flag, value, cause) in [
-        ("--window", "0", "--window"),
-        ("--guide", "NaN", "--guide"),
-        ("--beam", "0", "beam"),
-        ("--every", "10000", "--every"),
-        ("--detours", "10000", "--detours"),
-        ("--jitter-percent", "80", "--jitter-percent"),
-        ("--lead", "x", "--lead"),
-        ("--within", "100", "a range A..B"),
-        ("--within", "10..x", "\"x\" in \"10..x\" is not a whole number"),
-        ("--within", "30..20", "A < B"),
+    for (flags, cause) in [
+        (&["--beam", "50"][..], "--bridge"),
+        (&["--lookahead", "2"][..], "--bridge"),
+        (&["--every", "20"][..], "--bridge"),
+        (&["--detours", "20"][..], "--bridge"),
+        (&["--chain"][..], "--bridge"),
+        (&["--jitter", "3"][..], "--bridge"),
+        (&["--aim", "game"][..], "--bridge"),
+        (&["--bridge", "--lead", "30"][..], "--detours"),
+        (&["--bridge", "--detours", "5", "--lead", "10000"][..], "--lead must be below"),
+        (&["--bridge", "--every", "20", "--aim", "game"][..], "--every"),
+        (&["--bridge", "--aim", "gam"][..], "game"),
+        (&["--bridge", "--jitter-percent", "3"][..], "--jitter SEED"),
+        (&["--bridge", "--every", "20", "--detours", "20"][..], "--detours"),
+        (&["--bridge", "--second-ply", "2"][..], "--second-ply"),
+        (&["--bridge", "--window", "0"][..], "--window"),
+        (&["--bridge", "--guide", "NaN"][..], "--guide"),
+        (&["--bridge", "--beam", "0"][..], "beam"),
+        (&["--bridge", "--every", "10000"][..], "--every"),
+        (&["--bridge", "--detours", "10000"][..], "--detours"),
+        (&["--bridge", "--jitter-percent", "80"][..], "--jitter-percent"),
+        (&["--bridge", "--lead", "x"][..], "--lead"),
+        (&["--bridge", "--within", "100"][..], "a range A..B"),
+        (&["--bridge", "--within", "10..x"][..], "\"x\" in \"10..x\" is not a whole number"),
+        (&["--bridge", "--within", "30..20"][..], "A < B"),
     ] {
-        let args = ["splice", "j1.txt", "j2.txt", "--bridge", flag, value, "--record", "x.txt"];
+        let args = [&["splice", "j1.txt", "j2.txt"][..], flags, &["--record", "x.txt"]].concat();
         expect_error(&args, dir.path(), cause);
     }
     assert!(!dir.path().join("x.txt").exists());

@@ -517,6 +517,19 @@ mod tests {
         splice(&all).unwrap().line.score()
     }
 
+    /// Bridges at the plan's jumps with windows of `window` pieces and the default pull.
+    fn at_the_jumps(window: usize) -> Bridging {
+        Bridging {
+            window,
+            every: 0,
+            detours: 0,
+            within: (0, PIECE_LIMIT),
+            guide: 10.0,
+            chain: false,
+            lead: 0,
+            aim: Aim::Plan,
+        }
+    }
     #[test]
     fn the_plan_is_never_below_the_splice_and_jumps_only_between_equal_cell_boards() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
@@ -593,31 +606,16 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let (mut heard, mut found) = (0, 0);
         let mut first_found = None;
-        let bridged = bridge(
-            options,
-            &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-                lead: 0,
-                aim: Aim::Plan,
-            },
-            &[],
-            &mut |attempt, games| {
-                heard += 1;
-                found += attempt.gain.is_some() as usize;
-                assert_eq!(attempt.index + 1, heard);
-                assert_eq!(games.len(), found, "one game per bridge found, as they are found");
-                if attempt.index == 0 {
-                    first_found = attempt.gain;
-                }
-                ControlFlow::Continue(())
-            },
-        )
+        let bridged = bridge(options, &lines, at_the_jumps(30), &[], &mut |attempt, games| {
+            heard += 1;
+            found += attempt.gain.is_some() as usize;
+            assert_eq!(attempt.index + 1, heard);
+            assert_eq!(games.len(), found, "one game per bridge found, as they are found");
+            if attempt.index == 0 {
+                first_found = attempt.gain;
+            }
+            ControlFlow::Continue(())
+        })
         .unwrap();
         assert_eq!(bridged.attempts, bridged.plan.jumps.len());
         assert_eq!(bridged.starts, bridged.plan.jumps.len());
@@ -637,23 +635,7 @@ mod tests {
         assert!(after.line.score() > before, "{} against {before}", after.line.score());
         assert_eq!(replay(&after.record()).score, u64::from(after.line.score()));
         // Stopped after the first jump: one search, the same first bridge if any.
-        let stopped = bridge(
-            options,
-            &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-                lead: 0,
-                aim: Aim::Plan,
-            },
-            &[],
-            &mut |_, _| ControlFlow::Break(()),
-        )
-        .unwrap();
+        let stopped = bridge(options, &lines, at_the_jumps(30), &[], &mut |_, _| ControlFlow::Break(())).unwrap();
         assert_eq!(stopped.attempts, 1);
         assert_eq!(stopped.games.len(), first_found.is_some() as usize);
         if let Some(game) = stopped.games.first() {
@@ -663,50 +645,20 @@ mod tests {
         // gives the whole run's games.
         let mut searched = Vec::new();
         let half = bridged.plan.jumps.len() / 2;
-        bridge(
-            options,
-            &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-                lead: 0,
-                aim: Aim::Plan,
-            },
-            &[],
-            &mut |attempt, _| {
-                searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
-                if searched.len() == half {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            },
-        )
+        bridge(options, &lines, at_the_jumps(30), &[], &mut |attempt, _| {
+            searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+            if searched.len() == half {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
         .unwrap();
         let mut read_back = 0;
-        let resumed = bridge(
-            options,
-            &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-                lead: 0,
-                aim: Aim::Plan,
-            },
-            &searched,
-            &mut |attempt, _| {
-                read_back += attempt.earlier as usize;
-                ControlFlow::Continue(())
-            },
-        )
+        let resumed = bridge(options, &lines, at_the_jumps(30), &searched, &mut |attempt, _| {
+            read_back += attempt.earlier as usize;
+            ControlFlow::Continue(())
+        })
         .unwrap();
         assert_eq!(read_back, half);
         assert_eq!(resumed.games.len(), bridged.games.len());
@@ -716,40 +668,8 @@ mod tests {
         // Searches of another plan are refused.
         let mut moved = searched.clone();
         moved[0].piece += 1;
-        assert!(bridge(
-            options,
-            &lines,
-            Bridging {
-                window: 30,
-                every: 0,
-                detours: 0,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-                lead: 0,
-                aim: Aim::Plan
-            },
-            &moved,
-            &mut |_, _| { ControlFlow::Continue(()) }
-        )
-        .is_err());
-        assert!(bridge(
-            options,
-            &lines,
-            Bridging {
-                window: 0,
-                every: 0,
-                detours: 0,
-                within: (0, PIECE_LIMIT),
-                guide: 10.0,
-                chain: false,
-                lead: 0,
-                aim: Aim::Plan
-            },
-            &[],
-            &mut |_, _| { ControlFlow::Continue(()) }
-        )
-        .is_err());
+        assert!(bridge(options, &lines, at_the_jumps(30), &moved, &mut |_, _| ControlFlow::Continue(())).is_err());
+        assert!(bridge(options, &lines, at_the_jumps(0), &[], &mut |_, _| ControlFlow::Continue(())).is_err());
     }
 
     #[test]
@@ -758,16 +678,7 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let spliced = splice(&lines).unwrap();
         let mut pieces = Vec::new();
-        let bridging = Bridging {
-            window: 30,
-            every: 50,
-            detours: 0,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: false,
-            lead: 0,
-            aim: Aim::Plan,
-        };
+        let bridging = Bridging { every: 50, ..at_the_jumps(30) };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
             let jump = attempt.jump;
             assert_eq!(jump.piece, 50 * (attempt.index + 1));
@@ -797,16 +708,7 @@ mod tests {
         let off: Vec<usize> = (1..600).filter(|&t| plan.boards[t] != spliced.line.boards[t]).collect();
         assert!(!off.is_empty(), "the plan leaves the splice's game");
         let mut starts = Vec::new();
-        let bridging = Bridging {
-            window: 30,
-            every: 0,
-            detours: 5,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: false,
-            lead: 0,
-            aim: Aim::Plan,
-        };
+        let bridging = Bridging { detours: 5, ..at_the_jumps(30) };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             let jump = attempt.jump;
             // From the plan's board, where it is not the splice's game's, every 5 pieces.
@@ -871,16 +773,7 @@ mod tests {
             assert!(spliced_with(&lines, &bridged.games) >= splice(&lines).unwrap().line.score());
             placements
         };
-        let along = Bridging {
-            window: 30,
-            every: 0,
-            detours: 5,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: false,
-            lead: 0,
-            aim: Aim::Plan,
-        };
+        let along = Bridging { detours: 5, ..at_the_jumps(30) };
         let (plan, game) = (searched(along), searched(Bridging { aim: Aim::Game, ..along }));
         // The same starts, other bridges: the pull is towards other boards.
         assert_eq!(plan.iter().map(|s| s.0).collect::<Vec<_>>(), game.iter().map(|s| s.0).collect::<Vec<_>>());
@@ -894,16 +787,7 @@ mod tests {
     fn chained_bridges_start_from_and_land_on_the_bridges_before_them() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let options = Options::new(200, MoveSet::Full, Weights::default());
-        let bridging = Bridging {
-            window: 30,
-            every: 0,
-            detours: 5,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: true,
-            lead: 0,
-            aim: Aim::Plan,
-        };
+        let bridging = Bridging { detours: 5, chain: true, ..at_the_jumps(30) };
         let mut searched = Vec::new();
         let chained = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });

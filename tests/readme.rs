@@ -526,6 +526,23 @@ const CASES: &[(&str, Action)] = &[
         RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --jitter 24 --threads 2 --record j24.txt"),
     ),
     ("splice data/etetris/k10000-1429842.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H --bridge --beam 10000 --detours 7 --window 120 --lookahead 2 --chain --guide 3 --moves full --weights weights/etetris-full.toml --threads 2 --record back1.txt", Skip(LANDS_ON_HISTORY)),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --phase-quota 50 --jitter 31 --threads 2 --record p31.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 50 --jitter 31 --threads 2 --record p31.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --phase-quota 50 --jitter 32 --threads 2 --record p32.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 50 --jitter 32 --threads 2 --record p32.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --phase-quota 50 --jitter 33 --threads 2 --record p33.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 50 --jitter 33 --threads 2 --record p33.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --phase-quota 50 --jitter 34 --threads 2 --record p34.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 50 --jitter 34 --threads 2 --record p34.txt"),
+    ),
+    ("splice back1.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt --bridge --beam 10000 --detours 10 --window 120 --lookahead 2 --chain --guide 0 --moves full --weights weights/etetris-full.toml --threads 2 --record back2.txt", Skip(LANDS_ON_HISTORY)),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 13 --threads 2 --record j13.txt",

@@ -368,16 +368,20 @@ fn detours_json(detours: &[Detour], files: &[PathBuf]) -> serde_json::Value {
     detours
         .iter()
         .map(|detour| {
-            let records: Vec<String> = detour.records.iter().map(|&index| files[index].display().to_string()).collect();
             serde_json::json!({
                 "first": detour.first,
                 "back": detour.back,
                 "gain": detour.gain,
-                "records": records,
+                "records": record_names(detour, files),
                 "at_meeting": detour.at_meeting,
             })
         })
         .collect()
+}
+
+/// The files of the records a detour plays.
+fn record_names(detour: &Detour, files: &[PathBuf]) -> Vec<String> {
+    detour.records.iter().map(|&index| files[index].display().to_string()).collect()
 }
 
 /// One line on stderr: where the plan's points over the splice are.
@@ -385,13 +389,12 @@ fn print_detours(plan: &Plan, detours: &[Detour], files: &[PathBuf]) {
     let at_meeting = detours.iter().filter(|detour| detour.at_meeting).count();
     let largest = detours.iter().max_by_key(|detour| (detour.gain, std::cmp::Reverse(detour.first)));
     let largest = largest.map_or(String::new(), |detour| {
-        let records: Vec<String> = detour.records.iter().map(|&index| files[index].display().to_string()).collect();
         format!(
             ", the largest {:+} over pieces {}..{} ({})",
             detour.gain,
             detour.first,
             detour.back,
-            records.join(", ")
+            record_names(detour, files).join(", ")
         )
     });
     eprintln!(

@@ -377,29 +377,25 @@ pub fn bridge_along(
     let pieces = plan.boards.len() - 1;
     // Where the searches start, and the boards they are pulled towards after each piece.
     let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
-    let aims_of_plan = match bridging.aim {
-        Aim::Plan => plan.boards.clone(),
-        Aim::Game => game.boards.clone(),
-    };
-    let (starts, aimed) = if bridging.detours > 0 {
-        let along: Vec<Jump> = (bridging.detours..pieces.min(game.pieces()))
+    let starts: Vec<Jump> = if bridging.detours > 0 {
+        (bridging.detours..pieces.min(game.pieces()))
             .step_by(bridging.detours)
             .filter(|&piece| {
                 (piece..=piece.saturating_add(bridging.lead).min(pieces.min(game.pieces())))
                     .any(|ahead| plan.boards[ahead] != game.boards[ahead])
             })
             .map(|piece| Jump { piece, from: plan.boards[piece], to: plan.boards[piece] })
-            .collect();
-        (along, aims_of_plan)
+            .collect()
     } else if bridging.every == 0 {
-        (plan.jumps.clone(), aims_of_plan)
+        plan.jumps.clone()
     } else {
-        let starts = (bridging.every..game.pieces())
+        (bridging.every..game.pieces())
             .step_by(bridging.every)
             .map(|piece| Jump { piece, from: game.boards[piece], to: game.boards[piece] })
-            .collect();
-        (starts, game.boards)
+            .collect()
     };
+    // Along the game the searches aim at the game; elsewhere where `aim` says.
+    let aimed: &[Grid] = if bridging.every > 0 || bridging.aim == Aim::Game { &game.boards } else { &plan.boards };
     let starts: Vec<Jump> =
         starts.into_iter().filter(|jump| (bridging.within.0..bridging.within.1).contains(&jump.piece)).collect();
     let pieces = pieces.min(aimed.len() - 1);

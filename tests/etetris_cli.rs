@@ -872,6 +872,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         (&["--bridge", "--detours", "5", "--lead", "10000"][..], "--lead must be below"),
         (&["--bridge", "--every", "20", "--aim", "game"][..], "--every"),
         (&["--bridge", "--aim", "gam"][..], "game"),
+        (&["--bridge", "--aim", "eitehr"][..], "either"),
         (&["--bridge", "--jitter-percent", "3"][..], "--jitter SEED"),
         (&["--bridge", "--every", "20", "--detours", "20"][..], "--detours"),
         (&["--bridge", "--second-ply", "2"][..], "--second-ply"),

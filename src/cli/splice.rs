@@ -71,8 +71,9 @@ pub struct Args {
     #[arg(long, default_value_t = 10.0, requires = "bridge")]
     pub guide: f64,
     /// With --bridge: the boards the guide pulls towards, at the jumps and along the
-    /// detours: the plan's (on a detour, the detour's own until it ends) or the splice's
-    /// game's (from a detour, straight back onto the game).
+    /// detours: the plan's (on a detour, the detour's own until it ends), the splice's
+    /// game's (from a detour, straight back onto the game), or after each piece the nearer
+    /// of the two (either).
     #[arg(long, value_enum, default_value_t = Aim::Plan, requires = "bridge", conflicts_with = "every")]
     pub aim: Aim,
     /// With --bridge: each bridge found joins the records at once, so later searches start

@@ -61,8 +61,8 @@ pub struct Bridging {
     /// leaves): a way into a detour that does not leave where a record meets the game, with
     /// room to turn the game's stacking into the detour's (0: on the detours only).
     pub lead: usize,
-    /// The boards the searches are pulled towards (with a `guide` above 0): the plan's, or
-    /// the splice's game's. At the jumps and along the detours the plan's boards are, until
+    /// The boards the searches are pulled towards (with a `guide` above 0): the plan's, the
+    /// splice's game's, or after each piece the nearer of the two. At the jumps and along the detours the plan's boards are, until
     /// the detour ends, the detour's own; aimed at the game, a search from a detour is
     /// pulled back onto the game from its first piece (the way back a detour needs). Along
     /// the game (`every`) the two are the same.
@@ -77,6 +77,9 @@ pub enum Aim {
     Plan,
     /// The splice's game's boards.
     Game,
+    /// After each piece the nearer of the plan's board and the game's: a search may stay
+    /// with the detour or turn back onto the game, whichever its boards are closer to.
+    Either,
 }
 
 impl Aim {
@@ -85,6 +88,7 @@ impl Aim {
         match self {
             Aim::Plan => "plan",
             Aim::Game => "game",
+            Aim::Either => "either",
         }
     }
 }
@@ -395,10 +399,15 @@ pub fn bridge_along(
             .collect()
     };
     // Along the game the searches aim at the game; elsewhere where `aim` says.
-    let aimed: &[Grid] = if bridging.every > 0 || bridging.aim == Aim::Game { &game.boards } else { &plan.boards };
+    let aimed: Vec<&[Grid]> = match bridging.aim {
+        _ if bridging.every > 0 => vec![&game.boards],
+        Aim::Plan => vec![&plan.boards],
+        Aim::Game => vec![&game.boards],
+        Aim::Either => vec![&plan.boards, &game.boards],
+    };
     let starts: Vec<Jump> =
         starts.into_iter().filter(|jump| (bridging.within.0..bridging.within.1).contains(&jump.piece)).collect();
-    let pieces = pieces.min(aimed.len() - 1);
+    let pieces = aimed.iter().fold(pieces, |pieces, boards| pieces.min(boards.len() - 1));
     let spawns = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
     let mut games = Vec::new();
@@ -424,7 +433,13 @@ pub fn bridge_along(
         }
         if window > 0 {
             let banked = ways_to[first][&jump.from].score;
-            let aims: Vec<Grid> = aimed[first + 1..=first + window].to_vec();
+            let aims: Vec<Vec<Grid>> = (first + 1..=first + window)
+                .map(|after| {
+                    let mut near: Vec<Grid> = aimed.iter().map(|boards| boards[after]).collect();
+                    near.dedup();
+                    near
+                })
+                .collect();
             // Every board of the records after each piece, worth landing on with more
             // points than the best way there known.
             let landings: Vec<HashMap<Grid, Landing>> = (first + 1..=first + window)
@@ -771,12 +786,18 @@ mod tests {
         };
         let along = Bridging { detours: 5, ..at_the_jumps(30) };
         let (plan, game) = (searched(along), searched(Bridging { aim: Aim::Game, ..along }));
+        let either = searched(Bridging { aim: Aim::Either, ..along });
         // The same starts, other bridges: the pull is towards other boards.
-        assert_eq!(plan.iter().map(|s| s.0).collect::<Vec<_>>(), game.iter().map(|s| s.0).collect::<Vec<_>>());
+        let starts = |searches: &[(usize, Vec<Placement>)]| searches.iter().map(|s| s.0).collect::<Vec<_>>();
+        assert_eq!(starts(&plan), starts(&game));
+        assert_eq!(starts(&plan), starts(&either));
         assert_ne!(plan, game);
+        assert_ne!(either, plan);
+        assert_ne!(either, game);
         // Without the guide there is no pull, and the aim changes nothing.
         let free = Bridging { guide: 0.0, ..along };
         assert_eq!(searched(free), searched(Bridging { aim: Aim::Game, ..free }));
+        assert_eq!(searched(free), searched(Bridging { aim: Aim::Either, ..free }));
     }
 
     #[test]

@@ -218,14 +218,15 @@ pub struct Landing {
     pub then: u64,
 }
 
-/// Adds `guide` times the cells each merged board differs from `target` to its key (and
-/// to its lookahead rank with `lookahead`): keeps the beam near `target`.
-fn pull_towards(merged: &mut [Merged], target: &Grid, guide: f64, lookahead: bool) {
-    if guide == 0.0 {
+/// Adds `guide` times the cells each merged board differs from the nearest of `targets` to
+/// its key (and to its lookahead rank with `lookahead`): keeps the beam near them.
+fn pull_towards(merged: &mut [Merged], targets: &[Grid], guide: f64, lookahead: bool) {
+    if guide == 0.0 || targets.is_empty() {
         return;
     }
     for m in merged.iter_mut() {
-        let pull = guide * m.grid.distance(target) as f64;
+        let cells = targets.iter().map(|target| m.grid.distance(target)).min().unwrap_or(0);
+        let pull = guide * cells as f64;
         m.value += pull;
         if lookahead {
             m.lookahead += pull;
@@ -609,7 +610,7 @@ impl BeamSearch {
         self.run(start, spawns, window, span, None, &mut go_on, &mut |step, merged, beam, paths| {
             let (target, points) = targets[step];
             let last = step + 1 == window;
-            pull_towards(merged, &target, guide, ranks_by_lookahead && !last);
+            pull_towards(merged, std::slice::from_ref(&target), guide, ranks_by_lookahead && !last);
             let reached = if free_end && last {
                 // The game ends here: the best-scored board will do, whatever it is.
                 merged.iter().max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
@@ -630,14 +631,14 @@ impl BeamSearch {
     /// `first + i` that scores more than that landing [`needs`](Landing::needs), and returns
     /// the one leading to the most points, its own and the landing's
     /// [`then`](Landing::then) (the earliest among equals), with that total. `guide` (0:
-    /// off) pulls the beam towards `aims[i]` as [`BeamSearch::find_detour`]'s towards its
-    /// game. `spawns` as there.
+    /// off) pulls the beam towards the nearest board of `aims[i]` as
+    /// [`BeamSearch::find_detour`]'s towards its game. `spawns` as there.
     pub fn find_bridge(
         &mut self,
         start: Grid,
         spawns: &[Spawn],
         (first, game_pieces): (usize, usize),
-        aims: &[Grid],
+        aims: &[Vec<Grid>],
         landings: &[HashMap<Grid, Landing>],
         guide: f64,
     ) -> Option<(u64, Detour)> {
@@ -1116,6 +1117,30 @@ mod tests {
             assert!(error.to_string().contains("piece 2: placement"), "{error}");
             assert!(error.to_string().contains("does not fit the board"), "{error}");
         }
+    }
+
+    /// The pull is towards the nearest target: a board 2 cells from one and 6 from the
+    /// other is pulled by 2 cells' worth, in its key and (with the lookahead) its rank.
+    #[test]
+    fn the_pull_is_towards_the_nearest_target() {
+        let board = Grid::parse("##........\n####......\n").unwrap();
+        let near = Grid::parse("####......\n####......\n").unwrap();
+        let far = Grid::parse("..........\n.........#\n").unwrap();
+        assert_eq!((board.distance(&near), board.distance(&far)), (2, 7));
+        let merged = || {
+            let placement = Placement { x: 0, y: 0, state: 0 };
+            vec![Merged { grid: board, value: 1.0, lookahead: 3.0, score: 0, parent: 0, placement }]
+        };
+        let pulled = |targets: &[Grid], guide: f64, lookahead: bool| {
+            let mut merged = merged();
+            pull_towards(&mut merged, targets, guide, lookahead);
+            (merged[0].value, merged[0].lookahead)
+        };
+        assert_eq!(pulled(&[far, near], 0.5, false), (2.0, 3.0));
+        assert_eq!(pulled(&[near, far], 0.5, true), (2.0, 4.0));
+        assert_eq!(pulled(&[far], 0.5, false), (4.5, 3.0));
+        assert_eq!(pulled(&[far, near], 0.0, true), (1.0, 3.0));
+        assert_eq!(pulled(&[], 0.5, true), (1.0, 3.0));
     }
 
     #[test]

@@ -219,7 +219,7 @@ pub fn run(args: Args) -> Result<()> {
             .progress_chars("=> "),
     );
     let started = Instant::now();
-    let mut best_so_far = spliced;
+    let mut best_so_far = spliced.clone();
     let mut failure = None;
     let bridging = Bridging {
         window: args.window,
@@ -236,7 +236,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut unspliced = false;
     let bridged = pool
         .install(|| {
-            bridge_along(plan, options, &lines, bridging, &earlier, &mut |attempt, games| {
+            bridge_along(plan, &spliced.line, options, &lines, bridging, &earlier, &mut |attempt, games| {
                 bar.set_length(attempt.jumps as u64);
                 bar.set_position(attempt.index as u64 + 1);
                 report.attempts = attempt.index + 1;

@@ -340,9 +340,9 @@ pub fn bridge(
     earlier: &[Searched],
     on_attempt: &mut dyn FnMut(&Attempt, &[Line]) -> ControlFlow<()>,
 ) -> Result<Bridged> {
-    match plan(lines) {
-        Some(plan) => bridge_along(plan, options, lines, bridging, earlier, on_attempt),
-        None => Ok(Bridged {
+    match (plan(lines), splice(lines)) {
+        (Some(plan), Some(spliced)) => bridge_along(plan, &spliced.line, options, lines, bridging, earlier, on_attempt),
+        _ => Ok(Bridged {
             plan: Plan { score: 0, boards: Vec::new(), jumps: Vec::new() },
             games: Vec::new(),
             attempts: 0,
@@ -351,10 +351,13 @@ pub fn bridge(
     }
 }
 
-/// [`bridge`] with the plan of `lines` already made (`plan(lines)`, which a caller that
-/// reports the plan before the searches has at hand).
+/// [`bridge`] with the plan of `lines` and the splice's game already made (`plan(lines)`
+/// and `splice(lines)`'s line, which a caller that reports them before the searches has at
+/// hand).
+#[allow(clippy::too_many_arguments)]
 pub fn bridge_along(
     plan: Plan,
+    game: &Line,
     options: Options,
     lines: &[Line],
     bridging: Bridging,
@@ -380,7 +383,6 @@ pub fn bridge_along(
     let mut ways_on = ways_out(&known);
     let pieces = plan.boards.len() - 1;
     // Where the searches start, and the boards they are pulled towards after each piece.
-    let game = splice(lines).map(|spliced| spliced.line).unwrap_or_else(Line::empty);
     let starts: Vec<Jump> = if bridging.detours > 0 {
         (bridging.detours..pieces.min(game.pieces()))
             .step_by(bridging.detours)

@@ -771,6 +771,15 @@ mod tests {
         assert!(led.iter().any(|&(t, board)| board == spliced.line.boards[t]));
     }
 
+    /// `name` (the manifest's) is what `--aim` spells.
+    #[test]
+    fn the_aims_names_are_the_command_lines() {
+        use clap::ValueEnum;
+        for aim in Aim::value_variants() {
+            assert_eq!(aim.to_possible_value().unwrap().get_name(), aim.name());
+        }
+    }
+
     #[test]
     fn aimed_at_the_game_the_searches_from_the_detours_are_pulled_elsewhere() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();

@@ -1119,6 +1119,16 @@ mod tests {
         }
     }
 
+    /// `name` is what `--moves` and the experiment files spell: clap's and serde's names.
+    #[test]
+    fn the_move_sets_names_are_the_command_lines_and_the_files() {
+        use clap::ValueEnum;
+        for moves in MoveSet::value_variants() {
+            assert_eq!(moves.to_possible_value().unwrap().get_name(), moves.name());
+            assert_eq!(serde_json::to_value(moves).unwrap(), moves.name());
+        }
+    }
+
     /// The pull is towards the nearest target: a board 2 cells from one and 6 from the
     /// other is pulled by 2 cells' worth, in its key and (with the lookahead) its rank.
     #[test]

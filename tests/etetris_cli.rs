@@ -802,6 +802,17 @@ fn splice_recombines_records_where_their_boards_meet() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("aimed.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["aim"], "game");
     assert_eq!(manifest["bridges"]["lead"], 30);
+    // Carried: one search over the whole game, the records' boards carried along.
+    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--carry", "--guide", "0"]];
+    let carried = stdout(&run(&[&args.concat()[..], &["--record", "carried.txt"][..]].concat(), dir.path()));
+    assert!(field(&carried, "score") >= spliced, "{carried}");
+    assert!(carried.contains(" bridges=1/1 "), "{carried}");
+    let replayed = stdout(&run(&["replay", "carried.txt"], dir.path()));
+    assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&carried, "score")));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("carried.manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["bridges"]["carry"], true);
+    assert_eq!(manifest["bridges"]["jumps"], 1);
     assert_eq!(
         std::fs::read(dir.path().join("detours2.txt")).unwrap(),
         std::fs::read(dir.path().join("detours.txt")).unwrap()
@@ -873,6 +884,10 @@ fn splice_recombines_records_where_their_boards_meet() {
         (&["--bridge", "--every", "20", "--aim", "game"][..], "--every"),
         (&["--bridge", "--aim", "gam"][..], "game"),
         (&["--bridge", "--aim", "eitehr"][..], "either"),
+        (&["--carry"][..], "--bridge"),
+        (&["--bridge", "--carry", "--every", "20"][..], "--every"),
+        (&["--bridge", "--carry", "--detours", "20"][..], "--detours"),
+        (&["--bridge", "--carry", "--window", "40"][..], "--window"),
         (&["--bridge", "--jitter-percent", "3"][..], "--jitter SEED"),
         (&["--bridge", "--every", "20", "--detours", "20"][..], "--detours"),
         (&["--bridge", "--second-ply", "2"][..], "--second-ply"),

@@ -81,6 +81,12 @@ pub struct Args {
     /// back out of it can then be found in the same run.
     #[arg(long, requires = "bridge")]
     pub chain: bool,
+    /// With --bridge: one search from the empty board over the whole game instead, with
+    /// the records' boards carried along (after each piece each joins the beam with the
+    /// points of the best way to it): it keeps the way onto a record's board that gains
+    /// most over the best way there known, from whichever record's board it branched.
+    #[arg(long, requires = "bridge", conflicts_with_all = ["every", "detours", "within", "window", "lead"])]
+    pub carry: bool,
     /// With --detours: also start on the splice's game within this many pieces before each
     /// detour, pulled towards the plan's boards (a way into a detour, with room to turn the
     /// game's stacking into the detour's) [default: 0, on the detours only].
@@ -194,6 +200,7 @@ pub fn run(args: Args) -> Result<()> {
         jumps: 0,
         attempts: 0,
         found: 0,
+        games: 0,
         seconds: 0.0,
         threads: pool.current_num_threads(),
         finished: false,
@@ -230,6 +237,7 @@ pub fn run(args: Args) -> Result<()> {
         chain: args.chain,
         lead: args.lead,
         aim: args.aim,
+        carry: args.carry,
     };
     // A bridge found and not yet spliced in (those read back are spliced in once, after the
     // last of them).
@@ -249,6 +257,7 @@ pub fn run(args: Args) -> Result<()> {
                         return ControlFlow::Break(());
                     }
                 }
+                report.games = games.len();
                 if attempt.gain.is_some() {
                     report.found += 1;
                     unspliced = true;
@@ -359,6 +368,9 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
     if args.aim != Aim::Plan {
         fields["aim"] = args.aim.name().into();
     }
+    if args.carry {
+        fields["carry"] = true.into();
+    }
     fields.to_string()
 }
 
@@ -415,6 +427,8 @@ struct BridgeReport {
     jumps: usize,
     attempts: usize,
     found: usize,
+    /// The games the bridges found make (one per bridge; with --carry, one per way kept).
+    games: usize,
     seconds: f64,
     threads: usize,
     finished: bool,
@@ -490,6 +504,7 @@ impl Output<'_> {
                 "chain": args.chain,
                 "lead": args.lead,
                 "aim": args.aim.name(),
+                "carry": args.carry,
                 "moves": args.moves.name(),
                 "weights_file": args.weights.as_ref().map(|p| p.display().to_string()),
                 "jitter": args.jitter.jitter,
@@ -504,6 +519,7 @@ impl Output<'_> {
                 "jumps_searched": report.attempts,
                 "jumps_read_from_a_stopped_run": report.earlier,
                 "found": report.found,
+                "games": report.games,
                 "pieces_given": given[self.inputs.len()..].iter().sum::<usize>(),
                 "seconds": report.seconds,
                 "finished": report.finished,

@@ -22,7 +22,7 @@
 
 use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
-use super::solver::{BeamSearch, Landing, Options};
+use super::solver::{carried_from, BeamSearch, Landing, Options};
 use super::splice::{follow, sources_into, sources_out_of, splice, step_in, ways_in, ways_out, Way};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
@@ -67,6 +67,16 @@ pub struct Bridging {
     /// pulled back onto the game from its first piece (the way back a detour needs). Along
     /// the game (`every`) the two are the same.
     pub aim: Aim,
+    /// One search instead, from the empty board over the whole game (to its last piece
+    /// but one), with the records' boards carried along: after each piece every board of
+    /// the records joins the beam with the points of the best way to it known (or gives
+    /// them to the same board in the beam, where it has fewer), so the search goes on from
+    /// all the records at once and the cut keeps the best of them and of their new
+    /// branches. It keeps the way that ends on a record's board with the most points over
+    /// the best way there known, counting the points from there on (the bridge between two
+    /// of the records' boards that gains most). `every`, `detours`, `lead`, `within` and
+    /// `window` are not read.
+    pub carry: bool,
 }
 
 /// What the bridges' searches are pulled towards: see [`Bridging::aim`].
@@ -311,6 +321,13 @@ impl Searched {
     }
 }
 
+/// The most ways one search with [`Bridging::carry`] keeps (the largest totals).
+pub const CARRIED_WAYS: usize = 64;
+
+/// Between two ways of one search in [`Searched::placements`] (a placement no piece
+/// takes: no piece rests with its origin in column 127).
+const WAYS_APART: Placement = Placement { x: i8::MAX, y: 0, state: 0 };
+
 /// What [`bridge`] found.
 #[derive(Clone, Debug)]
 pub struct Bridged {
@@ -383,7 +400,9 @@ pub fn bridge_along(
     let mut ways_on = ways_out(&known);
     let pieces = plan.boards.len() - 1;
     // Where the searches start, and the boards they are pulled towards after each piece.
-    let starts: Vec<Jump> = if bridging.detours > 0 {
+    let starts: Vec<Jump> = if bridging.carry {
+        vec![Jump { piece: 0, from: Grid::default(), to: Grid::default() }]
+    } else if bridging.detours > 0 {
         (bridging.detours..pieces.min(game.pieces()))
             .step_by(bridging.detours)
             .filter(|&piece| {
@@ -407,8 +426,8 @@ pub fn bridge_along(
         Aim::Game => vec![&game.boards],
         Aim::Either => vec![&plan.boards, &game.boards],
     };
-    let starts: Vec<Jump> =
-        starts.into_iter().filter(|jump| (bridging.within.0..bridging.within.1).contains(&jump.piece)).collect();
+    let within = if bridging.carry { 0..PIECE_LIMIT } else { bridging.within.0..bridging.within.1 };
+    let starts: Vec<Jump> = starts.into_iter().filter(|jump| within.contains(&jump.piece)).collect();
     let pieces = aimed.iter().fold(pieces, |pieces, boards| pieces.min(boards.len() - 1));
     let spawns = sequence(PIECE_LIMIT);
     let mut search = BeamSearch::new(options);
@@ -418,13 +437,20 @@ pub fn bridge_along(
         let first = jump.piece;
         // The last piece is left to the plan: a window reaching the game's end would take
         // any board there, which is polish's work, not a bridge.
-        let window = bridging.window.min(pieces.saturating_sub(first + 1));
+        let longest = pieces.saturating_sub(first + 1);
+        let window = if bridging.carry { longest } else { bridging.window.min(longest) };
+        // A way from a carried board starts with two marks.
+        let marks = if bridging.carry { 2 } else { 0 };
         let mut gain_found = None;
         let mut placements = Vec::new();
         let kept = earlier.get(index);
         if let Some(kept) = kept {
             ensure!(
-                kept.piece == jump.piece && kept.placements.len() <= window,
+                kept.piece == jump.piece
+                    && kept
+                        .placements
+                        .split(|placement| *placement == WAYS_APART)
+                        .all(|way| way.len() <= window + marks),
                 "jump {} of the searches kept is at piece {} with {} placements; this plan's is at piece {} \
                  with a window of {window}",
                 index + 1,
@@ -455,20 +481,68 @@ pub fn bridge_along(
                         .collect()
                 })
                 .collect();
-            // The bridge's placements, and the gain its search reported (none when kept).
-            let bridge = match kept {
-                Some(kept) if kept.placements.is_empty() => None,
-                Some(kept) => Some((kept.placements.clone(), None)),
-                None => search
-                    .find_bridge(jump.from, &spawns[first..], (first, pieces), &aims, &landings, bridging.guide)
-                    .map(|(_, detour)| (detour.placements, Some(detour.gain))),
+            // With `carry`, each record's board after each piece, with its points.
+            let carried: Vec<Vec<(Grid, u32)>> = if bridging.carry {
+                (first + 1..=first + window)
+                    .map(|t| {
+                        let mut boards: Vec<(Grid, u32)> = ways_to[t]
+                            .iter()
+                            .filter_map(|(board, way)| {
+                                Some((*board, u32::try_from(way.score.checked_sub(banked)?).ok()?))
+                            })
+                            .collect();
+                        boards.sort_unstable();
+                        boards
+                    })
+                    .collect()
+            } else {
+                Vec::new()
             };
-            if let Some((bridge, searched_gain)) = bridge {
+            // The ways found (with `carry` up to CARRIED_WAYS, kept apart by WAYS_APART in a
+            // search kept), and the gain the search reported for each (none when kept).
+            let ways: Vec<(Vec<Placement>, Option<u32>)> = match kept {
+                Some(kept) => kept
+                    .placements
+                    .split(|placement| *placement == WAYS_APART)
+                    .filter(|way| !way.is_empty())
+                    .map(|way| (way.to_vec(), None))
+                    .collect(),
+                None => search
+                    .find_bridge(
+                        jump.from,
+                        &spawns[first..],
+                        (first, pieces),
+                        &aims,
+                        &landings,
+                        &carried,
+                        bridging.guide,
+                        if bridging.carry { CARRIED_WAYS } else { 1 },
+                    )
+                    .into_iter()
+                    .map(|(_, detour)| (detour.placements, Some(detour.gain)))
+                    .collect(),
+            };
+            for (bridge, searched_gain) in ways {
+                // From the search's start, or from the carried board the way starts on.
+                let (from, start, placed) = match carried_from(&bridge) {
+                    Some((after, index, placed)) => {
+                        let board = after
+                            .checked_sub(first + 1)
+                            .and_then(|step| carried.get(step))
+                            .and_then(|boards| boards.get(index))
+                            .map(|&(board, _)| board);
+                        let Some(board) = board else {
+                            anyhow::bail!("a bridge from piece {first} starts on no board carried ({after}, {index})");
+                        };
+                        (after, board, placed)
+                    }
+                    None => (first, jump.from, &bridge[..]),
+                };
                 let mut game = Line::empty();
-                follow(&mut game, &known, sources_into(&known, &ways_to, first, jump.from));
-                let mut grid = jump.from;
-                for (offset, &placement) in bridge.iter().enumerate() {
-                    let piece = first + offset;
+                follow(&mut game, &known, sources_into(&known, &ways_to, from, start));
+                let mut grid = start;
+                for (offset, &placement) in placed.iter().enumerate() {
+                    let piece = from + offset;
                     let (ops, points) = place(&mut grid, piece, spawns[piece], placement, options.moves)?;
                     let score = game.score() + points;
                     game.ops.push(ops);
@@ -476,20 +550,42 @@ pub fn bridge_along(
                     game.scores.push(score);
                 }
                 let landed = game.pieces();
-                let Some(&Landing { needs, .. }) = landings[landed - first - 1].get(&grid) else {
+                // Carried, the ways after the first are judged against the games found
+                // before them (each joins the records): one that gains nothing more is left.
+                let needs = if bridging.carry {
+                    ways_to.get(landed).and_then(|ways| ways.get(&grid)).map(|way| way.score.saturating_sub(banked))
+                } else {
+                    landings
+                        .get(landed.wrapping_sub(first + 1))
+                        .and_then(|landings| landings.get(&grid))
+                        .map(|landing| u64::from(landing.needs))
+                };
+                let Some(needs) = needs else {
                     anyhow::bail!("a bridge from piece {first} ends off the records at piece {landed}");
                 };
-                let gain = (game.score() - u32::try_from(banked).unwrap_or(u32::MAX)).checked_sub(needs);
-                let Some(gain) = gain.filter(|&gain| gain > 0) else {
+                let gain = (u64::from(game.score()).saturating_sub(banked))
+                    .checked_sub(needs)
+                    .and_then(|gain| u32::try_from(gain).ok())
+                    .filter(|&gain| gain > 0);
+                let Some(gain) = gain else {
+                    if bridging.carry {
+                        continue;
+                    }
                     anyhow::bail!("a bridge from piece {first} gains nothing at piece {landed}");
                 };
-                debug_assert!(searched_gain.is_none_or(|searched| searched == gain), "{searched_gain:?} {gain}");
+                debug_assert!(
+                    bridging.carry || searched_gain.is_none_or(|searched| searched == gain),
+                    "{searched_gain:?} {gain}"
+                );
                 // On from the landing board the best known way, to the end of a game.
                 let on = sources_out_of(&known, &ways_on, landed, grid);
                 follow(&mut game, &known, on);
-                gain_found = Some(gain);
-                placements = bridge;
-                if bridging.chain {
+                gain_found = Some(gain_found.unwrap_or(0) + gain);
+                if !placements.is_empty() {
+                    placements.push(WAYS_APART);
+                }
+                placements.extend(bridge);
+                if bridging.chain || bridging.carry {
                     known.push(game.clone());
                     ways_to = ways_in(&known);
                     ways_on = ways_out(&known);
@@ -541,6 +637,7 @@ mod tests {
             chain: false,
             lead: 0,
             aim: Aim::Plan,
+            carry: false,
         }
     }
     #[test]
@@ -852,6 +949,64 @@ mod tests {
         assert_eq!(resumed.games.len(), chained.games.len());
         for (resumed, whole) in resumed.games.iter().zip(&chained.games) {
             assert_eq!(resumed.ops, whole.ops);
+        }
+    }
+
+    /// Carried: one search over the whole game, each way it keeps a real game from a
+    /// record's board onto a later one of another with more points than the records have
+    /// there; together never below the splice, the same at any thread count, and a run
+    /// stopped after its search (its ways kept) gives the same games.
+    #[test]
+    fn carried_the_search_goes_on_from_every_records_boards_at_once() {
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        // A narrower search than the records': its own games are worse than theirs.
+        let options = Options::new(10, MoveSet::Full, Weights::default());
+        let carrying = Bridging { carry: true, guide: 0.0, ..at_the_jumps(30) };
+        let run = |threads: usize, earlier: &[Searched]| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut searched = Vec::new();
+            let bridged = pool
+                .install(|| {
+                    bridge(options, &lines, carrying, earlier, &mut |attempt, _| {
+                        searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+                        ControlFlow::Continue(())
+                    })
+                })
+                .unwrap();
+            (bridged, searched)
+        };
+        let (carried, searched) = run(2, &[]);
+        assert_eq!((carried.starts, carried.attempts), (1, 1), "one search, from the empty board");
+        assert_eq!(searched[0].piece, 0);
+        assert!(!carried.games.is_empty(), "{} ways", carried.games.len());
+        assert_whole_games(&carried.games);
+        // The ways kept are apart in the search kept.
+        let ways: Vec<&[Placement]> = searched[0].placements.split(|p| *p == WAYS_APART).collect();
+        assert_eq!(ways.len(), carried.games.len());
+        let ways_to = ways_in(&lines);
+        let mut from_carried = false;
+        for (way, game) in ways.iter().zip(&carried.games) {
+            // From a carried board (two marks) or from the empty board.
+            let (after, placed) = carried_from(way).map_or((0, *way), |(after, _, placed)| (after, placed));
+            // It starts on a record's board and leaves the records only on its own pieces.
+            assert!(ways_to[after].contains_key(&game.boards[after]));
+            let landed = after + placed.len();
+            assert!(lines.iter().any(|line| line.boards[landed] == game.boards[landed]));
+            from_carried |= after > 0;
+        }
+        assert!(from_carried, "some way starts on a carried board");
+        let mut all = lines.clone();
+        all.extend(carried.games.iter().cloned());
+        let spliced = splice(&all).unwrap().line.score();
+        assert!(spliced > splice(&lines).unwrap().line.score(), "the ways gain");
+        // The same at one thread; the same games from the search kept.
+        let (alone, _) = run(1, &[]);
+        let (resumed, _) = run(1, &searched);
+        for other in [&alone.games, &resumed.games] {
+            assert_eq!(other.len(), carried.games.len());
+            for (other, game) in other.iter().zip(&carried.games) {
+                assert_eq!(other.ops, game.ops);
+            }
         }
     }
 }

@@ -27,7 +27,7 @@ use crate::piece::Piece;
 use anyhow::{bail, ensure, Context, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
 /// Which placements a piece may take (`--moves` and a tuning experiment's `moves`).
@@ -248,6 +248,9 @@ type MergedHook<'a> = dyn FnMut(usize, &mut [Merged], &[Entry], &Paths) + 'a;
 /// Sees the progress after each piece, with a function that returns the search's state
 /// then, and says whether to go on ([`BeamSearch::solve_resumable`]).
 pub type StepCallback<'a> = dyn FnMut(&Progress, &dyn Fn() -> SearchState) -> ControlFlow<()> + 'a;
+/// Sees the beam after each step's cut (with the step's index in the search) and its
+/// paths, and may add boards to it ([`BeamSearch::find_bridge`]'s carried boards).
+type CutHook<'a> = dyn FnMut(usize, &mut Vec<Entry>, &mut Paths) + 'a;
 /// [`MergedHook`] within one step.
 type StepHook<'a> = dyn FnMut(&mut [Merged], &[Entry], &Paths) + 'a;
 
@@ -411,6 +414,13 @@ impl Paths {
         (self.parent.len() - 1) as u32
     }
 
+    /// A way that starts on a board carried into the beam after `piece` pieces, the
+    /// `index`th of them: two nodes holding the marks [`carried_from`] reads.
+    fn carry(&mut self, piece: usize, index: usize) -> u32 {
+        let node = self.push(ROOT, carried_mark(piece));
+        self.push(node, carried_mark(index))
+    }
+
     /// Nodes below which the tree is never compacted.
     const COMPACTION_FLOOR: usize = 1 << 22;
 
@@ -486,6 +496,24 @@ impl Paths {
         }
         path.reverse();
         path
+    }
+}
+
+/// A number below 2^16 as a placement no piece takes (`x` is [`i8::MIN`]): the marks at
+/// the start of a way from a carried board ([`BeamSearch::find_bridge`]).
+fn carried_mark(number: usize) -> Placement {
+    assert!(number < 1 << 16, "carried marks hold numbers below 2^16, got {number}");
+    Placement { x: i8::MIN, y: (number >> 8) as u8 as i8, state: (number & 0xff) as u8 }
+}
+
+/// Where a way [`BeamSearch::find_bridge`] found starts, when it starts on a carried board:
+/// the piece after which that board was carried and its index among those carried then,
+/// with the placements from it. `None` for a way from the search's start.
+pub fn carried_from(placements: &[Placement]) -> Option<(usize, usize, &[Placement])> {
+    let read = |mark: &Placement| (mark.x == i8::MIN).then(|| usize::from(mark.y as u8) << 8 | usize::from(mark.state));
+    match placements {
+        [piece, index, rest @ ..] => Some((read(piece)?, read(index)?, rest)),
+        _ => None,
     }
 }
 
@@ -570,7 +598,7 @@ impl BeamSearch {
             );
         }
         let span = Span { first: 0, game_pieces: spawns.len() };
-        Ok(self.run(start, spawns, spawns.len(), span, resume, on_step, &mut |_, _, _, _| {}))
+        Ok(self.run(start, spawns, spawns.len(), span, resume, on_step, &mut |_, _, _, _| {}, &mut |_, _, _| {}))
     }
 
     /// The second stage of a two-stage search: searches the window of the game's pieces
@@ -607,22 +635,31 @@ impl BeamSearch {
         let ranks_by_lookahead = self.options.refinements.lookahead > 0;
         let free_end = first + window == game_pieces;
         let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
-        self.run(start, spawns, window, span, None, &mut go_on, &mut |step, merged, beam, paths| {
-            let (target, points) = targets[step];
-            let last = step + 1 == window;
-            pull_towards(merged, std::slice::from_ref(&target), guide, ranks_by_lookahead && !last);
-            let reached = if free_end && last {
-                // The game ends here: the best-scored board will do, whatever it is.
-                merged.iter().max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
-            } else {
-                merged.iter().find(|m| m.grid == target)
-            };
-            if let Some(m) = reached.filter(|m| m.score > points) {
-                let mut placements = paths.path(beam[m.parent as usize].node);
-                placements.push(m.placement);
-                consider(Detour { gain: m.score - points, placements });
-            }
-        });
+        self.run(
+            start,
+            spawns,
+            window,
+            span,
+            None,
+            &mut go_on,
+            &mut |step, merged, beam, paths| {
+                let (target, points) = targets[step];
+                let last = step + 1 == window;
+                pull_towards(merged, std::slice::from_ref(&target), guide, ranks_by_lookahead && !last);
+                let reached = if free_end && last {
+                    // The game ends here: the best-scored board will do, whatever it is.
+                    merged.iter().max_by(|a, b| a.score.cmp(&b.score).then_with(|| b.grid.cmp(&a.grid)))
+                } else {
+                    merged.iter().find(|m| m.grid == target)
+                };
+                if let Some(m) = reached.filter(|m| m.score > points) {
+                    let mut placements = paths.path(beam[m.parent as usize].node);
+                    placements.push(m.placement);
+                    consider(Detour { gain: m.score - points, placements });
+                }
+            },
+            &mut |_, _, _| {},
+        );
         best
     }
 
@@ -630,9 +667,19 @@ impl BeamSearch {
     /// `game_pieces`) from `start` for a way onto any board of `landings[i]` after piece
     /// `first + i` that scores more than that landing [`needs`](Landing::needs), and returns
     /// the one leading to the most points, its own and the landing's
-    /// [`then`](Landing::then) (the earliest among equals), with that total. `guide` (0:
+    /// [`then`](Landing::then) (the earliest among equals), with that total; with `keep`
+    /// above 1, the ways of the `keep` largest totals, one way each (the earliest), the
+    /// largest first (a way kept, followed on along a record, reaches the same total and is
+    /// not kept again). `guide` (0:
     /// off) pulls the beam towards the nearest board of `aims[i]` as
     /// [`BeamSearch::find_detour`]'s towards its game. `spawns` as there.
+    ///
+    /// `carried[i]` (sorted by board; empty: none) are boards carried into the beam after
+    /// piece `first + i`, each with its points from `start`'s: one the cut left out joins
+    /// the beam, one kept with fewer points takes the carried points. A way from a carried
+    /// board starts with two [`carried_from`] marks, the piece after which it was carried
+    /// and its index in `carried`, then the placements from it.
+    #[allow(clippy::too_many_arguments)]
     pub fn find_bridge(
         &mut self,
         start: Grid,
@@ -640,35 +687,76 @@ impl BeamSearch {
         (first, game_pieces): (usize, usize),
         aims: &[Vec<Grid>],
         landings: &[HashMap<Grid, Landing>],
+        carried: &[Vec<(Grid, u32)>],
         guide: f64,
-    ) -> Option<(u64, Detour)> {
+        keep: usize,
+    ) -> Vec<(u64, Detour)> {
         assert!(spawns.len() >= landings.len() && aims.len() == landings.len(), "one aim and landing set per piece");
         let window = landings.len();
-        let mut best: Option<(u64, Detour)> = None;
+        // The ways found, by their totals (the earliest of equal totals).
+        let mut found: BTreeMap<u64, Detour> = BTreeMap::new();
+        let keep = keep.max(1);
         let span = Span { first, game_pieces };
         let ranks_by_lookahead = self.options.refinements.lookahead > 0;
         let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
-        self.run(start, spawns, window, span, None, &mut go_on, &mut |step, merged, beam, paths| {
-            pull_towards(merged, &aims[step], guide, ranks_by_lookahead && step + 1 < window);
-            let mut here: Option<(u64, usize, u32)> = None;
-            for (index, m) in merged.iter().enumerate() {
-                let Some(landing) = landings[step].get(&m.grid).filter(|landing| m.score > landing.needs) else {
-                    continue;
-                };
-                let total = u64::from(m.score) + landing.then;
-                if here.is_none_or(|(most, _, _)| total > most) {
-                    here = Some((total, index, m.score - landing.needs));
+        let mut present: Vec<bool> = Vec::new();
+        self.run(
+            start,
+            spawns,
+            window,
+            span,
+            None,
+            &mut go_on,
+            &mut |step, merged, beam, paths| {
+                pull_towards(merged, &aims[step], guide, ranks_by_lookahead && step + 1 < window);
+                let mut here: Option<(u64, usize, u32)> = None;
+                for (index, m) in merged.iter().enumerate() {
+                    let Some(landing) = landings[step].get(&m.grid).filter(|landing| m.score > landing.needs) else {
+                        continue;
+                    };
+                    let total = u64::from(m.score) + landing.then;
+                    if here.is_none_or(|(most, _, _)| total > most) {
+                        here = Some((total, index, m.score - landing.needs));
+                    }
                 }
-            }
-            if let Some((total, index, gain)) = here.filter(|&(total, _, _)| best.as_ref().is_none_or(|b| total > b.0))
-            {
-                let m = &merged[index];
-                let mut placements = paths.path(beam[m.parent as usize].node);
-                placements.push(m.placement);
-                best = Some((total, Detour { gain, placements }));
-            }
-        });
-        best
+                let worth = |total: u64| {
+                    !found.contains_key(&total)
+                        && (found.len() < keep || found.first_key_value().is_some_and(|(least, _)| total > *least))
+                };
+                if let Some((total, index, gain)) = here.filter(|&(total, _, _)| worth(total)) {
+                    let m = &merged[index];
+                    let mut placements = paths.path(beam[m.parent as usize].node);
+                    placements.push(m.placement);
+                    found.insert(total, Detour { gain, placements });
+                    if found.len() > keep {
+                        found.pop_first();
+                    }
+                }
+            },
+            &mut |step, beam, paths| {
+                let Some(boards) = carried.get(step).filter(|boards| !boards.is_empty()) else {
+                    return;
+                };
+                present.clear();
+                present.resize(boards.len(), false);
+                let after = first + step + 1;
+                for entry in beam.iter_mut() {
+                    let Ok(index) = boards.binary_search_by(|(board, _)| board.cmp(&entry.grid)) else {
+                        continue;
+                    };
+                    present[index] = true;
+                    if boards[index].1 > entry.score {
+                        *entry = Entry { grid: entry.grid, score: boards[index].1, node: paths.carry(after, index) };
+                    }
+                }
+                for (index, &(grid, score)) in boards.iter().enumerate() {
+                    if !present[index] {
+                        beam.push(Entry { grid, score, node: paths.carry(after, index) });
+                    }
+                }
+            },
+        );
+        found.into_iter().rev().collect()
     }
 
     /// The search behind [`BeamSearch::solve_resumable`] and [`BeamSearch::find_detour`]:
@@ -686,6 +774,7 @@ impl BeamSearch {
         resume: Option<SearchState>,
         on_step: &mut StepCallback,
         on_merged: &mut MergedHook,
+        on_cut: &mut CutHook,
     ) -> Option<Solution> {
         let (first, mut beam, mut distinct_boards) = match resume {
             Some(state) => {
@@ -722,6 +811,7 @@ impl BeamSearch {
             }
             distinct_boards.push(boards);
             std::mem::swap(&mut beam, &mut next);
+            on_cut(i, &mut beam, &mut self.paths);
             self.paths.compact_if_large(&mut beam);
             let best_score = beam.iter().map(|e| e.score).max().unwrap_or(0);
             let progress = Progress { pieces: i + 1, boards, candidates, best_score };
@@ -1127,6 +1217,20 @@ mod tests {
             assert_eq!(moves.to_possible_value().unwrap().get_name(), moves.name());
             assert_eq!(serde_json::to_value(moves).unwrap(), moves.name());
         }
+    }
+
+    /// A way from a carried board reads back where it was carried; any other way does not.
+    #[test]
+    fn a_way_from_a_carried_board_starts_with_its_two_marks() {
+        let placed = [Placement { x: 3, y: 17, state: 1 }, Placement { x: -1, y: 18, state: 0 }];
+        for (piece, index) in [(0, 0), (255, 256), (9_999, 1), (65_535, 65_535)] {
+            let way: Vec<Placement> = [carried_mark(piece), carried_mark(index)].into_iter().chain(placed).collect();
+            assert_eq!(carried_from(&way), Some((piece, index, &placed[..])));
+        }
+        assert_eq!(carried_from(&placed), None);
+        assert_eq!(carried_from(&[carried_mark(3)]), None);
+        assert_eq!(carried_from(&[]), None);
+        assert!(std::panic::catch_unwind(|| carried_mark(1 << 16)).is_err());
     }
 
     /// The pull is towards the nearest target: a board 2 cells from one and 6 from the

@@ -83,8 +83,9 @@ pub struct Args {
     pub chain: bool,
     /// With --bridge: one search from the empty board over the whole game instead, with
     /// the records' boards carried along (after each piece each joins the beam with the
-    /// points of the best way to it): it keeps the way onto a record's board that gains
-    /// most over the best way there known, from whichever record's board it branched.
+    /// points of the best way to it): it keeps the ways onto a record's board with more
+    /// points than the best way there known (of the 64 largest totals), from whichever
+    /// record's board they branched.
     #[arg(long, requires = "bridge", conflicts_with_all = ["every", "detours", "within", "window", "lead"])]
     pub carry: bool,
     /// With --detours: also start on the splice's game within this many pieces before each

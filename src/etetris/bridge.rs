@@ -72,10 +72,11 @@ pub struct Bridging {
     /// the records joins the beam with the points of the best way to it known (or gives
     /// them to the same board in the beam, where it has fewer), so the search goes on from
     /// all the records at once and the cut keeps the best of them and of their new
-    /// branches. It keeps the way that ends on a record's board with the most points over
-    /// the best way there known, counting the points from there on (the bridge between two
-    /// of the records' boards that gains most). `every`, `detours`, `lead`, `within` and
-    /// `window` are not read.
+    /// branches. A branch that reaches a record's board with more points than the best
+    /// way there known is a bridge between two of the records' boards: the search keeps
+    /// those of the [`CARRIED_WAYS`] largest totals (with the points from there on), and
+    /// each becomes a game, the largest first, if it still gains once those before it
+    /// joined the records. `every`, `detours`, `lead`, `within` and `window` are not read.
     pub carry: bool,
 }
 

@@ -18,7 +18,9 @@
 //! worse than the splice of the records alone. The searches may instead start every N
 //! pieces along the splice's game ([`Bridging::every`]) or along the plan's detours
 //! ([`Bridging::detours`]), and with [`Bridging::chain`] each bridge found joins the
-//! records for the searches after it.
+//! records for the searches after it. With [`Bridging::carry`] there is one search
+//! instead, over the whole game, with every record's boards carried into its beam after
+//! each piece: it looks for bridges from all of the records' boards at once.
 
 use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};

@@ -136,10 +136,10 @@ const CASES: &[(&str, Action)] = &[
     ),
     (
         "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 1000 --carry --guide 3 \
-         --lookahead 2 --moves full --weights weights/etetris-full.toml --record carried.txt",
+         --lookahead 2 --phase-quota 50 --moves full --weights weights/etetris-full.toml --record carried.txt",
         RunAs(
             "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 20 --carry --guide 3 \
-             --moves full --weights weights/etetris-full.toml --record carried.txt",
+             --phase-quota 50 --moves full --weights weights/etetris-full.toml --record carried.txt",
         ),
     ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),

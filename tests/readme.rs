@@ -551,6 +551,41 @@ const CASES: &[(&str, Action)] = &[
         RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 50 --jitter 34 --threads 2 --record p34.txt"),
     ),
     ("splice back1.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt --bridge --beam 10000 --detours 10 --window 120 --lookahead 2 --chain --guide 0 --moves full --weights weights/etetris-full.toml --threads 2 --record back2.txt", Skip(LANDS_ON_HISTORY)),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --phase-quota 30 --jitter 41 --threads 2 --record q30a.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 30 --jitter 41 --threads 2 --record q30a.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --phase-quota 70 --jitter 41 --threads 2 --record q70a.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 70 --jitter 41 --threads 2 --record q70a.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --phase-quota 30 --jitter 44 --threads 2 --record q30-44.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --phase-quota 30 --jitter 44 --threads 2 --record q30-44.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 30 --jitter 41 --threads 2 --record l30a.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 30 --jitter 41 --threads 2 --record l30a.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 50 --jitter 41 --threads 2 --record l50a.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 50 --jitter 41 --threads 2 --record l50a.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 30 --jitter 42 --threads 2 --record l30b.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 30 --jitter 42 --threads 2 --record l30b.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 20 --jitter 41 --threads 2 --record l20a.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full.toml --lookahead 2 --phase-quota 20 --jitter 41 --threads 2 --record l20a.txt"),
+    ),
+    ("splice data/etetris/k10000-1429888.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt q30a.txt q70a.txt q30-44.txt l30a.txt l50a.txt l30b.txt l20a.txt --bridge --beam 10000 --carry --lookahead 2 --guide 3 --phase-quota 50 --moves full --weights weights/etetris-full.toml --threads 2 --record carried1.txt", Skip(LANDS_ON_HISTORY)),
+    ("splice carried1.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt q30a.txt q70a.txt q30-44.txt l30a.txt l50a.txt l30b.txt l20a.txt --bridge --beam 10000 --carry --lookahead 2 --guide 10 --phase-quota 50 --moves full --weights weights/etetris-full.toml --threads 2 --record carried2.txt", Skip(LANDS_ON_HISTORY)),
+    (
+        "splice data/etetris/k10000-1429054.txt $B --bridge --beam 10000 --carry --guide 3 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record x1054.txt",
+        RunAs(concat!("splice data/etetris/k10000-1429054.txt ", landing_records!(), " --bridge --beam 20 --carry --guide 3 --moves full --weights weights/etetris-full.toml --threads 2 --record x1054.txt")),
+    ),
+    ("splice data/etetris/k10000-1429888.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     ("splice weights/etetris-best-record-k10000.txt data/etetris/k30000-1427648.txt --record best.txt", Run),
     (
         "solve --moves full --beam 10000 --weights weights/etetris-full.toml --jitter 13 --threads 2 --record j13.txt",

@@ -553,16 +553,11 @@ pub fn bridge_along(
                     game.scores.push(score);
                 }
                 let landed = game.pieces();
-                // Carried, the ways after the first are judged against the games found
-                // before them (each joins the records): one that gains nothing more is left.
-                let needs = if bridging.carry {
-                    ways_to.get(landed).and_then(|ways| ways.get(&grid)).map(|way| way.score.saturating_sub(banked))
-                } else {
-                    landings
-                        .get(landed.wrapping_sub(first + 1))
-                        .and_then(|landings| landings.get(&grid))
-                        .map(|landing| u64::from(landing.needs))
-                };
+                // Judged against the ways known now: the landings' own until a way joins
+                // the records (carried, the ways after the first are judged against those
+                // before them, and one that gains nothing more is left).
+                let needs =
+                    ways_to.get(landed).and_then(|ways| ways.get(&grid)).map(|way| way.score.saturating_sub(banked));
                 let Some(needs) = needs else {
                     anyhow::bail!("a bridge from piece {first} ends off the records at piece {landed}");
                 };

@@ -386,6 +386,14 @@ struct Merged {
 }
 
 impl Merged {
+    /// The placements from the search's start to this board: its parent's way in `paths`,
+    /// then its own placement.
+    fn path(&self, beam: &[Entry], paths: &Paths) -> Vec<Placement> {
+        let mut placements = paths.path(beam[self.parent as usize].node);
+        placements.push(self.placement);
+        placements
+    }
+
     /// The cut's order: the lookahead value (all 0 without it), the value, then the board.
     fn cut_order(a: &Merged, b: &Merged) -> Ordering {
         a.lookahead.total_cmp(&b.lookahead).then_with(|| a.value.total_cmp(&b.value)).then_with(|| a.grid.cmp(&b.grid))
@@ -634,14 +642,10 @@ impl BeamSearch {
         let span = Span { first, game_pieces };
         let ranks_by_lookahead = self.options.refinements.lookahead > 0;
         let free_end = first + window == game_pieces;
-        let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
-        self.run(
+        self.run_window(
             start,
             spawns,
-            window,
-            span,
-            None,
-            &mut go_on,
+            (window, span),
             &mut |step, merged, beam, paths| {
                 let (target, points) = targets[step];
                 let last = step + 1 == window;
@@ -653,9 +657,7 @@ impl BeamSearch {
                     merged.iter().find(|m| m.grid == target)
                 };
                 if let Some(m) = reached.filter(|m| m.score > points) {
-                    let mut placements = paths.path(beam[m.parent as usize].node);
-                    placements.push(m.placement);
-                    consider(Detour { gain: m.score - points, placements });
+                    consider(Detour { gain: m.score - points, placements: m.path(beam, paths) });
                 }
             },
             &mut |_, _, _| {},
@@ -698,15 +700,11 @@ impl BeamSearch {
         let keep = keep.max(1);
         let span = Span { first, game_pieces };
         let ranks_by_lookahead = self.options.refinements.lookahead > 0;
-        let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
         let mut present: Vec<bool> = Vec::new();
-        self.run(
+        self.run_window(
             start,
             spawns,
-            window,
-            span,
-            None,
-            &mut go_on,
+            (window, span),
             &mut |step, merged, beam, paths| {
                 pull_towards(merged, &aims[step], guide, ranks_by_lookahead && step + 1 < window);
                 let mut here: Option<(u64, usize, u32)> = None;
@@ -724,10 +722,7 @@ impl BeamSearch {
                         && (found.len() < keep || found.first_key_value().is_some_and(|(least, _)| total > *least))
                 };
                 if let Some((total, index, gain)) = here.filter(|&(total, _, _)| worth(total)) {
-                    let m = &merged[index];
-                    let mut placements = paths.path(beam[m.parent as usize].node);
-                    placements.push(m.placement);
-                    found.insert(total, Detour { gain, placements });
+                    found.insert(total, Detour { gain, placements: merged[index].path(beam, paths) });
                     if found.len() > keep {
                         found.pop_first();
                     }
@@ -757,6 +752,21 @@ impl BeamSearch {
             },
         );
         found.into_iter().rev().collect()
+    }
+
+    /// [`BeamSearch::run`] over `window` pieces from `start`, from the beginning and to the
+    /// end (the second stages' searches: [`BeamSearch::find_detour`] and
+    /// [`BeamSearch::find_bridge`]).
+    fn run_window(
+        &mut self,
+        start: Grid,
+        spawns: &[Spawn],
+        (window, span): (usize, Span),
+        on_merged: &mut MergedHook,
+        on_cut: &mut CutHook,
+    ) {
+        let mut go_on = |_: &Progress, _: &dyn Fn() -> SearchState| ControlFlow::Continue(());
+        self.run(start, spawns, window, span, None, &mut go_on, on_merged, on_cut);
     }
 
     /// The search behind [`BeamSearch::solve_resumable`] and [`BeamSearch::find_detour`]:

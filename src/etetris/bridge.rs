@@ -24,7 +24,7 @@
 
 use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
-use super::solver::{carried_from, BeamSearch, Landing, Options};
+use super::solver::{carried_from, BeamSearch, BridgeTargets, Landing, Options};
 use super::splice::{follow, sources_into, sources_out_of, splice, step_in, ways_in, ways_out, Way};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
@@ -374,7 +374,6 @@ pub fn bridge(
 /// [`bridge`] with the plan of `lines` and the splice's game already made (`plan(lines)`
 /// and `splice(lines)`'s line, which a caller that reports them before the searches has at
 /// hand).
-#[allow(clippy::too_many_arguments)]
 pub fn bridge_along(
     plan: Plan,
     game: &Line,
@@ -515,9 +514,7 @@ pub fn bridge_along(
                         jump.from,
                         &spawns[first..],
                         (first, pieces),
-                        &aims,
-                        &landings,
-                        &carried,
+                        &BridgeTargets { aims: &aims, landings: &landings, carried: &carried },
                         bridging.guide,
                         if bridging.carry { CARRIED_WAYS } else { 1 },
                     )

@@ -218,6 +218,19 @@ pub struct Landing {
     pub then: u64,
 }
 
+/// What [`BeamSearch::find_bridge`] looks for after each piece of its window (one entry
+/// per piece in each, `carried` possibly shorter).
+#[derive(Clone, Copy, Debug)]
+pub struct BridgeTargets<'a> {
+    /// The boards the guide pulls towards (the nearest of them).
+    pub aims: &'a [Vec<Grid>],
+    /// The boards worth landing on, each with the points a way onto it needs.
+    pub landings: &'a [HashMap<Grid, Landing>],
+    /// Boards carried into the beam, sorted by board, each with its points from the
+    /// search's start (empty: none).
+    pub carried: &'a [Vec<(Grid, u32)>],
+}
+
 /// Adds `guide` times the cells each merged board differs from the nearest of `targets` to
 /// its key (and to its lookahead rank with `lookahead`): keeps the beam near them.
 fn pull_towards(merged: &mut [Merged], targets: &[Grid], guide: f64, lookahead: bool) {
@@ -665,34 +678,32 @@ impl BeamSearch {
         best
     }
 
-    /// A bridge between games: searches the `landings.len()` pieces from `first` on (of
-    /// `game_pieces`) from `start` for a way onto any board of `landings[i]` after piece
-    /// `first + i` that scores more than that landing [`needs`](Landing::needs), and returns
-    /// the one leading to the most points, its own and the landing's
-    /// [`then`](Landing::then) (the earliest among equals), with that total; with `keep`
-    /// above 1, the ways of the `keep` largest totals, one way each (the earliest), the
-    /// largest first (a way kept, followed on along a record, reaches the same total and is
-    /// not kept again). `guide` (0:
-    /// off) pulls the beam towards the nearest board of `aims[i]` as
-    /// [`BeamSearch::find_detour`]'s towards its game. `spawns` as there.
+    /// A bridge between games: searches the pieces from `first` on (of `game_pieces`), one
+    /// per entry of `targets`' landings, from `start` for a way onto any board of
+    /// `targets.landings[i]` after piece `first + i` that scores more than that landing
+    /// [`needs`](Landing::needs), and returns the one leading to the most points, its own
+    /// and the landing's [`then`](Landing::then) (the earliest among equals), with that
+    /// total; with `keep` above 1, the ways of the `keep` largest totals, one way each (the
+    /// earliest), the largest first (a way kept, followed on along a record, reaches the
+    /// same total and is not kept again). `guide` (0: off) pulls the beam towards the
+    /// nearest board of `targets.aims[i]` as [`BeamSearch::find_detour`]'s towards its
+    /// game. `spawns` as there.
     ///
-    /// `carried[i]` (sorted by board; empty: none) are boards carried into the beam after
-    /// piece `first + i`, each with its points from `start`'s: one the cut left out joins
-    /// the beam, one kept with fewer points takes the carried points. A way from a carried
-    /// board starts with two [`carried_from`] marks, the piece after which it was carried
-    /// and its index in `carried`, then the placements from it.
-    #[allow(clippy::too_many_arguments)]
+    /// `targets.carried[i]` (sorted by board; empty: none) are boards carried into the
+    /// beam after piece `first + i`, each with its points from `start`'s: one the cut left
+    /// out joins the beam, one kept with fewer points takes the carried points. A way from
+    /// a carried board starts with two [`carried_from`] marks, the piece after which it was
+    /// carried and its index in `carried`, then the placements from it.
     pub fn find_bridge(
         &mut self,
         start: Grid,
         spawns: &[Spawn],
         (first, game_pieces): (usize, usize),
-        aims: &[Vec<Grid>],
-        landings: &[HashMap<Grid, Landing>],
-        carried: &[Vec<(Grid, u32)>],
+        targets: &BridgeTargets,
         guide: f64,
         keep: usize,
     ) -> Vec<(u64, Detour)> {
+        let BridgeTargets { aims, landings, carried } = *targets;
         assert!(spawns.len() >= landings.len() && aims.len() == landings.len(), "one aim and landing set per piece");
         let window = landings.len();
         // The ways found, by their totals (the earliest of equal totals).

@@ -252,7 +252,7 @@ pub fn run(args: Args) -> Result<()> {
                 report.jumps = attempt.jumps;
                 report.seconds = started.elapsed().as_secs_f64();
                 if !attempt.earlier {
-                    let searched = Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() };
+                    let searched = Searched { piece: attempt.jump.piece, ways: attempt.ways.clone() };
                     if let Err(e) = journal.append(&searched.to_line()) {
                         failure = Some(e);
                         return ControlFlow::Break(());
@@ -370,7 +370,9 @@ fn fingerprint(args: &Args, record_sums: &[String], weights: &serde_json::Value,
         fields["aim"] = args.aim.name().into();
     }
     if args.carry {
-        fields["carry"] = true.into();
+        // 2: the ways written as `@piece:index ... | ...` (1, written `true`, kept them as
+        // placements no piece takes, which this reading refuses).
+        fields["carry"] = 2.into();
     }
     fields.to_string()
 }

@@ -24,7 +24,7 @@
 
 use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
-use super::solver::{carried_from, BeamSearch, BridgeTargets, Landing, Options};
+use super::solver::{BeamSearch, Branch, BridgeTargets, Landing, Options, Start};
 use super::splice::{follow, sources_into, sources_out_of, splice, step_in, ways_in, ways_out, Way};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
@@ -274,31 +274,41 @@ pub struct Attempt {
     pub index: usize,
     pub jumps: usize,
     pub jump: Jump,
-    /// The points the bridge found gains over the best way known to the board it ends on
-    /// (`None`: no bridge found; its pieces are `placements`).
+    /// The points the bridges found gain over the best ways known to the boards they end
+    /// on (`None`: no bridge found).
     pub gain: Option<u32>,
-    /// The bridge's placements, one per piece from the jump's piece on (empty: none found):
-    /// what [`Searched`] keeps of it.
-    pub placements: Vec<Placement>,
+    /// The bridges found (none: none found; with [`Bridging::carry`], up to
+    /// [`CARRIED_WAYS`]): what [`Searched`] keeps of the search.
+    pub ways: Vec<Branch>,
     /// Read from `earlier` (a stopped run's searches), not searched again.
     pub earlier: bool,
 }
 
 /// A jump searched by an earlier run of the same settings: the jump's piece and the
-/// bridge's placements (empty: none found). [`bridge`] takes these instead of searching
-/// those jumps again.
+/// bridges found (none: none found). [`bridge`] takes these instead of searching those
+/// jumps again.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Searched {
     pub piece: usize,
-    pub placements: Vec<Placement>,
+    pub ways: Vec<Branch>,
 }
 
 impl Searched {
-    /// As a line of text: `piece` then each placement as `x/y/state`, space-separated.
+    /// As a line of text: `piece`, then each way's placements as `x/y/state`, a way from a
+    /// carried board first naming it as `@piece:index`, the ways apart by `|`; all
+    /// space-separated (`412 -1/17/3 8/0/0`; `0 @40:2 3/5/1 | @77:0 0/17/2`).
     pub fn to_line(&self) -> String {
         let mut line = self.piece.to_string();
-        for p in &self.placements {
-            line.push_str(&format!(" {}/{}/{}", p.x, p.y, p.state));
+        for (number, way) in self.ways.iter().enumerate() {
+            if number > 0 {
+                line.push_str(" |");
+            }
+            if let Start::Carried { piece, index } = way.start {
+                line.push_str(&format!(" @{piece}:{index}"));
+            }
+            for p in &way.placements {
+                line.push_str(&format!(" {}/{}/{}", p.x, p.y, p.state));
+            }
         }
         line
     }
@@ -308,28 +318,51 @@ impl Searched {
         let mut fields = line.split(' ');
         let piece = fields.next().unwrap_or_default();
         let piece = piece.parse().map_err(|_| anyhow::anyhow!("piece {piece:?} is not a count"))?;
-        let placements = fields
-            .map(|field| {
-                let parts: Vec<&str> = field.split('/').collect();
-                match parts[..] {
-                    [x, y, state] => match (x.parse(), y.parse(), state.parse()) {
-                        (Ok(x), Ok(y), Ok(state)) => Ok(Placement { x, y, state }),
-                        _ => anyhow::bail!("placement {field:?} is not x/y/state"),
-                    },
-                    _ => anyhow::bail!("placement {field:?} is not x/y/state"),
+        let mut ways = Vec::new();
+        let mut way: Option<Branch> = None;
+        for field in fields {
+            if field == "|" {
+                let Some(finished) = way.take() else {
+                    anyhow::bail!("an empty way before a \"|\"");
+                };
+                ways.push(finished);
+                continue;
+            }
+            if let Some(start) = field.strip_prefix('@') {
+                let carried =
+                    start.split_once(':').and_then(|(piece, index)| Some((piece.parse().ok()?, index.parse().ok()?)));
+                let Some((piece, index)) = carried else {
+                    anyhow::bail!("start {field:?} is not @piece:index");
+                };
+                if way.is_some() {
+                    anyhow::bail!("start {field:?} is not at the start of a way");
                 }
-            })
-            .collect::<Result<_>>()?;
-        Ok(Searched { piece, placements })
+                way = Some(Branch { start: Start::Carried { piece, index }, placements: Vec::new() });
+                continue;
+            }
+            let parts: Vec<&str> = field.split('/').collect();
+            let placement = match parts[..] {
+                [x, y, state] => match (x.parse(), y.parse(), state.parse()) {
+                    (Ok(x), Ok(y), Ok(state)) => Placement { x, y, state },
+                    _ => anyhow::bail!("placement {field:?} is not x/y/state"),
+                },
+                _ => anyhow::bail!("placement {field:?} is not x/y/state"),
+            };
+            way.get_or_insert_with(|| Branch { start: Start::Search, placements: Vec::new() })
+                .placements
+                .push(placement);
+        }
+        match way {
+            Some(last) => ways.push(last),
+            None if !ways.is_empty() => anyhow::bail!("an empty way after the last \"|\""),
+            None => {}
+        }
+        Ok(Searched { piece, ways })
     }
 }
 
 /// The most ways one search with [`Bridging::carry`] keeps (the largest totals).
 pub const CARRIED_WAYS: usize = 64;
-
-/// Between two ways of one search in [`Searched::placements`] (a placement no piece
-/// takes: no piece rests with its origin in column 127).
-const WAYS_APART: Placement = Placement { x: i8::MAX, y: 0, state: 0 };
 
 /// What [`bridge`] found.
 #[derive(Clone, Debug)]
@@ -441,24 +474,25 @@ pub fn bridge_along(
         // any board there, which is polish's work, not a bridge.
         let longest = pieces.saturating_sub(first + 1);
         let window = if bridging.carry { longest } else { bridging.window.min(longest) };
-        // A way from a carried board starts with two marks.
-        let marks = if bridging.carry { 2 } else { 0 };
         let mut gain_found = None;
-        let mut placements = Vec::new();
+        let mut found = Vec::new();
         let kept = earlier.get(index);
         if let Some(kept) = kept {
+            let fits = |way: &Branch| match way.start {
+                Start::Search => way.placements.len() <= window,
+                Start::Carried { piece, .. } => {
+                    bridging.carry && piece > first && piece + way.placements.len() <= first + window
+                }
+            };
             ensure!(
-                kept.piece == jump.piece
-                    && kept
-                        .placements
-                        .split(|placement| *placement == WAYS_APART)
-                        .all(|way| way.len() <= window + marks),
-                "jump {} of the searches kept is at piece {} with {} placements; this plan's is at piece {} \
-                 with a window of {window}",
+                kept.piece == jump.piece && kept.ways.iter().all(fits),
+                "jump {} of the searches kept is at piece {} with {} ways; this plan's is at piece {} with a window of \
+                 {window}{}",
                 index + 1,
                 kept.piece,
-                kept.placements.len(),
-                jump.piece
+                kept.ways.len(),
+                jump.piece,
+                if bridging.carry { "" } else { " and no carried boards" }
             );
         }
         if window > 0 {
@@ -500,15 +534,12 @@ pub fn bridge_along(
             } else {
                 Vec::new()
             };
-            // The ways found (with `carry` up to CARRIED_WAYS, kept apart by WAYS_APART in a
-            // search kept), and the gain the search reported for each (none when kept).
-            let ways: Vec<(Vec<Placement>, Option<u32>)> = match kept {
-                Some(kept) => kept
-                    .placements
-                    .split(|placement| *placement == WAYS_APART)
-                    .filter(|way| !way.is_empty())
-                    .map(|way| (way.to_vec(), None))
-                    .collect(),
+            // The ways found (with `carry` up to CARRIED_WAYS), and the gain the search
+            // reported for each (none when kept).
+            let ways: Vec<(Branch, Option<u32>)> = match kept {
+                Some(kept) => {
+                    kept.ways.iter().filter(|way| !way.placements.is_empty()).map(|way| (way.clone(), None)).collect()
+                }
                 None => search
                     .find_bridge(
                         jump.from,
@@ -519,13 +550,13 @@ pub fn bridge_along(
                         if bridging.carry { CARRIED_WAYS } else { 1 },
                     )
                     .into_iter()
-                    .map(|(_, detour)| (detour.placements, Some(detour.gain)))
+                    .map(|landed| (landed.branch, Some(landed.gain)))
                     .collect(),
             };
-            for (bridge, searched_gain) in ways {
+            for (way, searched_gain) in ways {
                 // From the search's start, or from the carried board the way starts on.
-                let (from, start, placed) = match carried_from(&bridge) {
-                    Some((after, index, placed)) => {
+                let (from, start) = match way.start {
+                    Start::Carried { piece: after, index } => {
                         let board = after
                             .checked_sub(first + 1)
                             .and_then(|step| carried.get(step))
@@ -534,14 +565,14 @@ pub fn bridge_along(
                         let Some(board) = board else {
                             anyhow::bail!("a bridge from piece {first} starts on no board carried ({after}, {index})");
                         };
-                        (after, board, placed)
+                        (after, board)
                     }
-                    None => (first, jump.from, &bridge[..]),
+                    Start::Search => (first, jump.from),
                 };
                 let mut game = Line::empty();
                 follow(&mut game, &known, sources_into(&known, &ways_to, from, start));
                 let mut grid = start;
-                for (offset, &placement) in placed.iter().enumerate() {
+                for (offset, &placement) in way.placements.iter().enumerate() {
                     let piece = from + offset;
                     let (ops, points) = place(&mut grid, piece, spawns[piece], placement, options.moves)?;
                     let score = game.score() + points;
@@ -576,10 +607,7 @@ pub fn bridge_along(
                 let on = sources_out_of(&known, &ways_on, landed, grid);
                 follow(&mut game, &known, on);
                 gain_found = Some(gain_found.unwrap_or(0) + gain);
-                if !placements.is_empty() {
-                    placements.push(WAYS_APART);
-                }
-                placements.extend(bridge);
+                found.push(way);
                 if bridging.chain || bridging.carry {
                     known.push(game.clone());
                     ways_to = ways_in(&known);
@@ -590,7 +618,7 @@ pub fn bridge_along(
         }
         attempts += 1;
         let attempt =
-            Attempt { index, jumps: starts.len(), jump, gain: gain_found, placements, earlier: kept.is_some() };
+            Attempt { index, jumps: starts.len(), jump, gain: gain_found, ways: found, earlier: kept.is_some() };
         if on_attempt(&attempt, &games).is_break() {
             break;
         }
@@ -692,15 +720,41 @@ mod tests {
 
     #[test]
     fn a_search_kept_reads_back_as_written() {
-        let searched = Searched {
-            piece: 412,
-            placements: vec![Placement { x: -1, y: 17, state: 3 }, Placement { x: 8, y: 0, state: 0 }],
-        };
+        let placed = vec![Placement { x: -1, y: 17, state: 3 }, Placement { x: 8, y: 0, state: 0 }];
+        let searched = Searched { piece: 412, ways: vec![Branch { start: Start::Search, placements: placed.clone() }] };
         assert_eq!(searched.to_line(), "412 -1/17/3 8/0/0");
         assert_eq!(Searched::parse(&searched.to_line()).unwrap(), searched);
-        let none = Searched { piece: 7, placements: Vec::new() };
+        let none = Searched { piece: 7, ways: Vec::new() };
+        assert_eq!(none.to_line(), "7");
         assert_eq!(Searched::parse(&none.to_line()).unwrap(), none);
-        for bad in ["", "x", "-3", "5 1/2", "5 1/2/3/4", "5 a/2/3", "5 1/2/300", "5  1/2/3"] {
+        let carried = Searched {
+            piece: 0,
+            ways: vec![
+                Branch { start: Start::Carried { piece: 40, index: 2 }, placements: placed.clone() },
+                Branch { start: Start::Search, placements: placed[..1].to_vec() },
+                Branch { start: Start::Carried { piece: 77, index: 0 }, placements: placed[1..].to_vec() },
+            ],
+        };
+        assert_eq!(carried.to_line(), "0 @40:2 -1/17/3 8/0/0 | -1/17/3 | @77:0 8/0/0");
+        assert_eq!(Searched::parse(&carried.to_line()).unwrap(), carried);
+        for bad in [
+            "",
+            "x",
+            "-3",
+            "5 1/2",
+            "5 1/2/3/4",
+            "5 a/2/3",
+            "5 1/2/300",
+            "5  1/2/3",
+            "5 | 1/2/3",
+            "5 1/2/3 |",
+            "5 1/2/3 | | 1/2/3",
+            "5 @3 1/2/3",
+            "5 @a:1 1/2/3",
+            "5 @3:-1",
+            "5 1/2/3 @3:1",
+            "5 @3:1 @4:1",
+        ] {
             assert!(Searched::parse(bad).is_err(), "{bad:?}");
         }
     }
@@ -751,7 +805,7 @@ mod tests {
         let mut searched = Vec::new();
         let half = bridged.plan.jumps.len() / 2;
         bridge(options, &lines, at_the_jumps(30), &[], &mut |attempt, _| {
-            searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+            searched.push(Searched { piece: attempt.jump.piece, ways: attempt.ways.clone() });
             if searched.len() == half {
                 ControlFlow::Break(())
             } else {
@@ -792,7 +846,7 @@ mod tests {
                 // The game is the splice's up to the start, then the bridge's placements.
                 let game = games.last().unwrap();
                 assert_eq!(game.scores[jump.piece], spliced.line.scores[jump.piece]);
-                assert!(attempt.placements.len() <= 30);
+                assert!(attempt.ways.iter().all(|way| way.start == Start::Search && way.placements.len() <= 30));
                 pieces.push(jump.piece);
             }
             ControlFlow::Continue(())
@@ -879,7 +933,7 @@ mod tests {
         let searched = |bridging: Bridging| {
             let mut placements = Vec::new();
             let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
-                placements.push((attempt.jump.piece, attempt.placements.clone()));
+                placements.push((attempt.jump.piece, attempt.ways.clone()));
                 ControlFlow::Continue(())
             })
             .unwrap();
@@ -891,7 +945,7 @@ mod tests {
         let (plan, game) = (searched(along), searched(Bridging { aim: Aim::Game, ..along }));
         let either = searched(Bridging { aim: Aim::Either, ..along });
         // The same starts, other bridges: the pull is towards other boards.
-        let starts = |searches: &[(usize, Vec<Placement>)]| searches.iter().map(|s| s.0).collect::<Vec<_>>();
+        let starts = |searches: &[(usize, Vec<Branch>)]| searches.iter().map(|s| s.0).collect::<Vec<_>>();
         assert_eq!(starts(&plan), starts(&game));
         assert_eq!(starts(&plan), starts(&either));
         assert_ne!(plan, game);
@@ -910,7 +964,7 @@ mod tests {
         let bridging = Bridging { detours: 5, chain: true, ..at_the_jumps(30) };
         let mut searched = Vec::new();
         let chained = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
-            searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+            searched.push(Searched { piece: attempt.jump.piece, ways: attempt.ways.clone() });
             ControlFlow::Continue(())
         })
         .unwrap();
@@ -922,8 +976,9 @@ mod tests {
         let mut through_a_bridge = false;
         for (index, game) in chained.games.iter().enumerate() {
             assert_eq!(Line::new(&game.record()).scores, game.scores);
-            let start = searched.iter().filter(|s| !s.placements.is_empty()).nth(index).unwrap();
-            let end = start.piece + start.placements.len();
+            let start = searched.iter().filter(|s| !s.ways.is_empty()).nth(index).unwrap();
+            assert_eq!(start.ways.len(), 1, "one way from each start");
+            let end = start.piece + start.ways[0].placements.len();
             for t in (0..=start.piece).chain(end..=600) {
                 let on_record = lines.iter().any(|line| line.boards[t] == game.boards[t]);
                 let on_bridge = known[lines.len()..].iter().any(|line| line.boards[t] == game.boards[t]);
@@ -963,7 +1018,7 @@ mod tests {
             let bridged = pool
                 .install(|| {
                     bridge(options, &lines, carrying, earlier, &mut |attempt, _| {
-                        searched.push(Searched { piece: attempt.jump.piece, placements: attempt.placements.clone() });
+                        searched.push(Searched { piece: attempt.jump.piece, ways: attempt.ways.clone() });
                         ControlFlow::Continue(())
                     })
                 })
@@ -975,17 +1030,21 @@ mod tests {
         assert_eq!(searched[0].piece, 0);
         assert!(!carried.games.is_empty(), "{} ways", carried.games.len());
         assert_whole_games(&carried.games);
-        // The ways kept are apart in the search kept.
-        let ways: Vec<&[Placement]> = searched[0].placements.split(|p| *p == WAYS_APART).collect();
+        // The search kept holds each way, and reads back as written.
+        let ways = &searched[0].ways;
+        assert_eq!(Searched::parse(&searched[0].to_line()).unwrap(), searched[0]);
         assert_eq!(ways.len(), carried.games.len());
         let ways_to = ways_in(&lines);
         let mut from_carried = false;
         for (way, game) in ways.iter().zip(&carried.games) {
-            // From a carried board (two marks) or from the empty board.
-            let (after, placed) = carried_from(way).map_or((0, *way), |(after, _, placed)| (after, placed));
+            // From a carried board or from the empty board.
+            let after = match way.start {
+                Start::Carried { piece, .. } => piece,
+                Start::Search => 0,
+            };
             // It starts on a record's board and leaves the records only on its own pieces.
             assert!(ways_to[after].contains_key(&game.boards[after]));
-            let landed = after + placed.len();
+            let landed = after + way.placements.len();
             assert!(lines.iter().any(|line| line.boards[landed] == game.boards[landed]));
             from_carried |= after > 0;
         }

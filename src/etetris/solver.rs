@@ -218,6 +218,34 @@ pub struct Landing {
     pub then: u64,
 }
 
+/// Where a way [`BeamSearch::find_bridge`] found starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// On the search's start board.
+    Search,
+    /// On a board carried into the beam after `piece` pieces, the `index`th of
+    /// [`BridgeTargets::carried`] then.
+    Carried { piece: usize, index: usize },
+}
+
+/// A way [`BeamSearch::find_bridge`] found: where it starts, then one placement per piece
+/// from there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    pub start: Start,
+    pub placements: Vec<Placement>,
+}
+
+/// A way [`BeamSearch::find_bridge`] found onto a landing, with what it is worth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Landed {
+    /// Its points and the landing's [`then`](Landing::then).
+    pub total: u64,
+    /// Its points over what the landing [`needs`](Landing::needs).
+    pub gain: u32,
+    pub branch: Branch,
+}
+
 /// What [`BeamSearch::find_bridge`] looks for after each piece of its window (one entry
 /// per piece in each, `carried` possibly shorter).
 #[derive(Clone, Copy, Debug)]
@@ -436,7 +464,8 @@ impl Paths {
     }
 
     /// A way that starts on a board carried into the beam after `piece` pieces, the
-    /// `index`th of them: two nodes holding the marks [`carried_from`] reads.
+    /// `index`th of them: two nodes holding the marks [`Branch::of_path`] reads (only
+    /// [`BeamSearch::find_bridge`] carries boards, and only its paths are read so).
     fn carry(&mut self, piece: usize, index: usize) -> u32 {
         let node = self.push(ROOT, carried_mark(piece));
         self.push(node, carried_mark(index))
@@ -520,21 +549,26 @@ impl Paths {
     }
 }
 
-/// A number below 2^16 as a placement no piece takes (`x` is [`i8::MIN`]): the marks at
-/// the start of a way from a carried board ([`BeamSearch::find_bridge`]).
+/// A number below 2^16 as a placement no piece takes (`x` is [`i8::MIN`]): the tree of
+/// paths marks a way from a carried board by two of these at its root ([`Paths::carry`]).
 fn carried_mark(number: usize) -> Placement {
     assert!(number < 1 << 16, "carried marks hold numbers below 2^16, got {number}");
     Placement { x: i8::MIN, y: (number >> 8) as u8 as i8, state: (number & 0xff) as u8 }
 }
 
-/// Where a way [`BeamSearch::find_bridge`] found starts, when it starts on a carried board:
-/// the piece after which that board was carried and its index among those carried then,
-/// with the placements from it. `None` for a way from the search's start.
-pub fn carried_from(placements: &[Placement]) -> Option<(usize, usize, &[Placement])> {
-    let read = |mark: &Placement| (mark.x == i8::MIN).then(|| usize::from(mark.y as u8) << 8 | usize::from(mark.state));
-    match placements {
-        [piece, index, rest @ ..] => Some((read(piece)?, read(index)?, rest)),
-        _ => None,
+impl Branch {
+    /// The way a path of [`Paths`] spells: from a carried board when it starts with two
+    /// [`carried_mark`]s, else from the search's start.
+    fn of_path(mut path: Vec<Placement>) -> Branch {
+        let read =
+            |mark: &Placement| (mark.x == i8::MIN).then(|| usize::from(mark.y as u8) << 8 | usize::from(mark.state));
+        match path.get(..2).map(|marks| (read(&marks[0]), read(&marks[1]))) {
+            Some((Some(piece), Some(index))) => {
+                path.drain(..2);
+                Branch { start: Start::Carried { piece, index }, placements: path }
+            }
+            _ => Branch { start: Start::Search, placements: path },
+        }
     }
 }
 
@@ -692,8 +726,7 @@ impl BeamSearch {
     /// `targets.carried[i]` (sorted by board; empty: none) are boards carried into the
     /// beam after piece `first + i`, each with its points from `start`'s: one the cut left
     /// out joins the beam, one kept with fewer points takes the carried points. A way from
-    /// a carried board starts with two [`carried_from`] marks, the piece after which it was
-    /// carried and its index in `carried`, then the placements from it.
+    /// a carried board says so in its [`Start`].
     pub fn find_bridge(
         &mut self,
         start: Grid,
@@ -702,12 +735,12 @@ impl BeamSearch {
         targets: &BridgeTargets,
         guide: f64,
         keep: usize,
-    ) -> Vec<(u64, Detour)> {
+    ) -> Vec<Landed> {
         let BridgeTargets { aims, landings, carried } = *targets;
         assert!(spawns.len() >= landings.len() && aims.len() == landings.len(), "one aim and landing set per piece");
         let window = landings.len();
         // The ways found, by their totals (the earliest of equal totals).
-        let mut found: BTreeMap<u64, Detour> = BTreeMap::new();
+        let mut found: BTreeMap<u64, (u32, Vec<Placement>)> = BTreeMap::new();
         let keep = keep.max(1);
         let span = Span { first, game_pieces };
         let ranks_by_lookahead = self.options.refinements.lookahead > 0;
@@ -733,7 +766,7 @@ impl BeamSearch {
                         && (found.len() < keep || found.first_key_value().is_some_and(|(least, _)| total > *least))
                 };
                 if let Some((total, index, gain)) = here.filter(|&(total, _, _)| worth(total)) {
-                    found.insert(total, Detour { gain, placements: merged[index].path(beam, paths) });
+                    found.insert(total, (gain, merged[index].path(beam, paths)));
                     if found.len() > keep {
                         found.pop_first();
                     }
@@ -762,7 +795,11 @@ impl BeamSearch {
                 }
             },
         );
-        found.into_iter().rev().collect()
+        found
+            .into_iter()
+            .rev()
+            .map(|(total, (gain, path))| Landed { total, gain, branch: Branch::of_path(path) })
+            .collect()
     }
 
     /// [`BeamSearch::run`] over `window` pieces from `start`, from the beginning and to the
@@ -1240,17 +1277,26 @@ mod tests {
         }
     }
 
-    /// A way from a carried board reads back where it was carried; any other way does not.
+    /// A path from a carried board reads back where it was carried, without its marks;
+    /// any other path is a way from the search's start.
     #[test]
-    fn a_way_from_a_carried_board_starts_with_its_two_marks() {
-        let placed = [Placement { x: 3, y: 17, state: 1 }, Placement { x: -1, y: 18, state: 0 }];
+    fn a_path_from_a_carried_board_reads_back_where_it_was_carried() {
+        let placed = vec![Placement { x: 3, y: 17, state: 1 }, Placement { x: -1, y: 18, state: 0 }];
         for (piece, index) in [(0, 0), (255, 256), (9_999, 1), (65_535, 65_535)] {
-            let way: Vec<Placement> = [carried_mark(piece), carried_mark(index)].into_iter().chain(placed).collect();
-            assert_eq!(carried_from(&way), Some((piece, index, &placed[..])));
+            let mut paths = Paths::default();
+            let mut node = paths.carry(piece, index);
+            for &placement in &placed {
+                node = paths.push(node, placement);
+            }
+            assert_eq!(
+                Branch::of_path(paths.path(node)),
+                Branch { start: Start::Carried { piece, index }, placements: placed.clone() }
+            );
         }
-        assert_eq!(carried_from(&placed), None);
-        assert_eq!(carried_from(&[carried_mark(3)]), None);
-        assert_eq!(carried_from(&[]), None);
+        assert_eq!(Branch::of_path(placed.clone()), Branch { start: Start::Search, placements: placed.clone() });
+        let one_mark = vec![carried_mark(3), placed[0]];
+        assert_eq!(Branch::of_path(one_mark.clone()), Branch { start: Start::Search, placements: one_mark });
+        assert_eq!(Branch::of_path(Vec::new()), Branch { start: Start::Search, placements: Vec::new() });
         assert!(std::panic::catch_unwind(|| carried_mark(1 << 16)).is_err());
     }
 

@@ -901,6 +901,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         (&["--bridge", "--within", "100"][..], "a range A..B"),
         (&["--bridge", "--within", "10..x"][..], "\"x\" in \"10..x\" is not a whole number"),
         (&["--bridge", "--within", "30..20"][..], "A < B"),
+        (&["--bridge", "--carry", "--within", "1999..2100"][..], "the records have 2000 pieces"),
     ] {
         let args = [&["splice", "j1.txt", "j2.txt"][..], flags, &["--record", "x.txt"]].concat();
         expect_error(&args, dir.path(), cause);

@@ -63,7 +63,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0, requires = "bridge", conflicts_with = "every")]
     pub detours: usize,
     /// With --bridge: search only the starts at pieces A..B (A included, B not), a region
-    /// of the game searched closely [default: all].
+    /// of the game searched closely; with --carry, one search from the splice's game's
+    /// board after piece A, its records' boards carried up to piece B [default: all].
     #[arg(long, value_name = "A..B", value_parser = parse_piece_range, requires = "bridge")]
     pub within: Option<(usize, usize)>,
     /// With --bridge: add this to a searched board's key for each cell it differs from the
@@ -85,8 +86,9 @@ pub struct Args {
     /// the records' boards carried along (after each piece each joins the beam with the
     /// points of the best way to it): it keeps the ways onto a record's board with more
     /// points than the best way there known (of the 64 largest totals), from whichever
-    /// record's board they branched.
-    #[arg(long, requires = "bridge", conflicts_with_all = ["every", "detours", "within", "window", "lead"])]
+    /// record's board they branched. With --within A..B, from the splice's game's board
+    /// after piece A over pieces A to B only.
+    #[arg(long, requires = "bridge", conflicts_with_all = ["every", "detours", "window", "lead"])]
     pub carry: bool,
     /// With --detours: also start on the splice's game within this many pieces before each
     /// detour, pulled towards the plan's boards (a way into a detour, with room to turn the
@@ -157,6 +159,13 @@ pub fn run(args: Args) -> Result<()> {
             "--guide must be a number of at least 0, got {}",
             args.guide
         );
+        if let (true, Some((first, _))) = (args.carry, args.within) {
+            let longest = lines.iter().map(Line::pieces).max().unwrap_or(0);
+            ensure!(
+                first + 1 < longest,
+                "--within {first}..: a carried search starts after piece {first}, and the records have {longest} pieces"
+            );
+        }
         let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
         options.refinements = args.search.refinements()?;
         args.jitter.apply(&mut options.weights)?;

@@ -78,7 +78,10 @@ pub struct Bridging {
     /// way there known is a bridge between two of the records' boards: the search keeps
     /// those of the [`CARRIED_WAYS`] largest totals (with the points from there on), and
     /// each becomes a game, the largest first, if it still gains once those before it
-    /// joined the records. `every`, `detours`, `lead`, `within` and `window` are not read.
+    /// joined the records. With `within` (A, B), the search starts after piece A on the
+    /// splice's game's board, with its points, and carries the records' boards up to piece
+    /// B: a region of the game searched alone, for a fraction of the whole search's time.
+    /// `every`, `detours`, `lead` and `window` are not read.
     pub carry: bool,
 }
 
@@ -436,7 +439,13 @@ pub fn bridge_along(
     let pieces = plan.boards.len() - 1;
     // Where the searches start, and the boards they are pulled towards after each piece.
     let starts: Vec<Jump> = if bridging.carry {
-        vec![Jump { piece: 0, from: Grid::default(), to: Grid::default() }]
+        let piece = bridging.within.0;
+        ensure!(
+            piece < game.pieces(),
+            "a carried search from piece {piece} starts after the game's last piece ({})",
+            game.pieces()
+        );
+        vec![Jump { piece, from: game.boards[piece], to: game.boards[piece] }]
     } else if bridging.detours > 0 {
         (bridging.detours..pieces.min(game.pieces()))
             .step_by(bridging.detours)
@@ -461,7 +470,7 @@ pub fn bridge_along(
         Aim::Game => vec![&game.boards],
         Aim::Either => vec![&plan.boards, &game.boards],
     };
-    let within = if bridging.carry { 0..PIECE_LIMIT } else { bridging.within.0..bridging.within.1 };
+    let within = bridging.within.0..bridging.within.1;
     let starts: Vec<Jump> = starts.into_iter().filter(|jump| within.contains(&jump.piece)).collect();
     let pieces = aimed.iter().fold(pieces, |pieces, boards| pieces.min(boards.len() - 1));
     let spawns = sequence(PIECE_LIMIT);
@@ -473,7 +482,11 @@ pub fn bridge_along(
         // The last piece is left to the plan: a window reaching the game's end would take
         // any board there, which is polish's work, not a bridge.
         let longest = pieces.saturating_sub(first + 1);
-        let window = if bridging.carry { longest } else { bridging.window.min(longest) };
+        let window = if bridging.carry {
+            longest.min(bridging.within.1.saturating_sub(first))
+        } else {
+            bridging.window.min(longest)
+        };
         let mut gain_found = None;
         let mut found = Vec::new();
         let kept = earlier.get(index);
@@ -1000,6 +1013,42 @@ mod tests {
         for (resumed, whole) in resumed.games.iter().zip(&chained.games) {
             assert_eq!(resumed.ops, whole.ops);
         }
+    }
+
+    /// Carried within a region: one search from the splice's game's board at the region's
+    /// first piece, its ways inside the region, real games never below the splice; a
+    /// region past the game's end is refused.
+    #[test]
+    fn carried_within_a_region_the_search_starts_on_the_game_and_stays_inside() {
+        const FIRST: usize = 250;
+        const END: usize = 590;
+        let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
+        let options = Options::new(10, MoveSet::Full, Weights::default());
+        let spliced = splice(&lines).unwrap().line;
+        let region = Bridging { carry: true, guide: 0.0, within: (FIRST, END), ..at_the_jumps(30) };
+        let mut searched = Vec::new();
+        let bridged = bridge(options, &lines, region, &[], &mut |attempt, _| {
+            assert_eq!(attempt.jump.from, spliced.boards[FIRST]);
+            searched.push(Searched { piece: attempt.jump.piece, ways: attempt.ways.clone() });
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!((bridged.starts, bridged.attempts), (1, 1));
+        assert_eq!(searched[0].piece, FIRST);
+        assert!(!bridged.games.is_empty(), "the region's search finds ways");
+        assert_whole_games(&bridged.games);
+        for (way, game) in searched[0].ways.iter().zip(&bridged.games) {
+            let after = match way.start {
+                Start::Carried { piece, .. } => piece,
+                Start::Search => FIRST,
+            };
+            assert!((FIRST..END).contains(&after) && after + way.placements.len() <= END);
+            // Before the way, the game is a record's (or the splice's) game.
+            assert!(lines.iter().any(|line| line.boards[after] == game.boards[after]));
+        }
+        assert!(spliced_with(&lines, &bridged.games) >= spliced.score());
+        let past = Bridging { within: (600, 700), ..region };
+        assert!(bridge(options, &lines, past, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
     }
 
     /// Carried: one search over the whole game, each way it keeps a real game from a

@@ -201,7 +201,7 @@ pub fn run(args: Args) -> Result<()> {
     let plain = spliced.line.score();
     let pool = thread_pool(args.threads)?;
     let plan = plan(&lines).expect("at least two records");
-    let detours = plan.detours(&lines, &spliced.line);
+    let detours = plan.detours(&spliced.line);
     print_detours(&plan, &detours, &args.files);
     let mut report = BridgeReport {
         plain,

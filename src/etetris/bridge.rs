@@ -129,6 +129,11 @@ pub struct Plan {
     pub boards: Vec<Grid>,
     /// Its changes, in piece order.
     pub jumps: Vec<Jump>,
+    /// `scores[t]`: its points after `t` pieces.
+    pub scores: Vec<u64>,
+    /// `sources[t]`: the record (index into the lines) whose piece `t` it plays (onto the
+    /// board it then jumps from, if it jumps there); `usize::MAX` at 0.
+    pub sources: Vec<usize>,
 }
 
 /// The plan of `lines` (games of the contest from its empty board). Ties go to the earlier
@@ -171,6 +176,8 @@ pub fn plan(lines: &[Line]) -> Option<Plan> {
             _ => Some(end),
         })?;
     let mut boards = vec![Grid::default(); piece + 1];
+    let mut scores = vec![0; piece + 1];
+    let mut sources = vec![usize::MAX; piece + 1];
     let mut jumps = Vec::new();
     loop {
         boards[piece] = board;
@@ -181,11 +188,13 @@ pub fn plan(lines: &[Line]) -> Option<Plan> {
         if piece == 0 {
             break;
         }
-        board = lines[into[piece][&board].source].boards[piece - 1];
+        let way = into[piece][&board];
+        (scores[piece], sources[piece]) = (way.score, way.source);
+        board = lines[way.source].boards[piece - 1];
         piece -= 1;
     }
     jumps.reverse();
-    Some(Plan { score, boards, jumps })
+    Some(Plan { score, boards, jumps, scores, sources })
 }
 
 /// A stretch where the plan's board is not a game's: where the plan's points over that
@@ -207,36 +216,11 @@ pub struct Detour {
 }
 
 impl Plan {
-    /// The plan's detours from `game` (a game of `lines`' boards, such as their splice's),
-    /// in piece order.
-    pub fn detours(&self, lines: &[Line], game: &Line) -> Vec<Detour> {
+    /// The plan's detours from `game` (a game of the plan's records' boards, such as their
+    /// splice's), in piece order.
+    pub fn detours(&self, game: &Line) -> Vec<Detour> {
         let pieces = (self.boards.len() - 1).min(game.pieces());
-        // The plan's board after each piece before its jump there, if any.
-        let mut before_jump = self.boards.clone();
-        for jump in &self.jumps {
-            before_jump[jump.piece] = jump.from;
-        }
-        // The plan's score after each piece and the record whose piece it plays.
-        let mut scores = vec![0i64; pieces + 1];
-        let mut sources = vec![usize::MAX; pieces + 1];
-        for piece in 1..=pieces {
-            let step = lines
-                .iter()
-                .enumerate()
-                .filter(|(_, line)| {
-                    line.pieces() >= piece
-                        && line.boards[piece - 1] == self.boards[piece - 1]
-                        && line.boards[piece] == before_jump[piece]
-                })
-                .map(|(index, line)| (i64::from(line.scores[piece] - line.scores[piece - 1]), index))
-                .fold(None, |best: Option<(i64, usize)>, this| match best {
-                    Some(best) if best.0 >= this.0 => Some(best),
-                    _ => Some(this),
-                });
-            let (points, source) = step.unwrap_or((0, usize::MAX));
-            scores[piece] = scores[piece - 1] + points;
-            sources[piece] = source;
-        }
+        let (scores, sources) = (&self.scores, &self.sources);
         let mut detours = Vec::new();
         let mut piece = 1;
         while piece <= pieces {
@@ -250,6 +234,7 @@ impl Plan {
             }
             let back = piece;
             let game_points = i64::from(game.scores[back]) - i64::from(game.scores[first - 1]);
+            let plan_points = (scores[back] - scores[first - 1]) as i64;
             let mut records = Vec::new();
             for &source in &sources[first..=back] {
                 if source != usize::MAX && !records.contains(&source) {
@@ -257,13 +242,7 @@ impl Plan {
                 }
             }
             let at_meeting = !self.jumps.iter().any(|jump| jump.piece == first && jump.from == game.boards[first]);
-            detours.push(Detour {
-                first,
-                back,
-                gain: scores[back] - scores[first - 1] - game_points,
-                records,
-                at_meeting,
-            });
+            detours.push(Detour { first, back, gain: plan_points - game_points, records, at_meeting });
             piece += 1;
         }
         detours
@@ -399,7 +378,7 @@ pub fn bridge(
     match (plan(lines), splice(lines)) {
         (Some(plan), Some(spliced)) => bridge_along(plan, &spliced.line, options, lines, bridging, earlier, on_attempt),
         _ => Ok(Bridged {
-            plan: Plan { score: 0, boards: Vec::new(), jumps: Vec::new() },
+            plan: Plan { score: 0, boards: Vec::new(), jumps: Vec::new(), scores: Vec::new(), sources: Vec::new() },
             games: Vec::new(),
             attempts: 0,
             starts: 0,
@@ -692,6 +671,18 @@ mod tests {
                 assert!(lines.iter().any(|line| line.boards[jump.piece] == board));
             }
         }
+        // Each piece is a record's, from the plan's board before it onto the board it jumps
+        // from (or stays on), with that record's points; the points add up to the score.
+        let mut before_jump = plan.boards.clone();
+        for jump in &plan.jumps {
+            before_jump[jump.piece] = jump.from;
+        }
+        for t in 1..=600 {
+            let line = &lines[plan.sources[t]];
+            assert_eq!((line.boards[t - 1], line.boards[t]), (plan.boards[t - 1], before_jump[t]), "piece {t}");
+            assert_eq!(plan.scores[t] - plan.scores[t - 1], u64::from(line.scores[t] - line.scores[t - 1]));
+        }
+        assert_eq!((plan.scores[0], plan.scores[600]), (0, plan.score));
         // One game: no jump, and the plan is the game.
         let alone = super::plan(&lines[..1]).unwrap();
         assert!(alone.jumps.is_empty());
@@ -705,7 +696,7 @@ mod tests {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let plan = plan(&lines).unwrap();
         let spliced = splice(&lines).unwrap();
-        let detours = plan.detours(&lines, &spliced.line);
+        let detours = plan.detours(&spliced.line);
         assert!(!detours.is_empty());
         // Off the game exactly over the detours, back on it at each one's end.
         let mut off = vec![false; 601];
@@ -728,7 +719,7 @@ mod tests {
         assert_eq!(total, plan.score as i64 - i64::from(spliced.line.score()));
         // A game's own plan has no detour from it.
         let alone = super::plan(&lines[..1]).unwrap();
-        assert!(alone.detours(&lines[..1], &lines[0]).is_empty());
+        assert!(alone.detours(&lines[0]).is_empty());
     }
 
     #[test]

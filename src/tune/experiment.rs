@@ -597,24 +597,17 @@ fn key_named(message: &str) -> Option<(Option<&str>, &str)> {
 }
 
 /// The line (1-based) on which `key` is set in `table` of TOML `text` (`None`: the top
-/// level), read line by line: a `[table]` header starts a table, `key = ...` sets a key.
+/// level), from the parser's own spans: a `[table]` header, a dotted key (`table.key =`),
+/// a quoted key and an inline table (`table = { key = ... }`) are all found.
 fn line_of(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
-    let mut current: Option<&str> = None;
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if let Some(header) = line.strip_prefix('[') {
-            current = header.split(']').next().map(str::trim);
-            if current == table && line.starts_with(&format!("[{key}]")) {
-                return Some(number + 1);
-            }
-            continue;
-        }
-        let set = line.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='));
-        if set && current == table {
-            return Some(number + 1);
-        }
-    }
-    None
+    let document = toml_edit::ImDocument::parse(text).ok()?;
+    let root: &dyn toml_edit::TableLike = document.as_table();
+    let within = match table {
+        None => root,
+        Some(name) => root.get(name)?.as_table_like()?,
+    };
+    let span = within.key(key).and_then(toml_edit::Key::span).or_else(|| within.get(key)?.span())?;
+    Some(text[..span.start].matches('\n').count() + 1)
 }
 
 #[cfg(test)]
@@ -724,6 +717,14 @@ generations = 3
         assert_eq!(line_of("a = 1\n[t]\na = 2\n", None, "a"), Some(1));
         assert_eq!(line_of("a = 1\n[t]\na = 2\n", Some("t"), "a"), Some(3));
         assert_eq!(line_of("a = 1\n", Some("t"), "a"), None);
+        // The parser's spans: dotted, quoted and inline keys, a table's header, a key only
+        // named in a comment or a string.
+        assert_eq!(line_of("x = 1\nt.a = 2\n", Some("t"), "a"), Some(2));
+        assert_eq!(line_of("# a = 1\n[t]\n\"a\" = 2\n", Some("t"), "a"), Some(3));
+        assert_eq!(line_of("x = 1\n\nt = { b = 1, a = 2 }\n", Some("t"), "a"), Some(3));
+        assert_eq!(line_of("x = 1\n\n[t]\na = 2\n", None, "t"), Some(3));
+        assert_eq!(line_of("x = \"a = 1\"\n[t]\na = 2\n", None, "a"), None);
+        assert_eq!(line_of("a = [\n", None, "a"), None);
     }
 
     #[test]

@@ -142,6 +142,14 @@ const CASES: &[(&str, Action)] = &[
              --phase-quota 50 --moves full --weights weights/etetris-full.toml --record carried.txt",
         ),
     ),
+    (
+        "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 1000 --carry --within 2000..4000 \
+         --guide 3 --lookahead 2 --phase-quota 50 --moves full --weights weights/etetris-full.toml --record region.txt",
+        RunAs(
+            "splice data/etetris/k10000-1427634.txt data/etetris/k10000-1426884.txt --bridge --beam 20 --carry --within 2000..4000 \
+             --guide 3 --phase-quota 50 --moves full --weights weights/etetris-full.toml --record region.txt",
+        ),
+    ),
     ("solve --moves full --beam 300 --pieces 2000 --record r.txt --stop-after 800", Run),
     ("solve --resume r.txt.checkpoint", Run),
     (

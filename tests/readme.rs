@@ -589,7 +589,16 @@ const CASES: &[(&str, Action)] = &[
     ),
     ("splice data/etetris/k10000-1429888.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt q30a.txt q70a.txt q30-44.txt l30a.txt l50a.txt l30b.txt l20a.txt --bridge --beam 10000 --carry --lookahead 2 --guide 3 --phase-quota 50 --moves full --weights weights/etetris-full.toml --threads 2 --record carried1.txt", Skip(LANDS_ON_HISTORY)),
     ("splice carried1.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt q30a.txt q70a.txt q30-44.txt l30a.txt l50a.txt l30b.txt l20a.txt --bridge --beam 10000 --carry --lookahead 2 --guide 10 --phase-quota 50 --moves full --weights weights/etetris-full.toml --threads 2 --record carried2.txt", Skip(LANDS_ON_HISTORY)),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full-four-terms.toml --lookahead 2 --phase-quota 30 --threads 2 --record f30.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full-four-terms.toml --lookahead 2 --phase-quota 30 --threads 2 --record f30.txt"),
+    ),
+    (
+        "solve --moves full --beam 10000 --weights weights/etetris-full-four-terms.toml --lookahead 2 --phase-quota 50 --threads 2 --record f50.txt",
+        RunAs("solve --moves full --beam 100 --weights weights/etetris-full-four-terms.toml --lookahead 2 --phase-quota 50 --threads 2 --record f50.txt"),
+    ),
     ("splice data/etetris/k10000-1429928.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt q30a.txt q70a.txt q30-44.txt l30a.txt l50a.txt l30b.txt l20a.txt --bridge --beam 10000 --carry --lookahead 2 --guide 3 --phase-quota 50 --moves full --weights weights/etetris-full-four-terms.toml --threads 2 --record carried3.txt", Skip(LANDS_ON_HISTORY)),
+    ("splice data/etetris/k10000-1429936.txt $B data/etetris/k10000-1429054.txt j11.txt j12.txt j13.txt j14.txt j15.txt j16.txt j17.txt j18.txt j19.txt j20.txt j21.txt j22.txt j23.txt j24.txt $H p31.txt p32.txt p33.txt p34.txt q30a.txt q70a.txt q30-44.txt l30a.txt l50a.txt l30b.txt l20a.txt --bridge --beam 10000 --carry --lookahead 3 --guide 3 --phase-quota 50 --moves full --weights weights/etetris-full-four-terms.toml --threads 2 --record carried4.txt", Skip(LANDS_ON_HISTORY)),
     (
         "splice data/etetris/k10000-1429054.txt $B --bridge --beam 10000 --carry --guide 3 --lookahead 2 --moves full --weights weights/etetris-full.toml --threads 2 --record x1054.txt",
         RunAs(concat!("splice data/etetris/k10000-1429054.txt ", landing_records!(), " --bridge --beam 20 --carry --guide 3 --moves full --weights weights/etetris-full.toml --threads 2 --record x1054.txt")),

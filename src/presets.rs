@@ -50,7 +50,7 @@ const DELLACHERIE_WEIGHTS: &[(&str, f64)] = &[
     ("cumulative_wells", -1.0),
 ];
 
-/// Lee's published vector on Mike's pygame features (`systems.md`, seed 001).
+/// Lee's published vector on Mike's pygame features (the pygame Tetris described in the project's sources).
 const PYGAME_LEE_WEIGHTS: &[(&str, f64)] = &[
     ("mike_aggregate_height", -0.510066),
     ("mike_lines", 0.760666),
@@ -145,7 +145,7 @@ pub static REGISTRY: &[Preset] = &[
     },
     Preset {
         name: "pygame-lee",
-        summary: "seed 001: Lee's weights on Mike's pygame features, 44 key-press moves on the frame-accurate game, current + next",
+        summary: "Mike's pygame Tetris (2020): Lee's weights on its features, 44 key-press moves on the frame-accurate game, current + next",
         rule_set: "guideline",
         weights: PYGAME_LEE_WEIGHTS,
         sense: Sense::Maximize,
@@ -193,7 +193,7 @@ impl Preset {
     /// typo, and a preset weighing other features wrote weights for another evaluator (saying
     /// so is clearer than the first feature this one lacks). A preset with the same features
     /// under another name is accepted: carrying weights between such presets is a study.
-    fn check_weights_preset(&self, named: &str) -> Result<()> {
+    pub fn check_weights_preset(&self, named: &str) -> Result<()> {
         if named == self.name {
             return Ok(());
         }

@@ -33,7 +33,7 @@ pub struct Args {
     pub threads: Vec<usize>,
     #[arg(long, value_enum, default_value_t = MoveSet::Seed)]
     pub moves: MoveSet,
-    /// Evaluator weights (TOML) [default: the seed's].
+    /// Evaluator weights (TOML) [default: the contest solver's published weights].
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Pieces to place.

@@ -26,7 +26,7 @@ pub fn run() -> Result<()> {
     }
     let (name, summary) = (
         crate::presets::ETETRIS,
-        "the E-Tetris contest evaluator with the seed's beam search over the known 10,000-piece sequence",
+        "the E-Tetris contest evaluator with the contest solver's beam search over the known 10,000-piece sequence",
     );
     writeln!(
         out,

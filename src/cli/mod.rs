@@ -22,9 +22,16 @@ pub mod splice;
 pub mod tune;
 pub mod versus;
 pub mod watch;
+pub mod weights;
 
 #[derive(Parser, Debug)]
-#[command(name = "tetris-lab", version, about = "A workbench for tuning and studying Tetris-playing AIs")]
+#[command(
+    name = "tetris-lab",
+    version,
+    about = "A workbench for tuning and studying Tetris-playing AIs",
+    arg_required_else_help = true,
+    after_help = "Start with `tetris-lab tune` (a short tuning campaign); the guide is README.md."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -40,6 +47,8 @@ pub enum Command {
     Best(best::BestArgs),
     /// List rule sets, features, presets and policies.
     List,
+    /// Print a preset's published weights as a weights file to edit (`> my.toml`).
+    Weights(weights::Args),
     /// Measure every preset against its published figure and write the table.
     Reproduce(reproduce::ReproduceArgs),
     /// Fit full games' mean against the board height and carry it to a taller board.
@@ -81,6 +90,11 @@ pub fn main() -> i32 {
             // --help and --version.
             let _ = e.print();
             return 0;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // A bare `tetris-lab`: the commands, and a usage error's exit code.
+            let _ = e.print();
+            return 2;
         }
         Err(e) => {
             eprintln!("error: {} (see --help)", clap_error_line(&e));
@@ -126,6 +140,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Features(args) => features::run(args),
         Command::Best(args) => best::run(args),
         Command::List => list::run(),
+        Command::Weights(args) => weights::run(args),
         Command::Reproduce(args) => reproduce::run(args),
         Command::Extrapolate(args) => extrapolate::run(args),
         Command::Watch(args) => watch::run(args),

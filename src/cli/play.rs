@@ -45,7 +45,7 @@ pub struct PlayArgs {
     /// set version, crate version and commit, to the same name with `.manifest.json`).
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Write the moves of one game (--game, default 0) to this trace file (format: README;
+    /// Write the moves of one game (--game, default 0) to this trace file (format: docs/watching.md;
     /// `watch --replay` replays it).
     #[arg(long)]
     pub trace: Option<PathBuf>,

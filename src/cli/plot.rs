@@ -1,42 +1,97 @@
-//! `tetris-lab plot`: redraws a run's fitness plot, or overlays several runs on one chart.
+//! `tetris-lab plot`: redraws a run's fitness plot or a study's curves, or overlays several
+//! runs on one chart.
 
 use crate::report::atomic_file::AtomicFile;
-use crate::tune::plot;
+use crate::tune::plot::{self, Scale};
+use crate::tune::study;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct PlotArgs {
-    /// Run folders (results/<experiment>/<run-id>).
+    /// Run folders (results/<experiment>/<run-id>), or one study folder
+    /// (results/studies/<study-id>).
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
-    /// Output file, .png or .svg. Default: the run's fitness.png for one run,
-    /// fitness-comparison.png for several.
+    /// Output file, .png or .svg. Default: beside what it draws: a run's fitness.png, a
+    /// study's curves.png and curves.svg, and for several runs comparison.png in the folder
+    /// that holds them all.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Chart title.
+    /// Chart title (runs only).
     #[arg(long)]
     pub title: Option<String>,
+    /// A logarithmic fitness axis (runs only), for scores that span decades.
+    #[arg(long)]
+    pub log_scale: bool,
 }
 
 pub fn run(args: PlotArgs) -> Result<()> {
-    let out = args.out.clone().unwrap_or_else(|| match args.runs.as_slice() {
-        [one] => one.join("fitness.png"),
-        _ => PathBuf::from("fitness-comparison.png"),
-    });
-    draw(&args.runs, &out, args.title.as_deref())?;
+    if let Some(folder) = args.runs.iter().find(|r| study::is_study(r)) {
+        if args.runs.len() > 1 {
+            bail!("{} is a study folder: plot draws one study at a time, or run folders", folder.display());
+        }
+        if args.title.is_some() || args.log_scale {
+            bail!("--title and --log-scale are for run folders; a study's curves have their own");
+        }
+        for drawn in study::redraw(folder, args.out.as_deref())? {
+            println!("{}", drawn.display());
+        }
+        return Ok(());
+    }
+    let out = match (&args.out, args.runs.as_slice()) {
+        (Some(out), _) => out.clone(),
+        (None, [one]) => one.join("fitness.png"),
+        (None, several) => common_folder(several)?.join("comparison.png"),
+    };
+    let scale = if args.log_scale { Scale::Logarithmic } else { Scale::Linear };
+    draw(&args.runs, &out, args.title.as_deref(), scale)?;
     println!("{}", out.display());
     Ok(())
 }
 
-/// Overlays the runs' curves in `out`.
-pub fn overlay(runs: &[PathBuf], out: &Path) -> Result<()> {
-    draw(runs, out, None)
+/// The deepest folder that holds every run (`results/` for runs of several experiments
+/// there); an error where they share none but the current one, so that nothing is written
+/// where the user did not look.
+fn common_folder(runs: &[PathBuf]) -> Result<PathBuf> {
+    let absolute = |p: &Path| std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()));
+    let mut common = absolute(&runs[0])?.parent().map(Path::to_path_buf).unwrap_or_default();
+    for run in &runs[1..] {
+        let run = absolute(run)?;
+        while !run.starts_with(&common) {
+            common = common.parent().map(Path::to_path_buf).unwrap_or_default();
+        }
+    }
+    let here = std::env::current_dir().context("cannot read the current folder")?;
+    if common.as_os_str().is_empty() || here.starts_with(&common) {
+        bail!("the runs share no folder below the current one: say where the comparison goes with --out FILE");
+    }
+    Ok(pathdiff(&common, &here))
 }
 
-fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>) -> Result<()> {
-    let mut series = runs.iter().map(|r| plot::read_run(r)).collect::<Result<Vec<_>>>()?;
+/// `path` relative to `base` when it lies below it (as the user gave the runs), else as is.
+fn pathdiff(path: &Path, base: &Path) -> PathBuf {
+    path.strip_prefix(base).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Overlays the runs' curves in `out`.
+pub fn overlay(runs: &[PathBuf], out: &Path) -> Result<()> {
+    draw(runs, out, None, Scale::Linear)
+}
+
+fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>, scale: Scale) -> Result<()> {
+    // A run given twice (`results/x/*` and the same folder by another name) is drawn once.
+    let mut folders: Vec<PathBuf> = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for run in runs {
+        let canonical = run.canonicalize().unwrap_or_else(|_| run.clone());
+        if !seen.contains(&canonical) {
+            seen.push(canonical);
+            folders.push(run.clone());
+        }
+    }
+    let mut series = folders.iter().map(|r| plot::read_run(r)).collect::<Result<Vec<_>>>()?;
     plot::label_runs(&mut series);
     let title = title.map(str::to_string).unwrap_or_else(|| {
         let mut experiments: Vec<&str> = series.iter().map(|s| s.experiment.as_str()).collect();
@@ -62,6 +117,7 @@ fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>) -> Result<()> {
     }
     // Drawn beside the target under a temporary name with its extension, renamed when whole.
     let file = AtomicFile::create(out)?;
-    plot::draw(&series, &title, file.temporary_path()).with_context(|| format!("cannot draw {}", out.display()))?;
+    plot::draw(&series, &title, file.temporary_path(), scale)
+        .with_context(|| format!("cannot draw {}", out.display()))?;
     file.commit()
 }

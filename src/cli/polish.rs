@@ -56,7 +56,7 @@ pub struct Args {
     /// Where to write the improved record [default: results/<the record's name>-polished.txt].
     #[arg(long)]
     pub record: Option<PathBuf>,
-    /// Evaluator weights of the windows' search (as `solve --weights`) [default: the seed's].
+    /// Evaluator weights of the windows' search (as `solve --weights`) [default: the contest solver's published weights].
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Move set of the detours (the record's own pieces keep their key presses).

@@ -27,7 +27,7 @@ use std::time::SystemTime;
 
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
-    /// Presets to measure (default: every preset of `tetris-lab list` and of the spec).
+    /// Presets to measure (default: every preset of `tetris-lab list`, and etetris).
     pub presets: Vec<String>,
     /// The cheap checks (default): full games where they are short, extrapolations over
     /// board heights for the 10x20 figures; about 5 minutes on 2 cores.

@@ -55,10 +55,11 @@ pub struct Args {
     /// Evaluator weights (TOML: cells, row_transitions, column_transitions, holes,
     /// score_divisor; optional wells, rows_with_holes, almost_full_rows, 0 if left out;
     /// optional overflow with overflow_capacity, the term that reads the sequence)
-    /// [default: the seed's].
+    /// [default: the contest solver's published weights].
     #[arg(long)]
     pub weights: Option<PathBuf>,
-    /// Move set: the seed's rotate-shift-drop, or every placement the game allows.
+    /// Move set: `seed`, the contest solver's rotate-shift-drop (MaxDumbledore's), or `full`, every
+    /// placement the game allows.
     #[arg(long, value_enum, default_value_t = MoveSet::Seed)]
     pub moves: MoveSet,
     /// Pieces to place (the game has 10,000).
@@ -129,11 +130,11 @@ impl JitterArgs {
 #[derive(clap::Args, Debug)]
 pub struct SearchArgs {
     /// Rank the best-valued LOOKAHEAD x beam new boards by their best placement of the
-    /// next piece before the cut (0: off, the seed's cut).
+    /// next piece before the cut (0: off, the contest solver's cut).
     #[arg(long, default_value_t = 0)]
     pub lookahead: usize,
     /// Keep at most this many boards grown from one parent, then fill the beam in key
-    /// order (0: off, the seed's cut).
+    /// order (0: off, the contest solver's cut).
     #[arg(long, default_value_t = 0)]
     pub children_per_parent: usize,
     /// With --lookahead: rank the pool by (100 - P)% of the lookahead value plus P% of
@@ -141,7 +142,7 @@ pub struct SearchArgs {
     #[arg(long, default_value_t = 0)]
     pub lookahead_blend: u32,
     /// Over the last N pieces, weigh the board less against the score, down to
-    /// 1 / (N + 1) of its weight at the last piece (0: off, the seed's weights throughout).
+    /// 1 / (N + 1) of its weight at the last piece (0: off, the same weights throughout).
     #[arg(long, default_value_t = 0)]
     pub endgame: usize,
     /// With --lookahead: follow each pooled board's best N placements of the next piece

@@ -96,7 +96,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0, requires = "detours")]
     pub lead: usize,
     /// With --bridge: evaluator weights of the bridges' search (as `solve --weights`)
-    /// [default: the seed's].
+    /// [default: the contest solver's published weights].
     #[arg(long, requires = "bridge")]
     pub weights: Option<PathBuf>,
     /// With --bridge: move set of the bridges (the records' own pieces keep their key

@@ -43,7 +43,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     if let Some(ranks) = launcher_ranks().filter(|&n| n > 1) {
         bail!(
             "started as one of {ranks} MPI ranks, but this binary was built without MPI: \
-             build it with `cargo build --release --features mpi` (see README, Running on a cluster)"
+             build it with `cargo build --release --features mpi` (see docs/clusters.md)"
         );
     }
     report(run_with(&args, &Local)?)

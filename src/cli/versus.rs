@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Side A: a weights file (`seed`: the seed's weights), optionally followed by solve's
+    /// Side A: a weights file (`seed`: the contest solver's published weights), optionally followed by solve's
     /// refinement flags, quoted as one argument: "weights/etetris-full.toml --lookahead 2".
     pub a: String,
     /// Side B, the same way: the idea measured against A.
@@ -82,7 +82,7 @@ fn side(name: &str, text: &str) -> Result<Side> {
         Weights::default()
     } else if !Path::new(&parsed.weights).exists() && crate::names::closest(&parsed.weights, &["seed"]).is_some() {
         // A mistyped `seed` reads better as such than as a missing file.
-        return Err(fail(format!("no weights file {:?} (did you mean \"seed\", the seed's weights?)", parsed.weights)));
+        return Err(fail(format!("no weights file {:?} (did you mean \"seed\", the contest solver's published weights?)", parsed.weights)));
     } else {
         Weights::load(Path::new(&parsed.weights)).map_err(|e| fail(format!("{e:#}")))?
     };

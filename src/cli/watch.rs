@@ -52,7 +52,7 @@ pub struct WatchArgs {
     /// Starting level of the guideline game, 1..=30 [default: 1].
     #[arg(long, conflicts_with = "replay")]
     pub level: Option<u32>,
-    /// Write the guideline game frame by frame to this file (format: README).
+    /// Write the guideline game frame by frame to this file (format: docs/guideline.md).
     #[arg(long)]
     pub frames: Option<PathBuf>,
     /// Replay a game trace (`play --trace`) or a frames file, checking it on the way.

@@ -71,7 +71,7 @@ pub enum PolicyKind {
     TwoPieceNoClear,
     /// The 7-term bot: hold no/yes x column x rotation, first lowest penalty, two shortcuts.
     HoldAware,
-    /// 44 key-press moves played frame by frame on a copy of the guideline game (seed 001).
+    /// 44 key-press moves played frame by frame on a copy of the guideline game.
     KeyPress,
 }
 
@@ -96,7 +96,7 @@ pub static REGISTRY: &[(&str, PolicyKind, &str)] = &[
     (
         "key-press",
         PolicyKind::KeyPress,
-        "44 moves (shift x turns) played as key presses on a copy of the guideline game, current + next (seed 001)",
+        "44 moves (shift x turns) played as key presses on a copy of the guideline game, current + next",
     ),
 ];
 

@@ -24,7 +24,7 @@ pub const GRAVITY_FIRST: &str = SpawnFrame::GravityOnly.rule_set();
 
 pub const ENTRY: RuleSetEntry = RuleSetEntry {
     name: game::RULE_SET,
-    summary: "seed 001's frame-accurate game: 10x20 + 20 hidden, 7-bag, hold, 3 previews, SRS, gravity by level",
+    summary: "the frame-accurate game of Mike's pygame Tetris: 10x20 + 20 hidden, 7-bag, hold, 3 previews, SRS, gravity by level",
     build: |size| {
         fixed_size(game::RULE_SET, size, (game::WIDTH, game::TOTAL_ROWS))?;
         Ok(Box::new(Guideline { spawn_frame: SpawnFrame::KeysAct }))

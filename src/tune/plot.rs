@@ -42,6 +42,8 @@ pub struct Series {
     /// The final weights scored on held-out games; `None` while the run is tuning, and for
     /// runs made before `held_out.csv` existed.
     pub held_out: Option<HeldOut>,
+    /// The preset's published weights on the same held-out games, when the run has them.
+    pub published: Option<HeldOut>,
 }
 
 /// The final weights' held-out score.
@@ -124,6 +126,7 @@ pub fn read_run(dir: &Path) -> Result<Series> {
         generation_best_so_far,
         reevaluated,
         held_out: read_held_out(dir)?,
+        published: read_held_out_row(dir, "published")?,
     })
 }
 
@@ -243,6 +246,84 @@ pub(crate) const COLORS: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
+/// How the fitness axis of a run's plot is drawn: linear, as the study plots are, unless a
+/// logarithmic one is asked for (`plot --log-scale`), for runs whose scores span decades.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scale {
+    #[default]
+    Linear,
+    Logarithmic,
+}
+
+/// Ticks for a linear axis from `low` to `high`, at most about `most`: the multiples of a
+/// round step (1, 2, 2.5 or 5 times a power of ten) inside the range, and the step.
+pub(crate) fn linear_ticks(low: f64, high: f64, most: usize) -> (Vec<f64>, f64) {
+    let raw = (high - low) / most.max(1) as f64;
+    if !(raw > 0.0 && raw.is_finite()) {
+        return (vec![low], 0.0);
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * power).find(|s| *s >= raw * (1.0 - 1e-9)).unwrap_or(raw);
+    let (first, last) = ((low / step).ceil() as i64, (high / step).floor() as i64);
+    // 0 * step can be -0.0, which would print as "-0".
+    (((first..=last).map(|k| k as f64 * step + 0.0)).collect(), step)
+}
+
+/// A linear axis whose labels sit on [`linear_ticks`]: plotters' own choice of points
+/// cannot be told which step its labels use, and the labels need the step.
+pub(crate) struct Ticked {
+    range: plotters::coord::types::RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ticked {
+    /// The axis from `low` to `high` with at most about `most` labels, and their step.
+    pub(crate) fn new(low: f64, high: f64, most: usize) -> (Ticked, f64) {
+        let (ticks, step) = linear_ticks(low, high, most);
+        (Ticked { range: (low..high).into(), ticks }, step)
+    }
+}
+
+impl Ranged for Ticked {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.range.map(value, limit)
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.range()
+    }
+}
+
+/// A tick label with as many decimals as the axis's step needs, the same for every tick of
+/// the axis, so that they read alike (1.300M, 1.305M; 2,500; 0.5M, 1.0M). Values are in
+/// millions (M) or billions (G) once the axis's largest value reaches `unit_from`, else
+/// whole and grouped by thousands.
+pub(crate) fn tick_label(x: f64, step: f64, largest: f64, unit_from: f64) -> String {
+    let (scale, unit) = if largest >= unit_from.max(1e9) {
+        (1e9, "G")
+    } else if largest >= unit_from.max(1e6) {
+        (1e6, "M")
+    } else {
+        (1.0, "")
+    };
+    let step = step / scale;
+    // The fewest decimals that write the step exactly (2.5: one; 0.25: two).
+    let decimals =
+        (0..9).find(|&d| step <= 0.0 || ((step * 10f64.powi(d)) - (step * 10f64.powi(d)).round()).abs() < 1e-6);
+    if x == 0.0 {
+        return "0".into();
+    }
+    let text = crate::report::text::group(x / scale, decimals.unwrap_or(9) as usize);
+    format!("{text}{unit}")
+}
+
 /// Short numbers for axes: 1.5k, 2M, 0.05.
 fn human(x: f64) -> String {
     // One decimal below 100 of the unit (1.5k, 12.5), none above (250k), and below 0.1
@@ -276,16 +357,6 @@ fn figure(x: f64) -> String {
         text.insert(0, '-');
     }
     text
-}
-
-/// [`human`] with enough decimals that ticks about `step` apart read differently (1.25M
-/// and 1.3M, not 1.2M twice, on a narrow axis).
-fn human_step(x: f64, step: f64) -> String {
-    let scale = suffix(x).0;
-    // One decimal more than the step's order of magnitude, so that steps of 2.5 units
-    // read too (1.41575M beside 1.4155M); trailing zeros are dropped.
-    let digits = if step > 0.0 { ((scale / step).log10().ceil().max(0.0) + 1.0).min(6.0) as usize } else { 1 };
-    human_with(x, digits)
 }
 
 fn suffix(x: f64) -> (f64, &'static str) {
@@ -551,8 +622,13 @@ fn log_ticks(low: f64, high: f64, most: usize) -> Vec<f64> {
     (first..=last).filter(|k| k.rem_euclid(step) == 0).map(|k| value(1.0, k)).filter(within).collect()
 }
 
+/// Whether any of the series has what `test` looks for.
+fn any_series(series: &[Series], test: impl Fn(&Series) -> bool) -> bool {
+    series.iter().any(test)
+}
+
 /// Draws the series into `out` (`.png` or `.svg`).
-pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
+pub fn draw(series: &[Series], title: &str, out: &Path, scale: Scale) -> Result<()> {
     register_font();
     if series.iter().all(|s| s.work.is_empty()) {
         bail!("nothing to plot yet: no generation finished");
@@ -570,7 +646,8 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 let mean: &[f64] = if single { &s.generation_mean } else { &[] };
                 // Without re-evaluation the incumbent is the generation best so far.
                 let so_far: &[f64] = if single && s.reevaluated { &s.generation_best_so_far } else { &[] };
-                s.incumbent.iter().chain(mean).chain(so_far).chain(s.held_out.as_ref().map(|h| &h.mean))
+                let published = if single { s.published.as_ref().map(|h| &h.mean) } else { None };
+                s.incumbent.iter().chain(mean).chain(so_far).chain(s.held_out.as_ref().map(|h| &h.mean)).chain(published)
             })
             .copied()
             .filter(|v| v.is_finite())
@@ -584,28 +661,38 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
             .copied()
             .filter(|v| v.is_finite())
     };
-    // Scores grow about geometrically while tuning: a log axis when they span decades.
-    // The decision looks at the curves, not the bands, whose lower ends can be negative.
+    // A log axis only where asked for and the curves are positive. The ranges look at the
+    // curves; bands reach as far as they go, but not below 0 where every curve is above it
+    // (a band of a mean of counts can reach below 0; the rows cannot).
     let floor = 0.1;
     let curve_low = curves().fold(f64::INFINITY, f64::min);
     let curve_high = curves().fold(f64::NEG_INFINITY, f64::max);
     let max_work = series.iter().flat_map(|s| s.work.iter().copied()).fold(1.0, f64::max);
-    let logarithmic = curve_low >= 0.0 && curve_high / curve_low.max(floor) > 50.0;
+    let logarithmic = scale == Scale::Logarithmic && curve_high > 0.0;
     let (mut low, mut high) = bands().chain(curves()).fold((curve_low, curve_high), |(a, b), v| (a.min(v), b.max(v)));
+    // The legend goes in the upper right, above the data: room for its lines (about 22
+    // pixels each of the plotting area's 520) is kept free at the top.
+    let legend_lines = if single { 3 + usize::from(any_series(series, |s| s.published.is_some())) + usize::from(any_series(series, |s| s.held_out.is_some())) } else { series.len() };
+    let legend_share = ((legend_lines as f64 * 22.0 + 30.0) / 520.0).min(0.6);
     if logarithmic {
         // Room below the lowest curve for its dots; bands reaching lower are clipped.
         low = curve_low.max(floor) / 1.5;
-        high *= 1.5;
+        high = 10f64.powf(low.log10() + (high * 1.2 / low).log10() / (1.0 - legend_share));
     } else {
-        let pad = ((high - low) * 0.05).max(1e-9);
+        if curve_low >= 0.0 {
+            low = low.max(0.0);
+        }
+        // A margin on both sides, so that a curve on 0 is not hidden by the axis.
+        let pad = ((high - low) * 0.04).max(1e-9);
         low -= pad;
-        high += pad;
+        high = low + (high + pad - low) / (1.0 - legend_share);
     }
     let frame = Frame { x: (0.0, max_work * 1.02), y: (low, high), logarithmic };
     // About one label per 30 pixels of the plotting area's height.
     let ticks = log_ticks(low, high, 16);
-    // Plotters puts about ten labels on a linear axis.
-    let y_step = (high - low) / 10.0;
+    let (x_axis, x_step) = Ticked::new(frame.x.0, frame.x.1, 10);
+    let y_step = linear_ticks(low, high, 10).1;
+    let largest = low.abs().max(high.abs());
     let band_alpha = if single { 0.15 } else { 0.07 };
     let fitness = series.first().map(|s| s.fitness.clone()).unwrap_or_default();
     let y_label = match fitness.as_str() {
@@ -622,14 +709,14 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 .caption(title, ("sans-serif", 26))
                 .margin(20)
                 .x_label_area_size(50)
-                .y_label_area_size(80)
-                .build_cartesian_2d(frame.x.0..frame.x.1, $y)?;
+                .y_label_area_size(100)
+                .build_cartesian_2d(Ticked { range: x_axis.range.clone(), ticks: x_axis.ticks.clone() }, $y)?;
             chart
                 .configure_mesh()
                 .x_desc("pieces simulated (work done)")
                 .y_desc(if logarithmic { format!("{y_label} (log scale)") } else { y_label.to_string() })
-                .x_label_formatter(&|x| human(*x))
-                .y_label_formatter(&|y| if logarithmic { human(*y) } else { human_step(*y, y_step) })
+                .x_label_formatter(&|x| tick_label(*x, x_step, frame.x.1, 1e6))
+                .y_label_formatter(&|y| if logarithmic { human(*y) } else { tick_label(*y, y_step, largest, 1e7) })
                 .label_style(("sans-serif", 16))
                 .axis_desc_style(("sans-serif", 18))
                 .light_line_style(WHITE.mix(0.0))
@@ -656,6 +743,22 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                         .draw_series(segments(&pieces, style))?
                         .label("generation mean")
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+                }
+                // The published weights' held-out score: the level tuning is measured against.
+                if let (true, Some(published)) = (single, &s.published) {
+                    let gray = RGBColor(90, 90, 90);
+                    let dash = (frame.x.1 - frame.x.0) / 80.0;
+                    let dashes = (0..80).step_by(2).flat_map(|i| {
+                        let x = frame.x.0 + i as f64 * dash;
+                        frame.clip_line(&[(x, published.mean), (x + dash, published.mean)])
+                    });
+                    chart
+                        .draw_series(dashes.map(|piece| PathElement::new(piece, gray.stroke_width(2))).collect::<Vec<_>>())?
+                        .label(format!(
+                            "published weights on the same held-out games: {}",
+                            figure(published.mean)
+                        ))
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 10, y)], gray.stroke_width(2)));
                 }
                 if single && s.reevaluated {
                     let style = COLORS[1].stroke_width(2);
@@ -722,7 +825,7 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
                 .label_font(("sans-serif", 15))
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.3))
-                .position(SeriesLabelPosition::LowerRight)
+                .position(SeriesLabelPosition::UpperRight)
                 .draw()?;
             root.present()?;
         }};
@@ -731,9 +834,9 @@ pub fn draw(series: &[Series], title: &str, out: &Path) -> Result<()> {
         let log_axis = || (low..high).log_scale().with_key_points(ticks.clone());
         match (extension.as_str(), logarithmic) {
             ("png", true) => render!(BitMapBackend::new(out, size), log_axis()),
-            ("png", false) => render!(BitMapBackend::new(out, size), low..high),
+            ("png", false) => render!(BitMapBackend::new(out, size), Ticked::new(low, high, 10).0),
             ("svg", true) => render!(SVGBackend::new(out, size), log_axis()),
-            ("svg", false) => render!(SVGBackend::new(out, size), low..high),
+            ("svg", false) => render!(SVGBackend::new(out, size), Ticked::new(low, high, 10).0),
             _ => return Err(format!("plot file {} must end in .png or .svg", out.display()).into()),
         }
         Ok(())
@@ -756,22 +859,23 @@ mod tests {
     }
 
     #[test]
-    fn narrow_axes_get_distinct_labels() {
-        let ticks: Vec<String> = (0..8).map(|i| human_step(1_050_000.0 + 50_000.0 * i as f64, 30_000.0)).collect();
-        assert_eq!(ticks, ["1.05M", "1.1M", "1.15M", "1.2M", "1.25M", "1.3M", "1.35M", "1.4M"]);
-        assert_eq!(human_step(500.0, 400.0), "500");
-        assert_eq!(human_step(1500.0, 400.0), "1.5k");
-        assert_eq!(human_step(-0.0001, 1.0), "0");
-        // A campaign's scores 1,415,500 to 1,417,750, ticks 250 points apart (the step
-        // given is the axis range over ten, as the plot passes it).
-        let ticks: Vec<String> = (0..10).map(|i| human_step(1_415_500.0 + 250.0 * i as f64, 237.4)).collect();
-        assert_eq!(
-            ticks,
-            [
-                "1.4155M", "1.41575M", "1.416M", "1.41625M", "1.4165M", "1.41675M", "1.417M", "1.41725M", "1.4175M",
-                "1.41775M"
-            ]
-        );
+    fn ticks_are_round_and_read_alike() {
+        let (ticks, step) = linear_ticks(0.0, 9_000.0, 10);
+        assert_eq!(step, 1000.0);
+        assert_eq!(ticks.len(), 10);
+        let (ticks, step) = linear_ticks(1_300_000.0, 1_324_000.0, 10);
+        assert_eq!(step, 2500.0);
+        let labels: Vec<String> = ticks.iter().map(|&t| tick_label(t, step, 1_324_000.0, 1e7)).collect();
+        assert_eq!(labels[..3], ["1,300,000", "1,302,500", "1,305,000"]);
+        // In millions, every label with the step's decimals: never 1.3M beside 1.305M.
+        let labels: Vec<String> = ticks.iter().map(|&t| tick_label(t, step, 1_324_000.0, 1e6)).collect();
+        assert_eq!(labels[..3], ["1.3000M", "1.3025M", "1.3050M"]);
+        let (ticks, step) = linear_ticks(0.0, 5_500_000.0, 10);
+        let labels: Vec<String> = ticks.iter().map(|&t| tick_label(t, step, 5_500_000.0, 1e6)).collect();
+        assert_eq!(labels, ["0", "0.5M", "1.0M", "1.5M", "2.0M", "2.5M", "3.0M", "3.5M", "4.0M", "4.5M", "5.0M", "5.5M"]);
+        let (ticks, _) = linear_ticks(-120.0, 3_400.0, 10);
+        assert_eq!(ticks.first(), Some(&0.0));
+        assert!(!tick_label(0.0 * -1.0, 500.0, 3_400.0, 1e7).starts_with('-'));
     }
 
     #[test]

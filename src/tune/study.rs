@@ -128,8 +128,8 @@ pub fn start(
     run(&dir, &study, options, executor)
 }
 
-/// Resumes the study in `dir`.
-pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
+/// The study file of `dir`, read and checked.
+fn read_study(dir: &Path) -> Result<StudyFile> {
     let path = dir.join(STUDY_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let study: StudyFile =
@@ -137,6 +137,57 @@ pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Resu
     if study.format != STUDY_FORMAT {
         bail!("{}: study format {} is not {STUDY_FORMAT}", path.display(), study.format);
     }
+    Ok(study)
+}
+
+/// Redraws the curves of the study in `dir` from its repetitions' logs: into `out` (`.png`
+/// or `.svg`), else into the study's own `curves.png` and `curves.svg`. The files drawn.
+pub fn redraw(dir: &Path, out: Option<&Path>) -> Result<Vec<PathBuf>> {
+    let study = read_study(dir)?;
+    let mut rows = Vec::new();
+    for e in &study.experiments {
+        check_runs(e.runs).with_context(|| format!("{}", dir.join(STUDY_FILE).display()))?;
+        for run in 0..e.runs {
+            let folder = dir.join(&e.name).join(run_name(run, e.runs));
+            if driver::read_held_out(&folder)?.is_some() {
+                rows.push(read_row(e, run, &folder)?);
+            }
+        }
+    }
+    let rows: Vec<&RunRow> = rows.iter().collect();
+    let bands = bands(&study, &rows)?;
+    if bands.iter().all(|b| b.points.is_empty()) {
+        bail!("study {} has no finished run to draw yet", dir.display());
+    }
+    let label = fitness_label(&study)?;
+    let outs = match out {
+        Some(out) => vec![out.to_path_buf()],
+        None => vec![dir.join("curves.png"), dir.join("curves.svg")],
+    };
+    for out in &outs {
+        let file = AtomicFile::create(out)?;
+        draw(&bands, &label, file.temporary_path())?;
+        file.commit()?;
+    }
+    Ok(outs)
+}
+
+/// The y axis's words: the fitness the experiments measure, when they agree.
+fn fitness_label(study: &StudyFile) -> Result<String> {
+    let mut fitness: Vec<String> = Vec::new();
+    for e in &study.experiments {
+        let name = repetition(e, 0)?.fitness.as_str().to_string();
+        if !fitness.contains(&name) {
+            fitness.push(name);
+        }
+    }
+    Ok(if fitness.len() == 1 { format!("{} per game", fitness[0]) } else { "fitness".into() })
+}
+
+/// Resumes the study in `dir`.
+pub fn resume(dir: &Path, options: &RunOptions, executor: &dyn Executor) -> Result<Outcome> {
+    let path = dir.join(STUDY_FILE);
+    let study = read_study(dir)?;
     // Checked whole before any folder is made: an edited file could name folders outside
     // the study (`../x`) or ask for absurd repetition counts.
     if study.experiments.is_empty() {
@@ -596,15 +647,7 @@ fn write_outputs(dir: &Path, study: &StudyFile, rows: &[&RunRow]) -> Result<()> 
     file.writer().write_all(markdown(study, rows).as_bytes())?;
     file.commit()?;
     if !bands.is_empty() {
-        // The fitness the experiments measure, when they agree.
-        let mut fitness: Vec<String> = Vec::new();
-        for e in &study.experiments {
-            let name = repetition(e, 0)?.fitness.as_str().to_string();
-            if !fitness.contains(&name) {
-                fitness.push(name);
-            }
-        }
-        let label = if fitness.len() == 1 { format!("{} per game", fitness[0]) } else { "fitness".into() };
+        let label = fitness_label(study)?;
         draw(&bands, &label, &dir.join("curves.png"))?;
         draw(&bands, &label, &dir.join("curves.svg"))?;
     }
@@ -672,21 +715,10 @@ fn print_summary(dir: &Path, study: &StudyFile, rows: &[&RunRow]) -> Result<()> 
     Ok(())
 }
 
-/// Pieces in millions or thousands, whichever the axis needs.
-fn pieces_label(x: f64, axis_end: f64) -> String {
-    if axis_end >= 2e6 {
-        format!("{:.1}M", x / 1e6)
-    } else if axis_end >= 2e3 {
-        format!("{:.0}k", x / 1e3)
-    } else {
-        format!("{x:.0}")
-    }
-}
-
 fn draw(bands: &[Band], y_label: &str, out: &Path) -> Result<()> {
     super::plot::register_font();
     let svg = out.extension().is_some_and(|e| e == "svg");
-    let size = (1000, 600);
+    let size = (1200, 600);
     if svg {
         let root = SVGBackend::new(out, size).into_drawing_area();
         draw_on(&root, bands, y_label)?;
@@ -699,6 +731,8 @@ fn draw(bands: &[Band], y_label: &str, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The chart on the left, its legend in a panel of its own on the right, where it covers
+/// no data.
 fn draw_on<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
     bands: &[Band],
@@ -707,7 +741,9 @@ fn draw_on<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let fail = |e: &dyn std::fmt::Display| anyhow::anyhow!("{e}");
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let (plot_area, legend_area) = root.split_horizontally(860);
     let xs = bands.iter().flat_map(|b| b.points.iter().map(|p| p.0));
     let (x_low, x_high) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| (l.min(x), h.max(x)));
     let ys = bands.iter().flat_map(|b| b.points.iter().flat_map(|p| [p.1.q1, p.1.q3, p.1.median]));
@@ -718,64 +754,70 @@ where
     }
     let x_high = if x_high > x_low { x_high } else { x_low + 1.0 };
     let y_low = y_low.min(0.0);
-    let y_high = if y_high > y_low { y_high * 1.05 } else { y_low + 1.0 };
-    let mut chart = ChartBuilder::on(root)
-        .caption("Re-evaluated incumbent across runs: median and interquartile band", ("sans-serif", 22))
+    let y_high = if y_high > y_low { y_high } else { y_low + 1.0 };
+    // A margin on both sides, so that a median on 0 is not hidden by the axis.
+    let pad = (y_high - y_low) * 0.04;
+    let (y_low, y_high) = (y_low - pad, y_high + pad);
+    let (x_axis, x_step) = super::plot::Ticked::new(x_low, x_high, 8);
+    let (y_axis, y_step) = super::plot::Ticked::new(y_low, y_high, 10);
+    let largest = y_low.abs().max(y_high.abs());
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption("Re-evaluated incumbent across runs: median and interquartile band", ("sans-serif", 20))
         .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x_low..x_high, y_low..y_high)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .x_label_area_size(60)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x_axis, y_axis)
+        .map_err(|e| fail(&e))?;
     chart
         .configure_mesh()
-        .x_desc("pieces simulated")
+        .x_desc("pieces simulated (a run ends with the generation that reaches its budget)")
         .y_desc(y_label)
-        .x_label_formatter(&|x| pieces_label(*x, x_high))
-        .y_label_formatter(&|y| grouped(*y))
+        .x_label_formatter(&|x| super::plot::tick_label(*x, x_step, x_high, 1e6))
+        .y_label_formatter(&|y| super::plot::tick_label(*y, y_step, largest, 1e7))
         .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.08))
         .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .map_err(|e| fail(&e))?;
+    // The legend's entries: a line sample and its words.
+    let mut legend: Vec<(ShapeStyle, String)> = Vec::new();
     for (i, band) in bands.iter().enumerate() {
         let color = super::plot::COLORS[i % super::plot::COLORS.len()];
         let mut outline: Vec<(f64, f64)> = band.points.iter().map(|p| (p.0, p.1.q3)).collect();
         outline.extend(band.points.iter().rev().map(|p| (p.0, p.1.q1)));
-        chart
-            .draw_series(std::iter::once(Polygon::new(outline, color.mix(0.18))))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        chart.draw_series(std::iter::once(Polygon::new(outline, color.mix(0.18)))).map_err(|e| fail(&e))?;
         let runs = band.points.iter().map(|p| p.1.count).max().unwrap_or(0);
         chart
             .draw_series(LineSeries::new(band.points.iter().map(|p| (p.0, p.1.median)), color.stroke_width(2)))
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .label(format!("{} ({runs} runs)", band.experiment))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+            .map_err(|e| fail(&e))?;
+        legend.push((color.stroke_width(3), format!("{} ({runs} runs)", band.experiment)));
     }
     // The published weights' level, once per distinct value (experiments with the same
     // seed and preset share their held-out games, hence one line), dashed in gray.
     let mut levels: Vec<f64> = bands.iter().filter_map(|b| b.published).collect();
     levels.sort_by(f64::total_cmp);
     levels.dedup();
-    for (k, level) in levels.into_iter().enumerate() {
+    let gray = RGBColor(90, 90, 90);
+    for level in &levels {
         let step = (x_high - x_low) / 60.0;
-        let gray = RGBColor(90, 90, 90);
-        let dashes = (0..60).step_by(2).map(move |i| {
+        let dashes = (0..60).step_by(2).map(|i| {
             let x = x_low + i as f64 * step;
-            PathElement::new([(x, level), ((x + step).min(x_high), level)], gray.stroke_width(2))
+            PathElement::new([(x, *level), ((x + step).min(x_high), *level)], gray.stroke_width(2))
         });
-        let series = chart.draw_series(dashes).map_err(|e| anyhow::anyhow!("{e}"))?;
-        if k == 0 {
-            series
-                .label("published weights on the same held-out games (median)")
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], gray.stroke_width(2)));
-        }
+        chart.draw_series(dashes).map_err(|e| fail(&e))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !levels.is_empty() {
+        legend.push((gray.stroke_width(2), "published weights on the".into()));
+        legend.push((WHITE.stroke_width(0), "same held-out games (median)".into()));
+    }
+    for (k, (style, words)) in legend.iter().enumerate() {
+        let y = 60 + 26 * k as i32;
+        if style.stroke_width > 0 {
+            legend_area.draw(&PathElement::new(vec![(10, y), (40, y)], *style)).map_err(|e| fail(&e))?;
+        }
+        legend_area.draw(&Text::new(words.as_str(), (48, y - 9), ("sans-serif", 15))).map_err(|e| fail(&e))?;
+    }
     Ok(())
 }
 

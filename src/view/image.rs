@@ -13,13 +13,13 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 /// Side of a cell in pixels.
-const CELL: u32 = 14;
-const MARGIN: u32 = 8;
+const CELL: u32 = 20;
+const MARGIN: u32 = 10;
 /// Height of the title line.
-const TITLE: u32 = 22;
+const TITLE: u32 = 26;
 /// Panel text size and line height, in pixels.
-const FONT_SIZE: f32 = 12.0;
-const LINE: u32 = 15;
+const FONT_SIZE: f32 = 15.0;
+const LINE: u32 = 19;
 
 /// An RGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -306,7 +306,11 @@ fn compare_pictures(sandbox: &Path) -> Vec<String> {
 }
 
 fn check_all(with_long: bool) {
-    let pages = pages();
+    // `TETRIS_LAB_DOCS_PAGES=README.md,docs/studies.md` checks only those pages.
+    let only: Option<Vec<String>> =
+        std::env::var("TETRIS_LAB_DOCS_PAGES").ok().map(|list| list.split(',').map(|p| p.trim().to_string()).collect());
+    let pages: Vec<PathBuf> =
+        pages().into_iter().filter(|p| only.as_ref().is_none_or(|only| only.contains(&page_name(p)))).collect();
     let failures: Vec<String> = std::thread::scope(|scope| {
         let handles: Vec<_> = pages.iter().map(|page| scope.spawn(move || check_page(page, with_long))).collect();
         handles.into_iter().flat_map(|h| h.join().unwrap()).collect()

@@ -434,7 +434,7 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
     expect_error(
         &["versus", "seed", "sed", "--pieces", "50"],
         dir.path(),
-        "side B (\"sed\"): no weights file \"sed\" (did you mean \"seed\", the seed's weights?)",
+        "side B (\"sed\"): no weights file \"sed\" (did you mean \"seed\", the contest solver's published weights?)",
     );
     expect_error(&["versus", "seed", "seed", "--jitters", "0"], dir.path(), "--jitters must be in 1..=1000");
     expect_error(

@@ -361,7 +361,9 @@ proptest! {
         if let Ok(series) = tetris_lab::tune::plot::read_run(dir.path()) {
             let all = [&series.work, &series.incumbent, &series.incumbent_low, &series.incumbent_high, &series.generation_mean, &series.generation_best_so_far];
             prop_assert!(all.iter().all(|column| column.iter().all(|v| v.is_finite())));
-            let _ = tetris_lab::tune::plot::draw(&[series], "fuzz", &dir.path().join("plot.svg"));
+            for scale in [tetris_lab::tune::plot::Scale::Linear, tetris_lab::tune::plot::Scale::Logarithmic] {
+                let _ = tetris_lab::tune::plot::draw(std::slice::from_ref(&series), "fuzz", &dir.path().join("plot.svg"), scale);
+            }
         }
     }
 }

@@ -115,6 +115,47 @@ fn a_study_writes_its_tables_and_does_not_depend_on_threads() {
     assert!(read(&a.join("curves.svg")).contains("<svg"));
 }
 
+/// `plot` redraws a study's curves exactly as the study drew them, overlays runs into the
+/// folder that holds them (never the current one), and refuses what it cannot draw.
+#[test]
+fn plot_redraws_a_study_and_writes_beside_what_it_draws() {
+    let dir = setup();
+    let made = tune(dir.path(), &["wide.toml", "narrow.toml", "--runs", "2", "--threads", "2"]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let study = only_study(&dir.path().join("results"));
+    let drawn = std::fs::read(study.join("curves.png")).unwrap();
+    std::fs::remove_file(study.join("curves.png")).unwrap();
+    let plot = |args: &[&str]| Command::new(BINARY).arg("plot").args(args).current_dir(dir.path()).output().unwrap();
+    let study_arg = study.strip_prefix(dir.path()).unwrap().to_str().unwrap().to_string();
+    let out = plot(&[&study_arg]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(study.join("curves.png")).unwrap(), drawn, "the redrawn curves differ");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("curves.svg"));
+    // Two runs of the study: the comparison goes into the folder holding both.
+    let (a, b) = (format!("{study_arg}/wide/run-01"), format!("{study_arg}/narrow/run-02"));
+    let out = plot(&[&a, &b]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(study.join("comparison.png").is_file());
+    assert!(!dir.path().join("comparison.png").exists() && !dir.path().join("fitness-comparison.png").exists());
+    // Runs that share no folder below the current one: --out is needed, nothing written.
+    std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
+    let moved = dir.path().join("elsewhere/run");
+    copy_folder(&study.join("wide/run-02"), &moved);
+    let out = plot(&[&a, "elsewhere/run"]);
+    assert_clean_error(&out, "--out");
+    // A study with other folders, or a study's curves with run-only flags.
+    assert_clean_error(&plot(&[&study_arg, &a]), "a study folder");
+    assert_clean_error(&plot(&[&study_arg, "--log-scale"]), "--log-scale");
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
 #[test]
 fn a_study_killed_midway_resumes_to_the_same_numbers() {
     let dir = setup();

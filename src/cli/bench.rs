@@ -115,7 +115,7 @@ fn bench_etetris(args: &Args) -> Result<()> {
         header += &format!(" CPU-s {t}T | wall-s {t}T |");
         rule += "---:|---:|";
     }
-    header += " seed score | seed CPU-s | CPU speed-up |";
+    header += " contest solver score | contest solver CPU-s | CPU speed-up |";
     rule += "---:|---:|---:|";
     println!("{header}\n{rule}");
     for (beam, options) in settings {

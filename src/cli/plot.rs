@@ -43,7 +43,13 @@ pub fn run(args: PlotArgs) -> Result<()> {
     let out = match (&args.out, args.runs.as_slice()) {
         (Some(out), _) => out.clone(),
         (None, [one]) => one.join("fitness.png"),
-        (None, several) => common_folder(several)?.join("comparison.png"),
+        (None, several) => {
+            // Every run is read first: a run that cannot be drawn is the error to report.
+            for run in several {
+                plot::read_run(run)?;
+            }
+            common_folder(several)?.join("comparison.png")
+        }
     };
     let scale = if args.log_scale { Scale::Logarithmic } else { Scale::Linear };
     draw(&args.runs, &out, args.title.as_deref(), scale)?;

@@ -870,7 +870,7 @@ mod tests {
         // In millions, every label with the step's decimals: never 1.3M beside 1.305M.
         let labels: Vec<String> = ticks.iter().map(|&t| tick_label(t, step, 1_324_000.0, 1e6)).collect();
         assert_eq!(labels[..3], ["1.3000M", "1.3025M", "1.3050M"]);
-        let (ticks, step) = linear_ticks(0.0, 5_500_000.0, 10);
+        let (ticks, step) = linear_ticks(0.0, 5_500_000.0, 12);
         let labels: Vec<String> = ticks.iter().map(|&t| tick_label(t, step, 5_500_000.0, 1e6)).collect();
         assert_eq!(labels, ["0", "0.5M", "1.0M", "1.5M", "2.0M", "2.5M", "3.0M", "3.5M", "4.0M", "4.5M", "5.0M", "5.5M"]);
         let (ticks, _) = linear_ticks(-120.0, 3_400.0, 10);

@@ -310,7 +310,7 @@ impl Board {
         for (i, line) in lines.iter().enumerate() {
             let chars: Vec<char> = line.chars().collect();
             if chars.len() != width {
-                bail!("row {} ({line:?}) has {} cells, expected {width}", i + 1, chars.len());
+                bail!("row {} ({}) has {} cells, expected {width}", i + 1, crate::names::Quoted(line), chars.len());
             }
             let y = lines.len() - 1 - i;
             for (x, ch) in chars.iter().enumerate() {
@@ -318,8 +318,9 @@ impl Board {
                     '#' | 'X' | 'x' => board.set(x, y),
                     '.' => {}
                     other => bail!(
-                        "row {} ({line:?}) has the character {other:?}; use '#' or 'X' for filled and '.' for empty",
-                        i + 1
+                        "row {} ({}) has the character {other:?}; use '#' or 'X' for filled and '.' for empty",
+                        i + 1,
+                        crate::names::Quoted(line)
                     ),
                 }
             }

@@ -5,7 +5,9 @@
 //! written ([`writing`]), unless the command stops so soon that it has no use for one. A
 //! command with no safe point worth waiting for exits on the first press
 //! ([`exit_on_ctrl_c`]). One handler for the whole process, as the `ctrlc` crate allows only
-//! one.
+//! one. SIGTERM (what `kill`, `timeout`, a cluster scheduler or a shutdown sends) and SIGHUP
+//! (a closed terminal) are handled as Ctrl-C is, at the same safe points: only `kill -9`,
+//! which nothing can catch, stops a command without its clean-up.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +55,10 @@ pub fn exit_on_ctrl_c(message: String) {
 
 fn install(on_press: OnPress) {
     if ON_PRESS.set(on_press).is_ok() {
+        // A SIGTERM handler set elsewhere (rank 0 of an MPI run says how to resume and
+        // exits when mpirun ends the job) keeps SIGTERM: it is put back below.
+        #[cfg(unix)]
+        let foreign_terminate = installed_handler(libc::SIGTERM);
         // A handler set elsewhere (a host program) is left in place: then Ctrl-C does what it says.
         let _ = ctrlc::set_handler(|| match ON_PRESS.get() {
             Some(OnPress::Exit(message)) => exit_interrupted(message),
@@ -65,6 +71,25 @@ fn install(on_press: OnPress) {
             }
             None => {}
         });
+        #[cfg(unix)]
+        if let Some(action) = foreign_terminate {
+            // SAFETY: restoring a disposition read from the kernel a moment ago.
+            unsafe { libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut()) };
+        }
+    }
+}
+
+/// The action of `signal` when it is a handler of this process's own (not the default, not
+/// ignored).
+#[cfg(unix)]
+fn installed_handler(signal: libc::c_int) -> Option<libc::sigaction> {
+    // SAFETY: a query (no new action) into a zeroed sigaction, a plain C struct.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(signal, std::ptr::null(), &mut action) != 0 {
+            return None;
+        }
+        (action.sa_sigaction != libc::SIG_DFL && action.sa_sigaction != libc::SIG_IGN).then_some(action)
     }
 }
 

@@ -120,8 +120,38 @@ fn suggest(message: &str) -> Option<String> {
     closest(unknown, &known).map(str::to_string)
 }
 
+/// A piece of user input quoted in an error line: whole when short, else its start, its
+/// end and its length, so that a megabyte token does not become a megabyte line.
+pub struct Quoted<'a>(pub &'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const LONGEST: usize = 60;
+        const START: usize = 28;
+        const END: usize = 20;
+        let length = self.0.chars().count();
+        if length <= LONGEST {
+            write!(f, "{:?}", self.0)
+        } else {
+            let start: String = self.0.chars().take(START).collect();
+            let end: String = self.0.chars().skip(length - END).collect();
+            write!(f, "{:?} ({length} characters)", format!("{start}...{end}"))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_input_is_quoted_short() {
+        assert_eq!(super::Quoted("L3").to_string(), "\"L3\"");
+        let long = "X".repeat(1_000_000);
+        let shown = super::Quoted(&long).to_string();
+        assert!(shown.len() < 80 && shown.ends_with("XXX\" (1000000 characters)"), "{shown}");
+        let name = format!("{}.manifest.json", "b".repeat(244));
+        assert!(super::Quoted(&name).to_string().contains("...bbbbbb.manifest.json\""));
+    }
+
     #[test]
     fn errors_of_a_tagged_table_name_the_line_and_key() {
         #[derive(Debug, serde::Deserialize)]

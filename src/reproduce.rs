@@ -310,8 +310,9 @@ fn measure_etetris(mut row: Row, planned: &Planned, rule_sets: &mut BTreeMap<Str
     row.mean = Some(score);
     row.interval = Some((score, score));
     row.verdict = verdict(row.interval, &summary, row.published, Method::FullGames);
-    row.method =
-        format!("beam search, {BEAM} kept boards, the contest solver's moves and weights; score of the replayed record");
+    row.method = format!(
+        "beam search, {BEAM} kept boards, the contest solver's moves and weights; score of the replayed record"
+    );
     row.seconds = start.elapsed().as_secs_f64();
     row
 }

@@ -313,6 +313,10 @@ fn features_and_best_refuse_bad_board_files_pieces_and_flags() {
         refused(&best(&["--preview", "I"]), "--preview"),
         refused(&["best", "--preset", "lee", "--piece", "T", "--hold", "I", "boards.txt"], "--hold"),
         refused(&["best", "--preset", "lee", "--piece", "T", "--preview", "Q", "boards.txt"], "--preview"),
+        refused(
+            &["best", "--preset", "lee", "--piece", "T", "--preview", "O", "--preview", "I", "boards.txt"],
+            "looks at 1 preview piece only",
+        ),
         refused(&["best", "--preset", "erikko", "--piece", "T", "--hold", "X", "boards.txt"], "--hold"),
         usage(&best(&["--format", "xml"]), "--format"),
     ]);
@@ -829,6 +833,8 @@ fn extrapolate_refuses_bad_game_files_and_heights() {
                  1,bcts,10x7,1,20,55,0,game_over\n1,bcts,10x7,2,30,80,0,game_over\n\
                  1,bcts,10x8,1,50,130,0,game_over\n1,bcts,10x8,2,70,180,0,game_over\n";
     let bad_number = "game,seed,lines,pieces,score,end,level\n0,1,ten,30,0,game_over,\n";
+    // 30 pieces bring 120 cells: 12 rows of 10 at most.
+    let too_many_rows = "game,seed,lines,pieces,score,end,level\n0,1,13,30,0,game_over,\n";
     let bad_board = "measurement,preset,board,seed,lines,pieces,score,end\n1,bcts,10by6,1,10,30,0,game_over\n";
     let bad_end = play.replace("1,2,14,40,0,game_over", "1,2,14,40,0,exploded");
     let bad_preset = games.replace("1,bcts,10x7,2", "1,bctss,10x7,2");
@@ -841,6 +847,7 @@ fn extrapolate_refuses_bad_game_files_and_heights() {
         ("capped.csv", capped.as_bytes()),
         ("games.csv", games.as_bytes()),
         ("number.csv", bad_number.as_bytes()),
+        ("rows.csv", too_many_rows.as_bytes()),
         ("board.csv", bad_board.as_bytes()),
         ("binary.csv", BINARY),
         ("empty.csv", b""),
@@ -871,6 +878,10 @@ fn extrapolate_refuses_bad_game_files_and_heights() {
         refused(&to(&["--through", "12"]), "below the target"),
         refused(&to(&["--metric", "score"]), "--metric"),
         refused(&["extrapolate", "games.csv", "--to", "0"], "--to"),
+        refused(&["extrapolate", "games.csv", "--to", "100000"], "--to 100000 is not a board height"),
+        refused(&to(&["--from", "0"]), "--from 0 is not a board height"),
+        refused(&to(&["--through", "45"]), "--through 45 is not a board height"),
+        refused(&["extrapolate", "10x6=rows.csv", "--to", "12"], "rows.csv, line 2: 13 rows from 30 pieces"),
         usage(&["extrapolate", "games.csv"], "required arguments"),
         usage(&["extrapolate", "--to", "12"], "required arguments"),
     ];
@@ -1018,10 +1029,14 @@ fn watch_and_play_refuse_bad_traces_games_and_pictures() {
         refused(&watch(&["--weights", "lee.toml"]), "lee.toml"),
         refused(&watch(&["--level", "5"]), "--level"),
         refused(&watch(&["--frames", "out.frames"]), "--frames"),
-        refused(&watch(&["--gif-frames", "0"]), "--gif-frames"),
-        refused(&watch(&["--gif-frames", "1001"]), "--gif-frames"),
-        refused(&watch(&["--gif-from", "0"]), "--gif-from"),
-        refused(&watch(&["--gif-delay-ms", "10001"]), "--gif-delay-ms"),
+        refused(&watch(&["--gif", "out.gif", "--gif-frames", "0"]), "--gif-frames"),
+        refused(&watch(&["--gif", "out.gif", "--gif-frames", "1001"]), "--gif-frames"),
+        refused(&watch(&["--gif", "out.gif", "--gif-from", "0"]), "--gif-from"),
+        refused(&watch(&["--gif", "out.gif", "--gif-delay-ms", "10001"]), "--gif-delay-ms"),
+        // The GIF's options without a GIF would be ignored: refused instead.
+        usage(&watch(&["--gif-from", "3"]), "--gif"),
+        usage(&watch(&["--gif-frames", "3"]), "--gif"),
+        usage(&["replay", "x.txt", "--gif-delay-ms", "50"], "--gif"),
         refused(&watch(&["--gif", "folder"]), "folder"),
         refused(&watch(&["--png", "no-such/x.png"]), "x.png"),
         refused(&watch(&["--gif", "out.gif", "--gif-from", "100"]), "--gif-from"),
@@ -1055,4 +1070,53 @@ fn a_thread_count_beyond_the_cores_is_capped_not_started() {
     }
     // 100,000 threads took minutes; capped, two tiny runs take well under a second.
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+/// A megabyte token in a record or a row of a board file is quoted by its start and length,
+/// not whole: the error stays one short line.
+#[test]
+fn a_huge_bad_token_is_quoted_short() {
+    let token = "Q".repeat(1 << 20);
+    let record = format!("N,L3,{token},D5");
+    let board = format!("..........\n{token}\n");
+    let files: [(&str, &[u8]); 2] = [("huge.txt", record.as_bytes()), ("boards.txt", board.as_bytes())];
+    let cases = || {
+        vec![
+            refused(&["replay", "huge.txt"], "(1048576 characters)"),
+            refused(&["features", "--preset", "bcts", "boards.txt"], "(1048576 characters)"),
+        ]
+    };
+    battery(&files, cases());
+    // And the line is short.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in files {
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
+    for case in &cases() {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+            .args(&case.args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let line = String::from_utf8_lossy(&out.stderr);
+        assert!(line.len() < 300, "{} bytes: {}", line.len(), &line[..300.min(line.len())]);
+    }
+}
+
+/// Output names the file system would refuse are refused before any game: a name over 255
+/// bytes, and a name whose manifest beside it would be (an earlier CSV of that name stays
+/// as it was). Likewise for `solve`'s record.
+#[test]
+fn output_names_are_checked_whole_before_the_work() {
+    let long = format!("{}.csv", "a".repeat(296));
+    let near = format!("{}.csv", "b".repeat(244));
+    let record = format!("{}.txt", "r".repeat(244));
+    let files: [(&str, &[u8]); 1] = [(near.as_str(), b"an earlier run\n")];
+    let play = |csv: &str| with(&["play", "--preset", "bcts", "--board", "10x10", "--games", "2", "--csv"], &[csv]);
+    let cases = vec![
+        refused(&play(&long), "more than the 255 a file name may have"),
+        refused(&play(&near), "manifest.json"),
+        refused(&["solve", "--beam", "5", "--pieces", "20", "--record", &record], "manifest.json"),
+    ];
+    battery(&files, cases);
 }

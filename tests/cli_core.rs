@@ -225,3 +225,25 @@ fn a_run_that_fails_before_its_games_leaves_an_existing_csv_alone() {
     assert_eq!(std::fs::read_to_string(&csv).unwrap(), "precious\n");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left behind");
 }
+
+/// A command with no point to go on from (here `play`) ends at once on Ctrl-C, SIGTERM or
+/// SIGHUP: exit 130, one line saying nothing was written, an earlier output of the same name
+/// as it was, and no temporary beside it.
+#[test]
+fn play_stopped_by_any_signal_leaves_the_earlier_output_and_no_temporary() {
+    for signal in ["-INT", "-TERM", "-HUP"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("games.csv"), "an earlier run\n").unwrap();
+        // Hours of games on 10x20: the signal always comes first.
+        let args = ["play", "--preset", "bcts", "--games", "100", "--threads", "1", "--csv", "games.csv"];
+        let child = spawn_in(dir.path(), &args, true);
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        send_signal(&child, signal);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(130), "{signal}: {}", stderr(&o));
+        assert!(stderr(&o).contains("stopped: no output file of this command was written"), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(dir.path().join("games.csv")).unwrap(), "an earlier run\n");
+        let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(files, ["games.csv"], "{signal}: nothing else left");
+    }
+}

@@ -44,26 +44,30 @@ fn watch_plays_writes_frames_and_the_frames_replay() {
 /// is written whole and replays to the same game. A second press changes nothing (no
 /// temporary left behind).
 #[test]
-fn ctrl_c_stops_watch_with_its_frames_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let frames = dir.path().join("stopped.frames");
-    // A frame every 5 ms: the game runs far longer than the wait before the press.
-    let args = ["watch", "--preset", "pygame-lee", "--seed", "5", "--level", "15", "--delay-ms", "5", "--frames"];
-    let child = spawn_in(dir.path(), &[&args[..], &[frames.to_str().unwrap()]].concat(), true);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    for _ in 0..2 {
-        send_signal(&child, "-INT");
+fn ctrl_c_and_termination_stop_watch_with_its_frames_written() {
+    // Ctrl-C (twice), SIGTERM (what `kill` and `timeout` send) and SIGHUP alike.
+    for (signal, presses) in [("-INT", 2), ("-TERM", 1), ("-HUP", 1)] {
+        let dir = tempfile::tempdir().unwrap();
+        let frames = dir.path().join("stopped.frames");
+        // A frame every 5 ms: the game runs far longer than the wait before the press.
+        let args = ["watch", "--preset", "pygame-lee", "--seed", "5", "--level", "15", "--delay-ms", "5", "--frames"];
+        let child = spawn_in(dir.path(), &[&args[..], &[frames.to_str().unwrap()]].concat(), true);
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        for _ in 0..presses {
+            send_signal(&child, signal);
+        }
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{signal}: {}", stderr(&o));
+        assert!(stderr(&o).contains("Ctrl-C: stopping after this frame"), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&frames).expect("the frames file is written");
+        let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(files, ["stopped.frames"], "{signal}: no temporary left");
+        let replay = run(&["watch", "--replay", frames.to_str().unwrap(), "--delay-ms", "0"]);
+        assert!(replay.status.success(), "{}", stderr(&replay));
+        assert!(text.lines().count() > 50, "a game of some frames: {} lines", text.lines().count());
+        let last = text.lines().last().unwrap();
+        assert!(last.starts_with("# end stopped"), "{signal}: stopped, not over: {last:?}");
     }
-    let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("Ctrl-C: stopping after this frame"), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&frames).expect("the frames file is written");
-    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(files, ["stopped.frames"], "no temporary left");
-    let replay = run(&["watch", "--replay", frames.to_str().unwrap(), "--delay-ms", "0"]);
-    assert!(replay.status.success(), "{}", stderr(&replay));
-    assert!(text.lines().count() > 50, "a game of some frames: {} lines", text.lines().count());
-    assert!(text.lines().last().unwrap().starts_with("# end stopped"), "stopped, not over: {:?}", text.lines().last());
 }
 
 #[test]

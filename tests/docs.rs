@@ -271,7 +271,11 @@ fn check_page(page: &Path, with_long: bool) -> Vec<String> {
                 shown.line,
                 shown.command,
                 if success == wants_error {
-                    if success { "succeeded where an error is shown" } else { "failed" }
+                    if success {
+                        "succeeded where an error is shown"
+                    } else {
+                        "failed"
+                    }
                 } else {
                     "printed something else"
                 },
@@ -404,7 +408,9 @@ fn links_between_pages_land() {
                 match anchors.get(&resolved) {
                     Some(list) if list.iter().any(|a| a == fragment) => {}
                     Some(_) => broken.push(format!("{}: {target}: no such heading", page_name(&page))),
-                    None => broken.push(format!("{}: {target}: a heading in a page that is not checked", page_name(&page))),
+                    None => {
+                        broken.push(format!("{}: {target}: a heading in a page that is not checked", page_name(&page)))
+                    }
                 }
             }
         }

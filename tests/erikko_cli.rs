@@ -84,8 +84,6 @@ fn best_reports_hold_as_the_library_decides() {
             piece,
             "--preview",
             "J",
-            "--preview",
-            "L",
             "--hold",
             hold,
             "--format",
@@ -98,7 +96,7 @@ fn best_reports_hold_as_the_library_decides() {
             let view = GameView {
                 board,
                 current: Piece::parse(piece).unwrap(),
-                preview: &[Piece::J, Piece::L],
+                preview: &[Piece::J],
                 hold: Some(Piece::parse(hold).unwrap()),
                 can_hold: true,
             };

@@ -304,6 +304,14 @@ fn a_stopped_polish_resumes_to_the_same_record() {
         )
         .unwrap();
     }
+    // A score edited past 2^32 is refused, not wrapped to a small one.
+    let manifest = read("edited.manifest.json");
+    let score = read_manifest(&dir.path().join("edited.manifest.json"))["score"].as_u64().unwrap();
+    let wrapped = manifest.replace(&format!("\"score\": {score}"), &format!("\"score\": {}", score + (1u64 << 32)));
+    assert_ne!(wrapped, manifest);
+    std::fs::write(dir.path().join("edited.manifest.json"), &wrapped).unwrap();
+    expect_error(&["polish", "--resume", "edited.txt"], dir.path(), "\"score\" is larger than any E-Tetris score");
+    std::fs::write(dir.path().join("edited.manifest.json"), &manifest).unwrap();
     // The weights file it read must still hold the weights it played.
     std::fs::copy(repository_file("weights/etetris-full.toml"), dir.path().join("w.toml")).unwrap();
     polish(&["--weights", "w.toml", "--record", "w.txt", "--max-windows", "1"]);
@@ -343,7 +351,7 @@ fn a_killed_or_interrupted_polish_resumes_to_the_same_record() {
     let settings = ["polish", "weak.txt", "--moves", "full", "--beam", "400", "--window", "100", "--stride", "50"];
     let whole = stdout(&run(&[&settings[..], &["--threads", "1", "--record", "whole.txt"]].concat(), dir.path()));
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
-    for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
+    for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT"), ("terminated", "-TERM")] {
         let manifest = dir.path().join(format!("{name}.manifest.json"));
         let record = format!("{name}.txt");
         // Stop it once a few windows are done.
@@ -356,7 +364,7 @@ fn a_killed_or_interrupted_polish_resumes_to_the_same_record() {
         };
         let exit =
             stop_when(&[&settings[..], &["--threads", "1", "--record", &record]].concat(), dir.path(), signal, ready);
-        if signal == "-INT" {
+        if signal != "-KILL" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C ends the window, then exits as interrupted");
         }
         let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
@@ -458,7 +466,17 @@ fn stop_when(args: &[&str], dir: &Path, signal: &str, ready: impl Fn() -> bool) 
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     common::send_signal(&child, signal);
-    child.wait().unwrap()
+    let status = child.wait().unwrap();
+    if signal != "-KILL" {
+        // Ctrl-C, SIGTERM and SIGHUP stop at a safe point: no temporary is left.
+        let temporaries: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains(".partial-"))
+            .collect();
+        assert!(temporaries.is_empty(), "{signal} left {temporaries:?}");
+    }
+    status
 }
 
 /// The pieces a solve's checkpoint has placed, read from its bytes (name and layout, the
@@ -554,13 +572,13 @@ fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
     let settings = ["solve", "--moves", "full", "--beam", "500", "--pieces", "1500", "--threads", "1"];
     let whole = stdout(&run(&[&settings[..], &["--record", "whole.txt"]].concat(), dir.path()));
     let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
-    for (name, signal) in [("killed.txt", "-KILL"), ("interrupted.txt", "-INT")] {
+    for (name, signal) in [("killed.txt", "-KILL"), ("interrupted.txt", "-INT"), ("terminated.txt", "-TERM")] {
         let checkpoint = dir.path().join(format!("{name}.checkpoint"));
         // Stop it a few hundred pieces in.
         let ready = || checkpoint_pieces(&checkpoint).is_some_and(|pieces| pieces >= 300);
         let args = [&settings[..], &["--record", name, "--checkpoint-every", "0"]].concat();
         let exit = stop_when(&args, dir.path(), signal, ready);
-        if signal == "-INT" {
+        if signal != "-KILL" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C saves, then exits as interrupted");
         }
         let left = checkpoint_pieces(&checkpoint).expect("a checkpoint is left");
@@ -630,14 +648,14 @@ fn a_killed_versus_continues_from_its_finished_searches() {
         names
     };
     assert!(left_beside("whole.csv").is_empty(), "all removed once the CSV is written");
-    for (csv, signal) in [("killed.csv", "-KILL"), ("interrupted.csv", "-INT")] {
+    for (csv, signal) in [("killed.csv", "-KILL"), ("interrupted.csv", "-INT"), ("terminated.csv", "-TERM")] {
         let searches = dir.path().join(format!("{csv}.searches"));
         let finished = || std::fs::read_to_string(&searches).map_or(0, |text| text.lines().count().saturating_sub(2));
         // Stop it in the third search, some way in.
         let third = dir.path().join(format!("{csv}.searches.2-A.checkpoint"));
         let ready = || finished() == 2 && checkpoint_pieces(&third).is_some_and(|pieces| pieces >= 300);
         let exit = stop_when(&args(&versus("3", csv, "0.05")), dir.path(), signal, ready);
-        if signal == "-INT" {
+        if signal != "-KILL" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C saves the searches in progress, then exits as interrupted");
         }
         let kept = finished();
@@ -829,7 +847,7 @@ fn splice_recombines_records_where_their_boards_meet() {
     let wide = [&["splice"][..], &records[..], &["--bridge", "--beam", "300", "--window", "80", "--moves", "full"]];
     let whole = stdout(&run(&[&wide.concat()[..], &["--threads", "1", "--record", "whole.txt"]].concat(), dir.path()));
     assert!(!dir.path().join("whole.txt.bridges").exists(), "the searches kept are removed once the run ends");
-    for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
+    for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT"), ("terminated", "-TERM")] {
         let (record, manifest) = (format!("{name}.txt"), dir.path().join(format!("{name}.manifest.json")));
         let ready = || {
             std::fs::read_to_string(&manifest)
@@ -847,7 +865,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
         let replayed = field(&stdout(&run(&["replay", &record], dir.path())), "score");
         assert!(replayed >= left["score"].as_u64().unwrap() && replayed >= spliced, "{name}: {replayed}");
-        if signal == "-INT" {
+        if signal != "-KILL" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C stops after the jump being searched");
             assert_eq!(left["bridges"]["finished"], false);
             assert_eq!(left["score"].as_u64(), Some(replayed));
@@ -902,6 +920,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         (&["--bridge", "--within", "10..x"][..], "\"x\" in \"10..x\" is not a whole number"),
         (&["--bridge", "--within", "30..20"][..], "A < B"),
         (&["--bridge", "--carry", "--within", "1999..2100"][..], "the records have 2000 pieces"),
+        (&["--bridge", "--within", "5000..6000"][..], "the records have 2000 pieces"),
     ] {
         let args = [&["splice", "j1.txt", "j2.txt"][..], flags, &["--record", "x.txt"]].concat();
         expect_error(&args, dir.path(), cause);

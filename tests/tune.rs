@@ -122,7 +122,7 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
     let reference = tune(dir.path(), &["small.toml", "--results", "reference", "--threads", "1"]);
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
 
-    for (folder, signal) in [("killed", "-KILL"), ("interrupted", "-INT")] {
+    for (folder, signal) in [("killed", "-KILL"), ("interrupted", "-INT"), ("terminated", "-TERM")] {
         let mut child = spawn_in(dir.path(), &["tune", "small.toml", "--results", folder, "--threads", "2"], false);
         // Stop it once a few generations are logged (and long before the last).
         let start = Instant::now();
@@ -140,10 +140,16 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
         };
         send_signal(&child, signal);
         let status = child.wait().unwrap();
-        if signal == "-INT" {
-            assert_eq!(status.code(), Some(130), "Ctrl-C: the checkpoint written, then exit as interrupted");
-        }
         let run = only_run(&dir.path().join(folder));
+        if signal != "-KILL" {
+            assert_eq!(status.code(), Some(130), "{signal}: the checkpoint written, then exit as interrupted");
+            let temporaries: Vec<_> = std::fs::read_dir(&run)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name.contains(".partial-"))
+                .collect();
+            assert!(temporaries.is_empty(), "{signal} left {temporaries:?}");
+        }
         assert!(!run.join("best.toml").exists(), "{folder} after {generations} generations, but it had finished");
 
         let resumed = tune(dir.path(), &["--resume", run.to_str().unwrap(), "--threads", "1"]);

@@ -22,7 +22,11 @@ fn record(name: &str) -> Record {
 
 /// The E-Tetris page's words with line breaks folded, as its paragraphs wrap anywhere.
 fn page_words() -> String {
-    std::fs::read_to_string(repository_file("docs/etetris.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ")
+    std::fs::read_to_string(repository_file("docs/etetris.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]

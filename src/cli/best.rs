@@ -59,6 +59,14 @@ pub fn run(args: BestArgs) -> Result<()> {
     if !preview.is_empty() && !preset.policy.uses_preview() {
         bail!("--preview: preset {} (policy {policy_name}) looks at the current piece only", preset.name);
     }
+    let read = preset.policy.previews_read();
+    if preview.len() > read {
+        bail!(
+            "--preview given {} times: preset {} (policy {policy_name}) looks at {read} preview piece only",
+            preview.len(),
+            preset.name
+        );
+    }
     let boards = read_boards(&args.file, &rules.new_board())?;
     let mut scratch = Scratch::default();
     let mut text_out = std::io::stdout().lock();

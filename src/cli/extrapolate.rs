@@ -38,8 +38,14 @@ pub struct ExtrapolateArgs {
 
 pub fn run(args: ExtrapolateArgs) -> Result<()> {
     let quantity = Quantity::parse(&args.metric)?;
-    if args.to == 0 {
-        bail!("--to must be a height of at least 1");
+    let heights = 1..=crate::board::MAX_HEIGHT;
+    if !heights.contains(&args.to) {
+        bail!("--to {} is not a board height: boards have 1 to {} rows", args.to, crate::board::MAX_HEIGHT);
+    }
+    for (flag, height) in [("--from", args.from), ("--through", args.through)] {
+        if let Some(height) = height.filter(|h| !heights.contains(h)) {
+            bail!("{flag} {height} is not a board height: boards have 1 to {} rows", crate::board::MAX_HEIGHT);
+        }
     }
     if let Some(name) = &args.preset {
         crate::presets::find(name).context("--preset")?;

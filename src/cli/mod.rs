@@ -135,6 +135,22 @@ pub(crate) fn clap_error_line(error: &clap::Error) -> String {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    // Commands with no point to stop at and go on from end at once on Ctrl-C, SIGTERM or
+    // SIGHUP, removing the temporary of any output being written (the others install their
+    // own stop: `tune`, `reproduce`, `solve`, `polish`, `splice`, `versus`, `watch`).
+    if matches!(
+        cli.command,
+        Command::Play(_)
+            | Command::Features(_)
+            | Command::Best(_)
+            | Command::Replay(_)
+            | Command::Sequence(_)
+            | Command::Bench(_)
+            | Command::Plot(_)
+            | Command::Extrapolate(_)
+    ) {
+        crate::interrupt::exit_on_ctrl_c("stopped: no output file of this command was written".into());
+    }
     match cli.command {
         Command::Play(args) => play::run(args),
         Command::Features(args) => features::run(args),
@@ -168,9 +184,16 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Splits a flag's `A..B` into its two numbers (`what` names them in the error, e.g.
 /// "LOW..HIGH"); the flag checks their bounds itself.
 fn parse_range(text: &str, what: &str) -> std::result::Result<(usize, usize), String> {
-    let (first, end) = text.split_once("..").ok_or_else(|| format!("{text:?} is not a range {what}"))?;
+    let (first, end) =
+        text.split_once("..").ok_or_else(|| format!("{} is not a range {what}", crate::names::Quoted(text)))?;
     let number = |part: &str| {
-        part.trim().parse::<usize>().map_err(|_| format!("{part:?} in {text:?} is not a whole number (a range {what})"))
+        part.trim().parse::<usize>().map_err(|_| {
+            format!(
+                "{} in {} is not a whole number (a range {what})",
+                crate::names::Quoted(part),
+                crate::names::Quoted(text)
+            )
+        })
     };
     Ok((number(first)?, number(end)?))
 }

@@ -19,13 +19,13 @@ pub struct PictureArgs {
     #[arg(long)]
     pub gif: Option<PathBuf>,
     /// The first move in the GIF (1 = the game's first move).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, requires = "gif")]
     pub gif_from: u64,
     /// The most moves in the GIF.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, requires = "gif")]
     pub gif_frames: u64,
     /// Pause between GIF frames in milliseconds (the last frame stays three times as long).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, requires = "gif")]
     pub gif_delay_ms: u64,
     /// Write the last move's picture as a PNG.
     #[arg(long)]

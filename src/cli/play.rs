@@ -4,11 +4,11 @@ use crate::board::parse_size;
 use crate::presets;
 use crate::report::atomic_file::{check_distinct, AtomicFile};
 use crate::report::progress::with_progress;
-use crate::report::run_dir::{manifest_beside, write_manifest_beside};
+use crate::report::run_dir::{manifest_beside, prepare_manifest_beside};
 use crate::report::stats::Summary;
 use crate::sim::{self, thread_pool, GameLimits, GameRecord};
 use crate::view::trace::write_trace;
-use anyhow::{bail, ensure, Result};
+use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -113,7 +113,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let seconds = start.elapsed().as_secs_f64();
 
     if let Some(path) = &args.csv {
-        AtomicFile::write_with(path, |file| write_csv(file, &records))?;
+        let mut csv = AtomicFile::create(path)?;
+        write_csv(csv.writer(), &records).with_context(|| format!("cannot write {}", path.display()))?;
         let manifest = serde_json::json!({
             "master_seed": args.seed,
             "games": args.games,
@@ -128,7 +129,11 @@ pub fn run(args: PlayArgs) -> Result<()> {
             "seconds": seconds,
             "csv": path.display().to_string(),
         });
-        let manifest = write_manifest_beside(path, "play", manifest)?;
+        // Both whole before either replaces an earlier run's file.
+        let manifest_file = prepare_manifest_beside(path, "play", manifest)?;
+        csv.commit()?;
+        manifest_file.commit()?;
+        let manifest = manifest_beside(path);
         eprintln!("per-game CSV written to {} (the run: {})", path.display(), manifest.display());
     }
     if let Some(path) = &args.trace {

@@ -292,7 +292,12 @@ fn resume(args: Args) -> Result<()> {
         .map_err(|e| fail(format!("its arguments no longer parse: {}", super::clap_error_line(&e))))?;
     let number =
         |name: &str| -> Result<u64> { field(name)?.as_u64().ok_or_else(|| fail(format!("\"{name}\" is not a count"))) };
-    let (score_before, recorded_score) = (number("score_before")? as u32, number("score")? as u32);
+    // A score beyond u32 is no game's (the contest's best are about 1.4 million): refused,
+    // not wrapped.
+    let score = |name: &str| -> Result<u32> {
+        u32::try_from(number(name)?).map_err(|_| fail(format!("\"{name}\" is larger than any E-Tetris score")))
+    };
+    let (score_before, recorded_score) = (score("score_before")?, score("score")?);
     let input = field("polished")?.as_str().unwrap_or_default().to_string();
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read record file {}", args.file.display()))?;

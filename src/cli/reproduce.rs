@@ -203,7 +203,7 @@ fn measured_arguments(args: &ReproduceArgs) -> Vec<String> {
 fn parse_heights(text: &str) -> std::result::Result<(usize, usize), String> {
     let (low, high) = super::parse_range(text, "LOW..HIGH")?;
     if low < 4 || high < low + 2 {
-        return Err(format!("{text:?}: an extrapolation needs three heights or more, from 4 up"));
+        return Err(format!("{}: an extrapolation needs three heights or more, from 4 up", crate::names::Quoted(text)));
     }
     crate::board::Board::check_size(4, high).map_err(|e| e.to_string())?;
     Ok((low, high))

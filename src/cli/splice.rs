@@ -159,11 +159,12 @@ pub fn run(args: Args) -> Result<()> {
             "--guide must be a number of at least 0, got {}",
             args.guide
         );
-        if let (true, Some((first, _))) = (args.carry, args.within) {
+        if let Some((first, _)) = args.within {
+            // A region past the records' end holds no start: refused, as a carried search is.
             let longest = lines.iter().map(Line::pieces).max().unwrap_or(0);
             ensure!(
                 first + 1 < longest,
-                "--within {first}..: a carried search starts after piece {first}, and the records have {longest} pieces"
+                "--within {first}..: the searches start after piece {first}, and the records have {longest} pieces"
             );
         }
         let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
@@ -333,7 +334,7 @@ pub fn run(args: Args) -> Result<()> {
 fn parse_piece_range(text: &str) -> Result<(usize, usize), String> {
     let (first, end) = super::parse_range(text, "A..B")?;
     if first >= end || end > PIECE_LIMIT {
-        return Err(format!("{text:?}: a range A..B needs A < B <= {PIECE_LIMIT}"));
+        return Err(format!("{}: a range A..B needs A < B <= {PIECE_LIMIT}", crate::names::Quoted(text)));
     }
     Ok((first, end))
 }

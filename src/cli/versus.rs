@@ -82,7 +82,10 @@ fn side(name: &str, text: &str) -> Result<Side> {
         Weights::default()
     } else if !Path::new(&parsed.weights).exists() && crate::names::closest(&parsed.weights, &["seed"]).is_some() {
         // A mistyped `seed` reads better as such than as a missing file.
-        return Err(fail(format!("no weights file {:?} (did you mean \"seed\", the contest solver's published weights?)", parsed.weights)));
+        return Err(fail(format!(
+            "no weights file {:?} (did you mean \"seed\", the contest solver's published weights?)",
+            parsed.weights
+        )));
     } else {
         Weights::load(Path::new(&parsed.weights)).map_err(|e| fail(format!("{e:#}")))?
     };
@@ -435,7 +438,7 @@ fn parse_search(line: &str) -> Result<Finished> {
         bail!("expected 4 fields (seed,side,score,pieces), found {}", fields.len());
     };
     let number = |name: &str, text: &str| -> Result<u64> {
-        text.parse().with_context(|| format!("{name} {text:?} is not a count"))
+        text.parse().with_context(|| format!("{name} {} is not a count", crate::names::Quoted(text)))
     };
     let side = match side {
         "A" => 0,

@@ -49,10 +49,9 @@ mod tests {
         for preset in crate::presets::REGISTRY {
             let text = weights_file(preset.name).unwrap();
             let evaluator = preset.evaluator().unwrap();
-            let read = crate::eval::parse_weights(&text, &evaluator.feature_names(), |name| {
-                preset.check_weights_preset(name)
-            })
-            .unwrap_or_else(|e| panic!("{}: {e:#}", preset.name));
+            let read =
+                crate::eval::parse_weights(&text, &evaluator.feature_names(), |name| preset.check_weights_preset(name))
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", preset.name));
             assert_eq!(read, evaluator.weights(), "{}", preset.name);
         }
         let text = weights_file("etetris").unwrap();

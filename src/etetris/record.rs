@@ -81,20 +81,20 @@ impl Record {
             let digits = chars.as_str();
             let op = match letter {
                 'N' => {
-                    ensure!(digits.is_empty(), "token {position} {token:?}: N takes no count");
+                    ensure!(digits.is_empty(), "token {position} {}: N takes no count", crate::names::Quoted(token));
                     Op::New
                 }
                 'L' | 'R' | 'D' | 'C' => {
                     ensure!(
                         !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()),
-                        "token {position} {token:?}: expected a count after {letter}"
+                        "token {position} {}: expected a count after {letter}",
+                        crate::names::Quoted(token)
                     );
-                    let count: u32 = digits
-                        .parse()
-                        .ok()
-                        .filter(|&n| n <= 10 * MAX_STEPS_PER_PIECE)
-                        .with_context(|| format!("token {position} {token:?}: count out of range"))?;
-                    ensure!(count >= 1, "token {position} {token:?}: a count must be at least 1");
+                    let count: u32 =
+                        digits.parse().ok().filter(|&n| n <= 10 * MAX_STEPS_PER_PIECE).with_context(|| {
+                            format!("token {position} {}: count out of range", crate::names::Quoted(token))
+                        })?;
+                    ensure!(count >= 1, "token {position} {}: a count must be at least 1", crate::names::Quoted(token));
                     match letter {
                         'L' => Op::Left(count),
                         'R' => Op::Right(count),
@@ -102,10 +102,10 @@ impl Record {
                         _ => Op::Rotate(count),
                     }
                 }
-                _ => bail!("token {position} {token:?}: unknown op (expected N, L, R, D or C)"),
+                _ => bail!("token {position} {}: unknown op (expected N, L, R, D or C)", crate::names::Quoted(token)),
             };
             if i == 0 {
-                ensure!(op == Op::New, "the record must start with N, found {token:?}");
+                ensure!(op == Op::New, "the record must start with N, found {}", crate::names::Quoted(token));
             }
             ops.push(op);
         }

@@ -115,7 +115,10 @@ impl FramesFile {
             }
             let fields: Vec<&str> = line.split_whitespace().collect();
             if header.is_none() {
-                header = Some(parse_header(&fields).with_context(|| format!("line {line_number}: {line:?}"))?);
+                header = Some(
+                    parse_header(&fields)
+                        .with_context(|| format!("line {line_number}: {}", crate::names::Quoted(line)))?,
+                );
                 continue;
             }
             let expected = frames.len() + 1;

@@ -116,7 +116,17 @@ pub fn build(kind: PolicyKind, evaluator: Evaluator) -> Box<dyn Policy> {
 impl PolicyKind {
     /// Whether the policy looks at the preview (its first piece).
     pub fn uses_preview(self) -> bool {
-        !matches!(self, PolicyKind::OnePieceFirstBest | PolicyKind::OnePieceFaheyPriority)
+        self.previews_read() > 0
+    }
+
+    /// How many preview pieces the policy looks at: none for one piece, the next piece for
+    /// the others (the two-piece search, the key-press search, and the hold-aware bot, which
+    /// plays the next piece when it holds into an empty slot).
+    pub fn previews_read(self) -> usize {
+        match self {
+            PolicyKind::OnePieceFirstBest | PolicyKind::OnePieceFaheyPriority => 0,
+            PolicyKind::TwoPieceNoClear | PolicyKind::HoldAware | PolicyKind::KeyPress => 1,
+        }
     }
 
     /// Whether the policy looks at the hold slot.

@@ -27,6 +27,15 @@ impl AtomicFile {
         if target.is_dir() {
             bail!("cannot write {}: it is a folder", target.display());
         }
+        // Checked here, before any work: the temporary's name is cut short, so making it
+        // would not find a final name the file system refuses.
+        let name_bytes = target.file_name().map_or(0, |name| name.len());
+        if name_bytes > MAX_NAME_BYTES {
+            bail!(
+                "cannot write {}: its name has {name_bytes} bytes, more than the {MAX_NAME_BYTES} a file name may have",
+                crate::names::Quoted(&target.display().to_string())
+            );
+        }
         let folder = folder_of(target);
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(&extension);
@@ -80,6 +89,9 @@ impl AtomicFile {
         Ok(())
     }
 }
+
+/// The longest file name (not path) Linux's file systems take, in bytes.
+const MAX_NAME_BYTES: usize = 255;
 
 /// The folder a path is in (`.` for a bare name).
 fn folder_of(path: &Path) -> &Path {

@@ -115,9 +115,9 @@ fn read_file(path: &Path, board: Option<(usize, usize)>) -> Result<Vec<GameRow>>
             |at: usize, name: &str| record.get(at).with_context(|| format!("{shown}, line {line}: no {name} field"));
         let number = |at: usize, name: &str| -> Result<f64> {
             let text = field(at, name)?;
-            text.parse::<u64>()
-                .map(|n| n as f64)
-                .map_err(|_| anyhow::anyhow!("{shown}, line {line}: {name} {text:?} is not a whole number"))
+            text.parse::<u64>().map(|n| n as f64).map_err(|_| {
+                anyhow::anyhow!("{shown}, line {line}: {name} {} is not a whole number", crate::names::Quoted(text))
+            })
         };
         let (board, preset, table_row) = match layout {
             Layout::Named(size) => (size, None, None),
@@ -151,14 +151,16 @@ fn read_file(path: &Path, board: Option<(usize, usize)>) -> Result<Vec<GameRow>>
                 GameEnd::PieceCap.as_str()
             ),
         };
-        games.push(GameRow {
-            board,
-            preset,
-            table_row,
-            rows: number(rows_at, "lines")?,
-            pieces: number(pieces_at, "pieces")?,
-            capped,
-        });
+        let (rows, pieces) = (number(rows_at, "lines")?, number(pieces_at, "pieces")?);
+        // A piece brings 4 cells and a cleared row takes a board's width of them.
+        let most = (4.0 * pieces / board.0 as f64).floor();
+        if rows > most {
+            bail!(
+                "{shown}, line {line}: {rows} rows from {pieces} pieces: on a board {} wide they clear at most {most}",
+                board.0
+            );
+        }
+        games.push(GameRow { board, preset, table_row, rows, pieces, capped });
     }
     if games.is_empty() {
         bail!("{shown}: no games");

@@ -110,8 +110,9 @@ impl Journal {
             Some(first) if first == title => {
                 for (number, line) in read.enumerate() {
                     if !(number == 0 && line == kind.header) {
-                        let step = parse(line)
-                            .with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 2))?;
+                        let step = parse(line).with_context(|| {
+                            format!("{}, line {}: {}", path.display(), number + 2, crate::names::Quoted(line))
+                        })?;
                         steps.push(step);
                     }
                 }
@@ -173,8 +174,8 @@ impl Ledger {
         let mut games = HashMap::new();
         let lines = text.lines().skip(1);
         for (number, line) in lines.enumerate() {
-            let (key, record) =
-                parse_line(line).with_context(|| format!("{}, line {}: {line:?}", path.display(), number + 2))?;
+            let (key, record) = parse_line(line)
+                .with_context(|| format!("{}, line {}: {}", path.display(), number + 2, crate::names::Quoted(line)))?;
             games.insert(key, record);
         }
         file.flush()?;
@@ -241,7 +242,7 @@ fn parse_line(line: &str) -> Result<((String, u64), GameRecord)> {
         bail!("expected 8 fields, found {}", fields.len());
     };
     let number = |name: &str, text: &str| -> Result<u64> {
-        text.parse().with_context(|| format!("field {name}: {text:?} is not a whole number"))
+        text.parse().with_context(|| format!("field {name}: {} is not a whole number", crate::names::Quoted(text)))
     };
     let end = match end {
         "game_over" => GameEnd::GameOver,
@@ -250,7 +251,9 @@ fn parse_line(line: &str) -> Result<((String, u64), GameRecord)> {
     };
     let level = match level {
         "" => None,
-        text => Some(text.parse().with_context(|| format!("field level: {text:?} is not a level"))?),
+        text => {
+            Some(text.parse().with_context(|| format!("field level: {} is not a level", crate::names::Quoted(text)))?)
+        }
     };
     let record = GameRecord {
         seed: number("seed", seed)?,

@@ -83,13 +83,23 @@ pub fn merged(mut base: serde_json::Value, more: serde_json::Value) -> serde_jso
 
 /// Writes [`provenance`] to [`manifest_beside`] `output` (atomically) and returns its path.
 pub fn write_manifest_beside(output: &Path, command: &str, fields: serde_json::Value) -> Result<PathBuf> {
+    prepare_manifest_beside(output, command, fields)?.commit()?;
+    Ok(manifest_beside(output))
+}
+
+/// The manifest of [`write_manifest_beside`], written under its temporary name and not yet
+/// renamed into place: a command commits it with its output, once both are whole.
+pub fn prepare_manifest_beside(
+    output: &Path,
+    command: &str,
+    fields: serde_json::Value,
+) -> Result<super::atomic_file::AtomicFile> {
     let path = manifest_beside(output);
     let mut file = super::atomic_file::AtomicFile::create(&path)?;
     serde_json::to_writer_pretty(file.writer(), &provenance(command, fields))
         .with_context(|| format!("cannot write {}", path.display()))?;
     std::io::Write::write_all(file.writer(), b"\n").with_context(|| format!("cannot write {}", path.display()))?;
-    file.commit()?;
-    Ok(path)
+    Ok(file)
 }
 
 /// The commit the binary was built from, captured at build time (`build.rs`), with

@@ -894,8 +894,18 @@ impl<'e> Campaign<'e> {
     fn draw_plots(&self) -> Result<()> {
         let series = super::plot::read_run(&self.run_dir)?;
         let title = format!("{} ({})", self.experiment.name, self.experiment.file.optimizer.name());
-        super::plot::draw(std::slice::from_ref(&series), &title, &self.run_dir.join("fitness.png"), super::plot::Scale::Linear)?;
-        super::plot::draw(std::slice::from_ref(&series), &title, &self.run_dir.join("fitness.svg"), super::plot::Scale::Linear)
+        super::plot::draw(
+            std::slice::from_ref(&series),
+            &title,
+            &self.run_dir.join("fitness.png"),
+            super::plot::Scale::Linear,
+        )?;
+        super::plot::draw(
+            std::slice::from_ref(&series),
+            &title,
+            &self.run_dir.join("fitness.svg"),
+            super::plot::Scale::Linear,
+        )
     }
 
     /// Scores the incumbent and the preset's published weights on held-out seeds (for

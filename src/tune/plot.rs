@@ -104,7 +104,12 @@ pub fn read_run(dir: &Path) -> Result<Series> {
             // A non-finite value (or one near f64's ends) would make the axis range
             // non-finite, and drawing it never ends.
             list.push(value.parse::<f64>().ok().filter(|v| v.is_finite() && v.abs() <= 1e100).with_context(|| {
-                format!("{} row {}: {value:?} is not a finite number within +-1e100", path.display(), line + 2)
+                format!(
+                    "{} row {}: {} is not a finite number within +-1e100",
+                    path.display(),
+                    line + 2,
+                    crate::names::Quoted(value)
+                )
             })?);
         }
         fitness_name = record.get(fitness).unwrap_or("fitness").to_string();
@@ -647,7 +652,12 @@ pub fn draw(series: &[Series], title: &str, out: &Path, scale: Scale) -> Result<
                 // Without re-evaluation the incumbent is the generation best so far.
                 let so_far: &[f64] = if single && s.reevaluated { &s.generation_best_so_far } else { &[] };
                 let published = if single { s.published.as_ref().map(|h| &h.mean) } else { None };
-                s.incumbent.iter().chain(mean).chain(so_far).chain(s.held_out.as_ref().map(|h| &h.mean)).chain(published)
+                s.incumbent
+                    .iter()
+                    .chain(mean)
+                    .chain(so_far)
+                    .chain(s.held_out.as_ref().map(|h| &h.mean))
+                    .chain(published)
             })
             .copied()
             .filter(|v| v.is_finite())
@@ -672,7 +682,12 @@ pub fn draw(series: &[Series], title: &str, out: &Path, scale: Scale) -> Result<
     let (mut low, mut high) = bands().chain(curves()).fold((curve_low, curve_high), |(a, b), v| (a.min(v), b.max(v)));
     // The legend goes in the upper right, above the data: room for its lines (about 22
     // pixels each of the plotting area's 520) is kept free at the top.
-    let legend_lines = if single { 3 + usize::from(any_series(series, |s| s.published.is_some())) + usize::from(any_series(series, |s| s.held_out.is_some())) } else { series.len() };
+    let legend_lines = if single {
+        3 + usize::from(any_series(series, |s| s.published.is_some()))
+            + usize::from(any_series(series, |s| s.held_out.is_some()))
+    } else {
+        series.len()
+    };
     let legend_share = ((legend_lines as f64 * 22.0 + 30.0) / 520.0).min(0.6);
     if logarithmic {
         // Room below the lowest curve for its dots; bands reaching lower are clipped.
@@ -753,11 +768,10 @@ pub fn draw(series: &[Series], title: &str, out: &Path, scale: Scale) -> Result<
                         frame.clip_line(&[(x, published.mean), (x + dash, published.mean)])
                     });
                     chart
-                        .draw_series(dashes.map(|piece| PathElement::new(piece, gray.stroke_width(2))).collect::<Vec<_>>())?
-                        .label(format!(
-                            "published weights on the same held-out games: {}",
-                            figure(published.mean)
-                        ))
+                        .draw_series(
+                            dashes.map(|piece| PathElement::new(piece, gray.stroke_width(2))).collect::<Vec<_>>(),
+                        )?
+                        .label(format!("published weights on the same held-out games: {}", figure(published.mean)))
                         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 10, y)], gray.stroke_width(2)));
                 }
                 if single && s.reevaluated {
@@ -872,10 +886,13 @@ mod tests {
         assert_eq!(labels[..3], ["1.3000M", "1.3025M", "1.3050M"]);
         let (ticks, step) = linear_ticks(0.0, 5_500_000.0, 12);
         let labels: Vec<String> = ticks.iter().map(|&t| tick_label(t, step, 5_500_000.0, 1e6)).collect();
-        assert_eq!(labels, ["0", "0.5M", "1.0M", "1.5M", "2.0M", "2.5M", "3.0M", "3.5M", "4.0M", "4.5M", "5.0M", "5.5M"]);
+        assert_eq!(
+            labels,
+            ["0", "0.5M", "1.0M", "1.5M", "2.0M", "2.5M", "3.0M", "3.5M", "4.0M", "4.5M", "5.0M", "5.5M"]
+        );
         let (ticks, _) = linear_ticks(-120.0, 3_400.0, 10);
         assert_eq!(ticks.first(), Some(&0.0));
-        assert!(!tick_label(0.0 * -1.0, 500.0, 3_400.0, 1e7).starts_with('-'));
+        assert!(!tick_label(-0.0, 500.0, 3_400.0, 1e7).starts_with('-'));
     }
 
     #[test]

@@ -402,7 +402,9 @@ fn read_curve(folder: &Path) -> Result<Curve> {
         let record = record.with_context(|| format!("{}: bad CSV", path.display()))?;
         let value = |i: usize| -> Result<f64> {
             let text = record.get(i).unwrap_or("");
-            let v: f64 = text.parse().with_context(|| format!("{}: {text:?} is not a number", path.display()))?;
+            let v: f64 = text
+                .parse()
+                .with_context(|| format!("{}: {} is not a number", path.display(), crate::names::Quoted(text)))?;
             anyhow::ensure!(v.is_finite(), "{}: {text} is not a finite number", path.display());
             Ok(v)
         };

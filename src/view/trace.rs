@@ -261,7 +261,7 @@ impl Trace {
 }
 
 fn number<T: std::str::FromStr>(what: &str, text: &str) -> Result<T> {
-    text.parse().ok().with_context(|| format!("{what} {text:?} is not a number in range"))
+    text.parse().ok().with_context(|| format!("{what} {} is not a number in range", crate::names::Quoted(text)))
 }
 
 fn parse_game(fields: &[&str]) -> Result<TraceGame> {

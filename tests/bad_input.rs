@@ -916,6 +916,8 @@ fn watch_refuses_bad_frames_files_and_keeps_the_output() {
     let mut after_end = whole.clone();
     let frames_played = String::from_utf8_lossy(&whole).lines().filter(|l| !l.starts_with('#')).count() - 1;
     after_end.extend(format!("{} -\n", frames_played + 1).into_bytes());
+    // Cut in half: a kill while a copy was made, say.
+    let cut = lines[..lines.len() / 2].join("\n") + "\n";
     let bad: Vec<(&str, String, &str)> = vec![
         ("no-header.frames", "1 -\n".into(), "header"),
         ("level-zero.frames", with_line(1, "seed 1 level 0 rules guideline"), "level"),
@@ -933,6 +935,7 @@ fn watch_refuses_bad_frames_files_and_keeps_the_output() {
     let mut files: Vec<(&str, &[u8])> = bad.iter().map(|(n, t, _)| (*n, t.as_bytes())).collect();
     files.extend([
         ("after-end.frames", after_end.as_slice()),
+        ("cut.frames", cut.as_bytes()),
         ("keep.frames", short.as_slice()),
         ("binary.frames", BINARY),
         ("folder/", b""),
@@ -940,7 +943,8 @@ fn watch_refuses_bad_frames_files_and_keeps_the_output() {
     let replay = |file: &str| with(&["watch", "--delay-ms", "0", "--replay", file, "--frames", "keep.frames"], &[]);
     let mut cases: Vec<Case> = bad.iter().map(|(name, _, needle)| refused(&replay(name), needle)).collect();
     cases.extend([
-        refused(&replay("after-end.frames"), "after the game ended"),
+        refused(&replay("after-end.frames"), "a frame after the end line"),
+        refused(&replay("cut.frames"), "cut short"),
         refused(&replay("binary.frames"), "binary.frames"),
         refused(&replay("folder"), "folder"),
         refused(&replay("no-such.frames"), "no-such.frames"),
@@ -1111,12 +1115,18 @@ fn output_names_are_checked_whole_before_the_work() {
     let long = format!("{}.csv", "a".repeat(296));
     let near = format!("{}.csv", "b".repeat(244));
     let record = format!("{}.txt", "r".repeat(244));
+    let versus_csv = format!("{}.csv", "v".repeat(236));
     let files: [(&str, &[u8]); 1] = [(near.as_str(), b"an earlier run\n")];
     let play = |csv: &str| with(&["play", "--preset", "bcts", "--board", "10x10", "--games", "2", "--csv"], &[csv]);
     let cases = vec![
         refused(&play(&long), "more than the 255 a file name may have"),
         refused(&play(&near), "manifest.json"),
         refused(&["solve", "--beam", "5", "--pieces", "20", "--record", &record], "manifest.json"),
+        // Its CSV and manifest names fit; the checkpoint of its last search would not.
+        refused(
+            &["versus", "seed", "seed", "--beam", "5", "--pieces", "20", "--jitters", "4", "--csv", &versus_csv],
+            "4-B.checkpoint",
+        ),
     ];
     battery(&files, cases);
 }

@@ -123,7 +123,7 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
 
     for (folder, signal) in [("killed", "-KILL"), ("interrupted", "-INT"), ("terminated", "-TERM")] {
-        let mut child = spawn_in(dir.path(), &["tune", "small.toml", "--results", folder, "--threads", "2"], false);
+        let child = spawn_in(dir.path(), &["tune", "small.toml", "--results", folder, "--threads", "2"], true);
         // Stop it once a few generations are logged (and long before the last).
         let start = Instant::now();
         let generations = loop {
@@ -139,10 +139,15 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
             std::thread::sleep(Duration::from_millis(5));
         };
         send_signal(&child, signal);
-        let status = child.wait().unwrap();
+        let output = child.wait_with_output().unwrap();
+        let status = output.status;
         let run = only_run(&dir.path().join(folder));
         if signal != "-KILL" {
             assert_eq!(status.code(), Some(130), "{signal}: the checkpoint written, then exit as interrupted");
+            // The messages docs/errors.md shows.
+            let said = String::from_utf8_lossy(&output.stderr);
+            assert!(said.contains("Ctrl-C: stopping after the games in progress (press again to exit at once)\n"));
+            assert!(said.contains("checkpoint written. Resume with: tetris-lab tune --resume "), "{said}");
             let temporaries: Vec<_> = std::fs::read_dir(&run)
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

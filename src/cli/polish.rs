@@ -8,7 +8,7 @@
 
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
-    weights_json, write_record, JitterArgs, SearchArgs,
+    weights_json, write_record, write_record_with_manifest, JitterArgs, SearchArgs,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -200,9 +200,8 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     // The record and manifest as they stand before the first window: from here on the
     // two always describe a polish that `--resume` can continue (or one that has finished,
     // when a resume finds the last window done).
-    write_record(&path, &line.record())?;
     let first = Some(from).filter(|&first| first < line.pieces());
-    write_manifest_beside(&path, "polish", manifest(&line, first, run.seconds, run.detours))?;
+    write_record_with_manifest(&path, &line.record(), "polish", manifest(&line, first, run.seconds, run.detours))?;
     install_ctrl_c();
     let bar = pieces_bar(line.pieces(), true);
     let started = Instant::now();

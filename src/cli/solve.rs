@@ -12,7 +12,7 @@ use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
 use crate::interrupt::{stop_flag, stop_on_ctrl_c};
 use crate::report::atomic_file::{check_distinct, remove_with_temporaries, AtomicFile};
-use crate::report::run_dir::{manifest_beside, merged, provenance, write_manifest_beside};
+use crate::report::run_dir::{manifest_beside, merged, provenance};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -231,9 +231,28 @@ pub fn weights_json(weights: &Weights) -> serde_json::Value {
 
 /// Writes a record (atomically).
 pub fn write_record(path: &Path, record: &crate::etetris::record::Record) -> Result<()> {
+    prepare_record(path, record)?.commit()
+}
+
+/// A record written under its temporary name, not yet renamed into place.
+fn prepare_record(path: &Path, record: &crate::etetris::record::Record) -> Result<AtomicFile> {
     let mut out = AtomicFile::create(path)?;
     writeln!(out.writer(), "{record}").with_context(|| format!("cannot write record file {}", path.display()))?;
-    out.commit()
+    Ok(out)
+}
+
+/// Writes a record and its manifest beside it, both whole before either replaces an earlier
+/// file of the same name.
+pub fn write_record_with_manifest(
+    path: &Path,
+    record: &crate::etetris::record::Record,
+    command: &str,
+    manifest: serde_json::Value,
+) -> Result<()> {
+    let record_file = prepare_record(path, record)?;
+    let manifest_file = crate::report::run_dir::prepare_manifest_beside(path, command, manifest)?;
+    record_file.commit()?;
+    manifest_file.commit()
 }
 
 /// An E-Tetris run's manifest fields: the game's (rule set, its version, the sequence),
@@ -438,8 +457,7 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
         "score": replayed.score,
         "pieces_played": replayed.pieces,
     }));
-    write_record(record, &game_record)?;
-    write_manifest_beside(record, "solve", manifest)?;
+    write_record_with_manifest(record, &game_record, "solve", manifest)?;
     // Only now: a kill before this leaves the checkpoint, whose resume writes the same record.
     remove_with_temporaries(&checkpoint);
     if replayed.pieces < args.pieces {

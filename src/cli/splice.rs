@@ -12,7 +12,7 @@
 
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
-    write_record, JitterArgs, SearchArgs,
+    write_record_with_manifest, JitterArgs, SearchArgs,
 };
 use crate::etetris::bridge::{bridge_along, plan, Aim, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
@@ -23,7 +23,7 @@ use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
 use crate::report::atomic_file::check_distinct;
 use crate::report::ledger::{Journal, JournalKind};
-use crate::report::run_dir::{manifest_beside, write_manifest_beside};
+use crate::report::run_dir::manifest_beside;
 use anyhow::{ensure, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::ControlFlow;
@@ -183,6 +183,9 @@ pub fn run(args: Args) -> Result<()> {
         None
     };
     prepare_record_path(&path)?;
+    if let Some(kept) = &kept {
+        crate::report::atomic_file::AtomicFile::check_writable(kept)?;
+    }
     // The jumps a stopped run of the same bridges searched, read before anything is written.
     let journal = match (&kept, &bridging) {
         (Some(kept), Some(options)) => {
@@ -538,9 +541,7 @@ impl Output<'_> {
                 "finished": report.finished,
             });
         }
-        write_record(self.path, &record)?;
-        write_manifest_beside(self.path, "splice", etetris_manifest(fields))?;
-        Ok(())
+        write_record_with_manifest(self.path, &record, "splice", etetris_manifest(fields))
     }
 
     /// Prints each record's share on stderr and the result's line on stdout.

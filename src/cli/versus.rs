@@ -114,6 +114,9 @@ pub fn run(args: Args) -> Result<()> {
         )?;
         AtomicFile::check_writable(path)?;
         AtomicFile::check_writable(&manifest)?;
+        // The files kept beside it while it runs, the longest name last (the last seed's).
+        AtomicFile::check_writable(&searches)?;
+        AtomicFile::check_writable(&with_suffix(&searches, &format!(".{}-B.checkpoint", args.jitters)))?;
     }
     let settings = Settings {
         beam: args.beam,

@@ -11,7 +11,9 @@
 //! 3 hard - - - - 0 1 36
 //! # end block-out pieces 212 lines 80 level 9 score 31337
 //! ```
-//! - Lines starting with `#` are comments; blank lines are ignored.
+//! - Lines starting with `#` are comments; blank lines are ignored. The last is the end
+//!   line, `# end ...`, which says how the game stopped: a file without one was cut short
+//!   and is refused, and so is a frame after it.
 //! - The first other line is the header: `seed S level L rules R` (L in 1..=30; R is
 //!   `guideline` or `guideline-gravity-first`; without `rules R`, `guideline`).
 //! - Then one line per frame, frames numbered from 1 without gaps. `keys` is `-` (none held)
@@ -107,11 +109,20 @@ impl FramesFile {
     pub fn parse(text: &str) -> Result<FramesFile> {
         let mut header: Option<(u64, u32, SpawnFrame)> = None;
         let mut frames = Vec::new();
+        // The `# end ...` line `FramesWriter::finish` writes: a file without it was cut short.
+        let mut end_line: Option<usize> = None;
         for (index, raw) in text.lines().enumerate() {
             let line_number = index + 1;
             let line = raw.trim();
+            if line == "# end" || line.starts_with("# end ") {
+                end_line = Some(line_number);
+                continue;
+            }
             if line.is_empty() || line.starts_with('#') {
                 continue;
+            }
+            if let Some(end) = end_line {
+                bail!("line {line_number}: a frame after the end line (line {end}): the game was over");
             }
             let fields: Vec<&str> = line.split_whitespace().collect();
             if header.is_none() {
@@ -142,6 +153,11 @@ impl FramesFile {
         let Some((seed, start_level, spawn_frame)) = header else {
             bail!("no header line (expected `seed S level L rules R`)");
         };
+        if end_line.is_none() {
+            bail!(
+                "no end line (`# end ...`, which `watch --frames` writes when the game stops): the file is cut short"
+            );
+        }
         Ok(FramesFile { seed, start_level, spawn_frame, frames })
     }
 }
@@ -256,8 +272,13 @@ mod tests {
         let e = format!("{:#}", FramesFile::parse("seed 1 level 1\n1 -\n3 -\n").unwrap_err());
         assert!(e.contains("frame 3 where frame 2"), "{e}");
         // Only frame and keys: valid, replays without checks.
-        let file = FramesFile::parse("seed 1 level 1\n1 left+soft\n2 -\n").unwrap();
+        let file = FramesFile::parse("seed 1 level 1\n1 left+soft\n2 -\n# end stopped\n").unwrap();
         assert_eq!(file.frames[0].keys, Keys::LEFT | Keys::SOFT_DROP);
         assert_eq!(file.frames[1].state, None);
+        // Cut short (no end line), or a frame after the end line: refused.
+        let e = format!("{:#}", FramesFile::parse("seed 1 level 1\n1 -\n2 -\n").unwrap_err());
+        assert!(e.contains("cut short"), "{e}");
+        let e = format!("{:#}", FramesFile::parse("seed 1 level 1\n1 -\n# end stopped\n2 -\n").unwrap_err());
+        assert!(e.contains("line 4: a frame after the end line"), "{e}");
     }
 }

@@ -16,6 +16,9 @@
 //! repository's, byte for byte (`TETRIS_LAB_REDRAW=1` copies them there instead), and
 //! every picture in `docs/` must be drawn by some block. Links between pages must land.
 
+mod common;
+
+use common::copy_tree;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -176,19 +179,6 @@ fn sandbox() -> (tempfile::TempDir, PathBuf) {
     std::fs::create_dir(dir.path().join("docs")).unwrap();
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_tetris-lab"));
     (dir, binary.parent().unwrap().to_path_buf())
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// The command as the shell runs it: `cargo run --release -- ` as `tetris-lab `, and every

@@ -140,20 +140,12 @@ fn plot_redraws_a_study_and_writes_beside_what_it_draws() {
     // Runs that share no folder below the current one: --out is needed, nothing written.
     std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
     let moved = dir.path().join("elsewhere/run");
-    copy_folder(&study.join("wide/run-02"), &moved);
+    common::copy_tree(&study.join("wide/run-02"), &moved);
     let out = plot(&[&a, "elsewhere/run"]);
     assert_clean_error(&out, "--out");
     // A study with other folders, or a study's curves with run-only flags.
     assert_clean_error(&plot(&[&study_arg, &a]), "a study folder");
     assert_clean_error(&plot(&[&study_arg, "--log-scale"]), "--log-scale");
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
 }
 
 #[test]

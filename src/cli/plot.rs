@@ -40,19 +40,14 @@ pub fn run(args: PlotArgs) -> Result<()> {
         }
         return Ok(());
     }
+    let series = read_runs(&args.runs)?;
     let out = match (&args.out, args.runs.as_slice()) {
         (Some(out), _) => out.clone(),
         (None, [one]) => one.join("fitness.png"),
-        (None, several) => {
-            // Every run is read first: a run that cannot be drawn is the error to report.
-            for run in several {
-                plot::read_run(run)?;
-            }
-            common_folder(several)?.join("comparison.png")
-        }
+        (None, several) => common_folder(several)?.join("comparison.png"),
     };
     let scale = if args.log_scale { Scale::Logarithmic } else { Scale::Linear };
-    draw(&args.runs, &out, args.title.as_deref(), scale)?;
+    draw(series, &out, args.title.as_deref(), scale)?;
     println!("{}", out.display());
     Ok(())
 }
@@ -73,31 +68,31 @@ fn common_folder(runs: &[PathBuf]) -> Result<PathBuf> {
     if common.as_os_str().is_empty() || here.starts_with(&common) {
         bail!("the runs share no folder below the current one: say where the comparison goes with --out FILE");
     }
-    Ok(pathdiff(&common, &here))
-}
-
-/// `path` relative to `base` when it lies below it (as the user gave the runs), else as is.
-fn pathdiff(path: &Path, base: &Path) -> PathBuf {
-    path.strip_prefix(base).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+    // Relative to the current folder when below it, as the user gave the runs.
+    Ok(common.strip_prefix(&here).map(Path::to_path_buf).unwrap_or(common))
 }
 
 /// Overlays the runs' curves in `out`.
 pub fn overlay(runs: &[PathBuf], out: &Path) -> Result<()> {
-    draw(runs, out, None, Scale::Linear)
+    draw(read_runs(runs)?, out, None, Scale::Linear)
 }
 
-fn draw(runs: &[PathBuf], out: &Path, title: Option<&str>, scale: Scale) -> Result<()> {
-    // A run given twice (`results/x/*` and the same folder by another name) is drawn once.
-    let mut folders: Vec<PathBuf> = Vec::new();
+/// The runs' curves, each folder once (`results/x/*` may name one twice), read before any
+/// output is decided: a run that cannot be drawn is the error to report.
+fn read_runs(runs: &[PathBuf]) -> Result<Vec<plot::Series>> {
     let mut seen: Vec<PathBuf> = Vec::new();
+    let mut series = Vec::new();
     for run in runs {
         let canonical = run.canonicalize().unwrap_or_else(|_| run.clone());
         if !seen.contains(&canonical) {
             seen.push(canonical);
-            folders.push(run.clone());
+            series.push(plot::read_run(run)?);
         }
     }
-    let mut series = folders.iter().map(|r| plot::read_run(r)).collect::<Result<Vec<_>>>()?;
+    Ok(series)
+}
+
+fn draw(mut series: Vec<plot::Series>, out: &Path, title: Option<&str>, scale: Scale) -> Result<()> {
     plot::label_runs(&mut series);
     let title = title.map(str::to_string).unwrap_or_else(|| {
         let mut experiments: Vec<&str> = series.iter().map(|s| s.experiment.as_str()).collect();

@@ -627,11 +627,6 @@ fn log_ticks(low: f64, high: f64, most: usize) -> Vec<f64> {
     (first..=last).filter(|k| k.rem_euclid(step) == 0).map(|k| value(1.0, k)).filter(within).collect()
 }
 
-/// Whether any of the series has what `test` looks for.
-fn any_series(series: &[Series], test: impl Fn(&Series) -> bool) -> bool {
-    series.iter().any(test)
-}
-
 /// Draws the series into `out` (`.png` or `.svg`).
 pub fn draw(series: &[Series], title: &str, out: &Path, scale: Scale) -> Result<()> {
     register_font();
@@ -683,8 +678,8 @@ pub fn draw(series: &[Series], title: &str, out: &Path, scale: Scale) -> Result<
     // The legend goes in the upper right, above the data: room for its lines (about 22
     // pixels each of the plotting area's 520) is kept free at the top.
     let legend_lines = if single {
-        3 + usize::from(any_series(series, |s| s.published.is_some()))
-            + usize::from(any_series(series, |s| s.held_out.is_some()))
+        3 + usize::from(series.iter().any(|s| s.published.is_some()))
+            + usize::from(series.iter().any(|s| s.held_out.is_some()))
     } else {
         series.len()
     };

@@ -100,3 +100,17 @@ pub fn send_signal(child: &std::process::Child, signal: &str) {
     let status = std::process::Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
     assert!(status.success(), "kill {signal} failed");
 }
+
+/// Copies the folder `from` to `to`, sub-folders included.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

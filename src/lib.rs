@@ -26,6 +26,7 @@ pub mod benchmark;
 pub mod board;
 pub mod checksum;
 pub mod cli;
+pub mod compare;
 pub mod etetris;
 pub mod eval;
 pub mod features;

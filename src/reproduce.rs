@@ -13,7 +13,7 @@ use crate::presets::{self, Preset};
 use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
 use crate::report::ledger::Ledger;
 use crate::report::progress::with_progress;
-use crate::report::stats::Summary;
+use crate::report::stats::{Quantity, Summary};
 use crate::report::text::{figure_text, group};
 use crate::sim::{self, GameDriver, GameLimits, GameRecord};
 use anyhow::Result;
@@ -75,6 +75,14 @@ impl Metric {
             Metric::Rows => "rows",
             Metric::Turns => "turns",
             Metric::Score => "score",
+        }
+    }
+    /// What a game's value is, for the interval of a mean of them (`memoryless`: see
+    /// [`Quantity::length`]).
+    fn quantity(self, memoryless: bool) -> Quantity {
+        match self {
+            Metric::Rows | Metric::Turns => Quantity::length(memoryless),
+            Metric::Score => Quantity::NonNegative,
         }
     }
     fn of(self, record: &GameRecord) -> f64 {
@@ -303,7 +311,7 @@ fn measure_etetris(mut row: Row, planned: &Planned, rule_sets: &mut BTreeMap<Str
         }
     };
     rule_sets.insert("etetris 10x20".into(), "etetris (contest rules)".into());
-    let summary = Summary::of(&[score]);
+    let summary = Summary::of(&[score], Quantity::NonNegative);
     row.rule_set = "etetris".into();
     row.board = "10x20".into();
     row.count = planned.count.to_string();
@@ -396,7 +404,7 @@ pub fn measure(
     let board = rules.new_board();
     row.board = format!("{}x{}", board.width(), board.height());
     rule_sets.insert(format!("{} {}", rules.name(), row.board), rules.version().to_string());
-    row.method = describe_method(planned, preset);
+    row.method = describe_method(planned, preset, rules.frame_rules().is_none());
 
     let start = Instant::now();
     match m.method {
@@ -417,7 +425,13 @@ pub fn measure(
             };
             let records = play_games(built.driver(), &games, context.ledger)?;
             let values: Vec<f64> = records.iter().map(|r| m.metric.of(r)).collect();
-            let summary = Summary::of(&values);
+            let summary = Summary::of(&values, m.metric.quantity(rules.frame_rules().is_none()));
+            // A cap bounds the mean: its pieces, and the rows they can clear.
+            let summary = match (m.method, m.metric) {
+                (Method::PieceCap(cap), Metric::Turns) => summary.at_most(cap as f64),
+                (Method::PieceCap(cap), Metric::Rows) => summary.at_most((4 * cap / board.width() as u64) as f64),
+                _ => summary,
+            };
             row.count = planned.count.to_string();
             row.mean = Some(summary.mean);
             row.interval = Some((summary.low_95(), summary.high_95()));
@@ -440,7 +454,7 @@ pub fn measure(
                     let prediction = fit.predict(target.1);
                     row.mean = Some(prediction.mean);
                     row.interval = Some((prediction.low, prediction.high));
-                    let summary = Summary::of(&[prediction.mean]);
+                    let summary = Summary::of(&[prediction.mean], Quantity::NonNegative);
                     row.verdict = verdict(row.interval, &summary, published, m.method);
                     if published.is_some() && prediction.width_factor() > MAX_INFORMATIVE_WIDTH {
                         // Containing the published figure proves nothing then.
@@ -551,7 +565,8 @@ fn play_heights(
             expected_pieces: Some(expected_rows * planned.count as f64 * target.0 as f64 / 4.0),
         };
         let played = play_games(built.driver(), &games, context.ledger)?;
-        let summary = Summary::of(&played.iter().map(|r| m.metric.of(r)).collect::<Vec<f64>>());
+        let summary =
+            Summary::of(&played.iter().map(|r| m.metric.of(r)).collect::<Vec<f64>>(), m.metric.quantity(true));
         samples.push(HeightSample {
             height,
             games: played.len(),
@@ -613,12 +628,13 @@ pub fn first_line(s: &str) -> &str {
 }
 
 /// "full games", "reduced board", "piece cap N", "estimate: ..." as the table says it.
-fn describe_method(planned: &Planned, preset: &Preset) -> String {
+fn describe_method(planned: &Planned, preset: &Preset, memoryless: bool) -> String {
     let mut parts = Vec::new();
     let reduced = smaller_than_published(planned) && !matches!(planned.measurement.method, Method::Extrapolated { .. });
+    let interval = format!("{} interval", planned.measurement.metric.quantity(memoryless).interval_method());
     match planned.measurement.method {
-        Method::FullGames => parts.push("full games".to_string()),
-        Method::PieceCap(cap) => parts.push(format!("piece cap {}", group(cap as f64, 0))),
+        Method::FullGames => parts.extend(["full games".to_string(), interval]),
+        Method::PieceCap(cap) => parts.extend([format!("piece cap {}", group(cap as f64, 0)), interval]),
         Method::Extrapolated { lowest, highest } => {
             let width = planned.board.map_or(10, |(w, _)| w);
             parts.push(format!("estimate from full games on {width}x{lowest}..{width}x{highest}"))
@@ -911,7 +927,7 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let s = Summary::of(&[90.0, 110.0, 100.0, 95.0, 105.0]);
+        let s = Summary::of(&[90.0, 110.0, 100.0, 95.0, 105.0], Quantity::NonNegative);
         let interval = Some((s.low_95(), s.high_95()));
         let p = |value, tolerance| Some(Published { value, tolerance, source: "" });
         assert_eq!(verdict(interval, &s, p(100.0, None), Method::FullGames), "yes");

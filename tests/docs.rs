@@ -15,6 +15,10 @@
 //! it with everything else. Pictures a page's commands draw into `docs/` must be the
 //! repository's, byte for byte (`TETRIS_LAB_REDRAW=1` copies them there instead), and
 //! every picture in `docs/` must be drawn by some block. Links between pages must land.
+//! With `TETRIS_LAB_DOCS_ACCEPT=1`, a shown output with no `...` line (but a first one) is
+//! rewritten in its page, line for line against the printed output's last lines: each
+//! shown line that still matches stays as it is (its `[..]` kept), the others take the
+//! printed line; review the diff.
 
 mod common;
 
@@ -34,6 +38,9 @@ struct Shown {
     expected: Vec<String>,
     /// Why the block is long (run only by `scripts/check-docs`), if it is.
     long: Option<String>,
+    /// The page's line number of the first output line, and the block's indent.
+    output_line: usize,
+    indent: usize,
 }
 
 fn repository() -> PathBuf {
@@ -59,7 +66,7 @@ fn page_name(path: &Path) -> String {
 }
 
 /// The fenced blocks of a page: (info string, first line number, lines, the `long` reason).
-fn fenced_blocks(text: &str) -> Vec<(String, usize, Vec<String>, Option<String>)> {
+fn fenced_blocks(text: &str) -> Vec<(String, usize, Vec<String>, Option<String>, usize)> {
     let mut blocks = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     let mut index = 0;
@@ -83,7 +90,7 @@ fn fenced_blocks(text: &str) -> Vec<(String, usize, Vec<String>, Option<String>)
                 });
                 index += 1;
             }
-            blocks.push((info.trim().to_string(), start + 1, body, long));
+            blocks.push((info.trim().to_string(), start + 1, body, long, indent));
         }
         index += 1;
     }
@@ -94,7 +101,7 @@ fn fenced_blocks(text: &str) -> Vec<(String, usize, Vec<String>, Option<String>)
 fn shown_commands(path: &Path) -> Vec<Shown> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut shown: Vec<Shown> = Vec::new();
-    for (info, first_line, body, long) in fenced_blocks(&text) {
+    for (info, first_line, body, long, indent) in fenced_blocks(&text) {
         if info != "console" {
             continue;
         }
@@ -115,11 +122,16 @@ fn shown_commands(path: &Path) -> Vec<Shown> {
                     command,
                     expected: Vec::new(),
                     long: long.clone(),
+                    output_line: 0,
+                    indent,
                 });
             } else {
                 let Some(last) = shown.last_mut().filter(|s| s.line >= first_line) else {
                     panic!("{}:{}: console block output before any `$ ` command", page_name(path), first_line + offset);
                 };
+                if last.expected.is_empty() {
+                    last.output_line = first_line + offset;
+                }
                 last.expected.push(line.clone());
             }
         }
@@ -241,6 +253,8 @@ fn run(command: &str, sandbox: &Path, bin: &Path) -> (String, bool) {
 fn check_page(page: &Path, with_long: bool) -> Vec<String> {
     let (dir, bin) = sandbox();
     let mut failures = Vec::new();
+    let accept = std::env::var_os("TETRIS_LAB_DOCS_ACCEPT").is_some();
+    let mut rewrites: Vec<(usize, usize, Vec<String>)> = Vec::new();
     for shown in shown_commands(page) {
         if shown.long.is_some() && !with_long {
             continue;
@@ -254,6 +268,18 @@ fn check_page(page: &Path, with_long: bool) -> Vec<String> {
         }
         let wants_error = shown.expected.iter().any(|l| l.starts_with("error:"));
         let matches = shown.expected.is_empty() || output_matches(&shown.expected, &actual);
+        // A leading `...` stays, and the lines after it are taken as the printed output's last.
+        let skipped = usize::from(shown.expected.first().is_some_and(|l| l == "..."));
+        let tail = &shown.expected[skipped..];
+        if !matches && accept && tail.len() <= actual.len() && !tail.iter().any(|l| l == "...") {
+            let printed = &actual[actual.len() - tail.len()..];
+            let merged = tail
+                .iter()
+                .zip(printed)
+                .map(|(e, a)| if line_matches(e.trim_end(), a) { e.clone() } else { a.to_string() })
+                .collect();
+            rewrites.push((shown.output_line + skipped, shown.indent, merged));
+        }
         if !matches || success == wants_error {
             failures.push(format!(
                 "{}:{}: `{}` {}\n--- shown\n{}\n--- printed\n{}\n",
@@ -273,6 +299,16 @@ fn check_page(page: &Path, with_long: bool) -> Vec<String> {
                 actual.join("\n")
             ));
         }
+    }
+    if !rewrites.is_empty() {
+        let text = std::fs::read_to_string(page).unwrap();
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        for (first, indent, merged) in rewrites {
+            for (i, line) in merged.into_iter().enumerate() {
+                lines[first - 1 + i] = if line.is_empty() { line } else { format!("{}{line}", " ".repeat(indent)) };
+            }
+        }
+        std::fs::write(page, lines.join("\n") + "\n").unwrap();
     }
     failures.extend(compare_pictures(dir.path()));
     failures

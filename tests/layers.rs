@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["presets"],
     &["report", "etetris"],
     &["reproduce", "tune", "benchmark", "view"],
+    &["compare"],
     &["cli"],
 ];
 

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod best;
 pub mod boards;
+pub mod compare;
 pub mod extrapolate;
 pub mod features;
 pub mod list;
@@ -49,6 +50,8 @@ pub enum Command {
     List,
     /// Print a preset's published weights as a weights file to edit (`> my.toml`).
     Weights(weights::Args),
+    /// Is controller B better than A? Paired games, a fixed count or a sequential test.
+    Compare(compare::Args),
     /// Measure every preset against its published figure and write the table.
     Reproduce(reproduce::ReproduceArgs),
     /// Fit full games' mean against the board height and carry it to a taller board.
@@ -157,6 +160,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Best(args) => best::run(args),
         Command::List => list::run(),
         Command::Weights(args) => weights::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Reproduce(args) => reproduce::run(args),
         Command::Extrapolate(args) => extrapolate::run(args),
         Command::Watch(args) => watch::run(args),

@@ -5,7 +5,7 @@ use crate::presets;
 use crate::report::atomic_file::{check_distinct, AtomicFile};
 use crate::report::progress::with_progress;
 use crate::report::run_dir::{manifest_beside, prepare_manifest_beside};
-use crate::report::stats::Summary;
+use crate::report::stats::{Quantity, Summary};
 use crate::sim::{self, thread_pool, GameLimits, GameRecord};
 use crate::view::trace::write_trace;
 use anyhow::{bail, ensure, Context, Result};
@@ -147,7 +147,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
         })?;
         eprintln!("game {traced}'s moves written to {}", path.display());
     }
-    print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko");
+    let shape = Shape {
+        memoryless: rules.frame_rules().is_none(),
+        max_pieces: args.max_pieces,
+        width: rules.new_board().width() as u64,
+    };
+    print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko", shape);
     Ok(())
 }
 
@@ -169,21 +174,36 @@ fn write_csv(out: &mut impl std::io::Write, records: &[GameRecord]) -> Result<()
     Ok(())
 }
 
-fn print_summary(records: &[GameRecord], seconds: f64, threads: usize, turns_metric: bool) {
+/// What bounds the games' lengths, for their intervals.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// Not a frame game (see [`Quantity::length`]).
+    memoryless: bool,
+    max_pieces: Option<u64>,
+    width: u64,
+}
+
+fn print_summary(records: &[GameRecord], seconds: f64, threads: usize, turns_metric: bool, shape: Shape) {
     let column = |f: fn(&GameRecord) -> u64| records.iter().map(|r| f(r) as f64).collect::<Vec<_>>();
-    let lines = Summary::of(&column(|r| r.lines));
-    let pieces = Summary::of(&column(|r| r.pieces));
+    let length = Quantity::length(shape.memoryless);
+    let (mut lines, mut pieces) =
+        (Summary::of(&column(|r| r.lines), length), Summary::of(&column(|r| r.pieces), length));
+    if let Some(cap) = shape.max_pieces {
+        // A cap bounds the means: its pieces, and the rows they can clear.
+        pieces = pieces.at_most(cap as f64);
+        lines = lines.at_most((4 * cap / shape.width) as f64);
+    }
     let scores = column(|r| r.score);
     let capped = records.iter().filter(|r| r.end == sim::GameEnd::PieceCap).count();
     println!("games      {}  ({} ended by the piece cap)", records.len(), capped);
     print_row("lines", &lines);
     if scores.iter().any(|&s| s > 0.0) {
-        print_row("score", &Summary::of(&scores));
+        print_row("score", &Summary::of(&scores, Quantity::NonNegative));
     }
     print_row(if turns_metric { "turns" } else { "pieces" }, &pieces);
     let levels: Vec<u32> = records.iter().filter_map(|r| r.level).collect();
     if !levels.is_empty() {
-        print_row("level", &Summary::of(&levels.iter().map(|&l| l as f64).collect::<Vec<_>>()));
+        print_row("level", &Summary::of(&levels.iter().map(|&l| l as f64).collect::<Vec<_>>(), Quantity::NonNegative));
         println!("levels     at the end: {}", level_counts(&levels));
     }
     let total_pieces: u64 = records.iter().map(|r| r.pieces).sum();
@@ -205,11 +225,11 @@ fn level_counts(levels: &[u32]) -> String {
 
 fn print_row(name: &str, s: &Summary) {
     println!(
-        "{name:<10} mean {:.1}  95% interval [{:.1}, {:.1}] (+-{:.1}%)  median {:.1}  sd {:.1}  min {:.0}  max {:.0}",
+        "{name:<10} mean {:.1}  95% interval [{:.1}, {:.1}] ({})  median {:.1}  sd {:.1}  min {:.0}  max {:.0}",
         s.mean,
         s.low_95(),
         s.high_95(),
-        if s.mean != 0.0 { 100.0 * s.half_width_95 / s.mean } else { 0.0 },
+        s.quantity.interval_method(),
         s.median,
         s.standard_deviation,
         s.min,

@@ -11,7 +11,7 @@
 use crate::board::parse_size;
 use crate::names;
 use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
-use crate::report::stats::Summary;
+use crate::report::stats::{Quantity as StatsQuantity, Summary};
 use crate::sim::GameEnd;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -266,7 +266,7 @@ pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation
             bail!("{width}x{height}: {capped} game(s) ended at the piece cap; the fit needs full games");
         }
         let values: Vec<f64> = games.iter().map(|g| g.value(request.quantity)).collect();
-        let summary = Summary::of(&values);
+        let summary = Summary::of(&values, StatsQuantity::GameLength);
         samples.push(HeightSample {
             height,
             games: values.len(),
@@ -278,7 +278,7 @@ pub fn extrapolate(games: &[GameRow], request: &Request) -> Result<Extrapolation
     let prediction = fit.predict(request.target);
     let measured = by_height.get(&request.target).and_then(|games| {
         let full: Vec<f64> = games.iter().filter(|g| !g.capped).map(|g| g.value(request.quantity)).collect();
-        (!full.is_empty()).then(|| Summary::of(&full))
+        (!full.is_empty()).then(|| Summary::of(&full, StatsQuantity::GameLength))
     });
     Ok(Extrapolation { width, samples, fit, prediction, measured })
 }

@@ -20,7 +20,7 @@ use crate::interrupt::{stop_flag, stop_on_ctrl_c};
 use crate::randomizer::game_seed;
 use crate::report::atomic_file::AtomicFile;
 use crate::report::run_dir::utc_iso;
-use crate::report::stats::Summary;
+use crate::report::stats::{Quantity, Summary};
 use crate::sim::thread_pool;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -190,11 +190,11 @@ struct Evaluation {
 
 impl Evaluation {
     /// Per-candidate evaluations from a round's results (`games` consecutive jobs each).
-    fn from_jobs(results: &[Played], games: u64) -> Vec<Evaluation> {
+    fn from_jobs(results: &[Played], games: u64, quantity: Quantity) -> Vec<Evaluation> {
         results
             .chunks(games as usize)
             .map(|chunk| Evaluation {
-                summary: Summary::of(&chunk.iter().map(|r| r.fitness).collect::<Vec<_>>()),
+                summary: Summary::of(&chunk.iter().map(|r| r.fitness).collect::<Vec<_>>(), quantity),
                 pieces: chunk.iter().map(|r| r.pieces).sum(),
                 seconds: chunk.iter().map(|r| r.seconds).sum(),
             })
@@ -472,7 +472,7 @@ pub(crate) const GENERATION_COLUMNS: [&str; 14] = [
 
 /// The columns of `held_out.csv`: one row for the tuned weights, one for the published
 /// ones, scored on the same held-out games. `plot` marks the tuned row on the fitness plot.
-pub(crate) const HELD_OUT_COLUMNS: [&str; 6] = ["weights", "games", "mean", "low", "high", "measured_on"];
+pub(crate) const HELD_OUT_COLUMNS: [&str; 7] = ["weights", "games", "mean", "low", "high", "measured_on", "interval"];
 
 fn csv_line(fields: &[String]) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
@@ -596,6 +596,7 @@ impl<'e> Campaign<'e> {
     }
 
     fn evaluate_round(&self, round: &Round) -> Result<Option<Vec<Evaluation>>> {
+        let e = &self.experiment;
         let id = self.id.expect("rounds are played after the campaign has begun");
         let results = self.executor.run(
             id,
@@ -607,7 +608,8 @@ impl<'e> Campaign<'e> {
                 live: &self.pieces_live,
             },
         )?;
-        Ok(results.map(|results| Evaluation::from_jobs(&results, round.games)))
+        Ok(results
+            .map(|results| Evaluation::from_jobs(&results, round.games, e.fitness.quantity(e.target.memoryless()))))
     }
 
     fn evaluation_row(&self, generation: u64, candidate: &str, point: &[f64], games: u64, e: &Evaluation) -> String {
@@ -942,7 +944,8 @@ impl<'e> Campaign<'e> {
             if s.count == 1 {
                 format!("{fitness} {}", number(s.mean))
             } else {
-                format!("mean {fitness} {:.1} [{:.1}, {:.1}] (95% interval)", s.mean, s.low_95(), s.high_95())
+                let method = s.quantity.interval_method();
+                format!("mean {fitness} {:.1} [{:.1}, {:.1}] (95% interval, {method})", s.mean, s.low_95(), s.high_95())
             }
         };
         // Machine-readable for `plot`, before best.toml, which marks the run finished.
@@ -955,6 +958,7 @@ impl<'e> Campaign<'e> {
                 number(s.low_95()),
                 number(s.high_95()),
                 held_out_on.clone(),
+                s.quantity.interval_method().to_string(),
             ]));
         }
         let mut file = AtomicFile::create(&self.run_dir.join("held_out.csv"))?;
@@ -1021,7 +1025,9 @@ pub fn read_held_out_row(run_dir: &Path, weights: &str) -> Result<Option<Summary
         mean: h.mean,
         median: f64::NAN,
         standard_deviation: f64::NAN,
-        half_width_95: h.mean - h.low,
+        low_95: h.low,
+        high_95: h.high,
+        quantity: Quantity::NonNegative,
         min: f64::NAN,
         max: f64::NAN,
     }))

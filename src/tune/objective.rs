@@ -86,6 +86,15 @@ impl Fitness {
             Fitness::Level => record.level.unwrap_or(0) as f64,
         }
     }
+    /// What a game's fitness is, for the interval of a mean of them (`memoryless`: see
+    /// [`crate::report::stats::Quantity::length`]).
+    pub fn quantity(self, memoryless: bool) -> crate::report::stats::Quantity {
+        use crate::report::stats::Quantity;
+        match self {
+            Fitness::Rows | Fitness::Turns => Quantity::length(memoryless),
+            Fitness::Score | Fitness::Level => Quantity::NonNegative,
+        }
+    }
     pub fn as_str(self) -> &'static str {
         match self {
             Fitness::Rows => "rows",

@@ -1055,7 +1055,7 @@ mod tests {
     fn plot_reads_the_held_out_score_the_driver_writes() {
         let dir = run_folder(&super::super::driver::GENERATION_COLUMNS);
         let header = super::super::driver::HELD_OUT_COLUMNS.join(",");
-        let text = format!("{header}\npublished,100,2116,1722,2511,100 unseen games\ntuned,100,2573.5,2109.25,3037.75,100 unseen games\n");
+        let text = format!("{header}\npublished,100,2116,1722,2511,100 unseen games,exponential\ntuned,100,2573.5,2109.25,3037.75,100 unseen games,exponential\n");
         std::fs::write(dir.path().join("held_out.csv"), text).unwrap();
         let held_out = read_run(dir.path()).unwrap().held_out.unwrap();
         assert_eq!(

@@ -24,7 +24,7 @@ use super::experiment::{check_runs, Experiment};
 use super::objective::Executor;
 use crate::randomizer::game_seed;
 use crate::report::atomic_file::AtomicFile;
-use crate::report::stats::{self, holm, mann_whitney, quantile, Summary};
+use crate::report::stats::{self, holm, mann_whitney, quantile, Quantity, Summary};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -447,7 +447,7 @@ fn spread(values: &[f64]) -> Spread {
         median: quantile(&sorted, 0.5),
         q1: quantile(&sorted, 0.25),
         q3: quantile(&sorted, 0.75),
-        summary: Summary::of(values),
+        summary: Summary::of(values, Quantity::NonNegative),
     }
 }
 
@@ -671,7 +671,8 @@ fn markdown(study: &StudyFile, rows: &[&RunRow]) -> String {
     );
     let _ = writeln!(
         out,
-        "| experiment | runs | median [IQR] | mean [95% interval] | published weights (median) |\n|---|---:|---|---|---:|"
+        "| experiment | runs | median [IQR] | mean [95% interval, {}] | published weights (median) |\n|---|---:|---|---|---:|",
+        Quantity::NonNegative.interval_method()
     );
     for e in &study.experiments {
         let s = spread(&scores(rows, &e.name));

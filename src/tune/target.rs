@@ -36,6 +36,16 @@ pub struct About {
 }
 
 impl Target {
+    /// Whether a game ends by chance, the same at every piece (not a frame game, whose speed
+    /// rises): what the interval of a mean of game lengths rests on.
+    pub fn memoryless(&self) -> bool {
+        match self {
+            Target::Game { preset, size } => {
+                crate::rules::build(preset.rule_set, *size).map_or(true, |rules| rules.frame_rules().is_none())
+            }
+            Target::ETetris { .. } => true,
+        }
+    }
     /// The experiment's `preset`.
     pub fn name(&self) -> &'static str {
         match self {

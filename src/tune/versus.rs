@@ -17,7 +17,7 @@ use crate::etetris::game::{sequence, Spawn};
 use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
-use crate::report::stats::Summary;
+use crate::report::stats::{Quantity, Summary};
 use anyhow::Result;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -219,8 +219,11 @@ pub enum Reading {
 impl Verdict {
     pub fn of(pairs: &[Pair]) -> Verdict {
         let scores = |side: fn(&Pair) -> u64| pairs.iter().map(|p| side(p) as f64).collect::<Vec<_>>();
-        let (a, b) = (Summary::of(&scores(|p| p.a)), Summary::of(&scores(|p| p.b)));
-        let gain = Summary::of(&pairs.iter().map(|p| p.gain() as f64).collect::<Vec<_>>());
+        let (a, b) = (
+            Summary::of(&scores(|p| p.a), Quantity::NonNegative),
+            Summary::of(&scores(|p| p.b), Quantity::NonNegative),
+        );
+        let gain = Summary::of(&pairs.iter().map(|p| p.gain() as f64).collect::<Vec<_>>(), Quantity::Signed);
         let spread = (a.max - a.min).max(b.max - b.min);
         let every_gain_beats_spread = pairs.len() > 1
             && pairs.iter().all(|p| p.gain().unsigned_abs() as f64 > spread)
@@ -290,7 +293,7 @@ mod tests {
         let pairs = [pair(1, 1000, 1100), pair(2, 1010, 1130), pair(3, 1020, 1100), pair(4, 990, 1090)];
         let verdict = Verdict::of(&pairs);
         assert_eq!(verdict.gain.mean, 100.0);
-        assert!((verdict.gain.half_width_95 - 25.98).abs() < 0.01, "{}", verdict.gain.half_width_95);
+        assert!((verdict.gain.high_95 - verdict.gain.mean - 25.98).abs() < 0.01, "{:?}", verdict.gain);
         assert_eq!((verdict.gain.min, verdict.gain.max), (80.0, 120.0));
         // The spreads are 30 (A) and 40 (B): every gain beats them.
         assert!(verdict.every_gain_beats_spread);

@@ -114,3 +114,12 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Runs the binary with `args` in the folder `dir`.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("binary runs")
+}

@@ -1,0 +1,432 @@
+//! `tetris-lab compare A B`: paired games of two controllers, a fixed number of pairs or a
+//! sequential test; a run folder with the games (the ledger it resumes from), every pair
+//! and a manifest.
+
+use crate::board::parse_size;
+use crate::compare::{self, Controller, Ending, Mode, Outcome, Setup, Sides};
+use crate::report::atomic_file::AtomicFile;
+use crate::report::ledger::Ledger;
+use crate::report::paired::{Decision, Estimate, Sequential, MIN_PAIRS};
+use crate::report::progress::with_progress;
+use crate::report::run_dir::{create_unique, provenance, stamp};
+use crate::report::stats::Summary;
+use crate::report::text::group;
+use crate::sim::thread_pool;
+use crate::tune::objective::Fitness;
+use anyhow::{bail, Context, Result};
+use clap::{Args as ClapArgs, Parser};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+#[derive(ClapArgs, Debug, Clone)]
+pub struct Args {
+    /// Controller A: a preset, or PRESET:WEIGHTS_FILE (see `tetris-lab list`).
+    #[arg(required_unless_present = "resume")]
+    pub a: Option<String>,
+    /// Controller B, the challenger, as A.
+    #[arg(required_unless_present = "resume")]
+    pub b: Option<String>,
+    /// Rule set both play (default: the presets', when they share one).
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Board size WxH (rule sets that allow it, e.g. `simplified`).
+    #[arg(long, value_parser = parse_size)]
+    pub board: Option<(usize, usize)>,
+    /// Master seed: pair i plays game i of `play --seed`, for both controllers.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// What a game scores.
+    #[arg(long, value_enum, default_value = "rows")]
+    pub fitness: FitnessArg,
+    /// Stop each game (alive) after this many pieces.
+    #[arg(long)]
+    pub max_pieces: Option<u64>,
+    /// A fixed number of pairs and the estimate, instead of the sequential test.
+    #[arg(long, conflicts_with_all = ["gain", "alpha", "beta", "max_pairs"])]
+    pub pairs: Option<u64>,
+    /// The sequential test's gain in percent: "B is at least GAIN% better" against "B is no
+    /// better".
+    #[arg(long, value_parser = parse_percent)]
+    pub gain: Option<f64>,
+    /// The chance of calling B better when it is no better.
+    #[arg(long, value_parser = parse_rate)]
+    pub alpha: Option<f64>,
+    /// The chance of calling B no better when it is GAIN% better.
+    #[arg(long, value_parser = parse_rate)]
+    pub beta: Option<f64>,
+    /// The most pairs the sequential test plays before it stops undecided.
+    #[arg(long)]
+    pub max_pairs: Option<u64>,
+    /// B plays other pieces than A (to see what the pairing saves).
+    #[arg(long)]
+    pub unpaired: bool,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Folder under which the run folder <time>-seed<seed> is made.
+    #[arg(long, default_value = "results/compare", conflicts_with = "resume")]
+    pub out: PathBuf,
+    /// Continue a stopped comparison from its run folder (its games are kept).
+    #[arg(long, value_name = "RUN_FOLDER")]
+    pub resume: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FitnessArg {
+    Rows,
+    Turns,
+    Score,
+    Level,
+}
+
+impl FitnessArg {
+    fn fitness(self) -> Fitness {
+        match self {
+            FitnessArg::Rows => Fitness::Rows,
+            FitnessArg::Turns => Fitness::Turns,
+            FitnessArg::Score => Fitness::Score,
+            FitnessArg::Level => Fitness::Level,
+        }
+    }
+}
+
+const DEFAULT_GAIN: f64 = 5.0;
+const DEFAULT_RATE: f64 = 0.05;
+const DEFAULT_MAX_PAIRS: u64 = 20_000;
+const MAX_PAIRS: u64 = crate::limits::MAX_GAMES / 2;
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%');
+    match number.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1000.0 => Ok(x),
+        _ => Err(format!("{text:?} is not a gain in percent above 0 and at most 1000 (e.g. 5 or 5%)")),
+    }
+}
+
+fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 0.5 => Ok(x),
+        _ => Err(format!("{text:?} is not an error rate between 0 and 0.5 (e.g. 0.05)")),
+    }
+}
+
+/// The arguments that decide what a comparison measures, as a command line (`--threads`
+/// and the output folder aside), for `--resume`.
+fn measured_arguments(args: &Args) -> Vec<String> {
+    let mut out = vec![args.a.clone().unwrap_or_default(), args.b.clone().unwrap_or_default()];
+    let mut flag = |name: &str, value: Option<String>| {
+        if let Some(value) = value {
+            out.extend([format!("--{name}"), value]);
+        }
+    };
+    flag("rules", args.rules.clone());
+    flag("board", args.board.map(|(w, h)| format!("{w}x{h}")));
+    flag("seed", Some(args.seed.to_string()));
+    flag("fitness", Some(Fitness::as_str(args.fitness.fitness()).to_string()));
+    flag("max-pieces", args.max_pieces.map(|m| m.to_string()));
+    flag("pairs", args.pairs.map(|p| p.to_string()));
+    flag("gain", args.gain.map(|g| g.to_string()));
+    flag("alpha", args.alpha.map(|a| a.to_string()));
+    flag("beta", args.beta.map(|b| b.to_string()));
+    flag("max-pairs", args.max_pairs.map(|m| m.to_string()));
+    if args.unpaired {
+        out.push("--unpaired".into());
+    }
+    out
+}
+
+fn setup_of(args: &Args) -> Result<Setup> {
+    let side = |text: &Option<String>, name: &str| -> Result<Controller> {
+        Controller::parse(text.as_deref().unwrap_or_default()).with_context(|| format!("controller {name}"))
+    };
+    if args.max_pieces == Some(0) {
+        bail!("--max-pieces must be at least 1");
+    }
+    let mode = match args.pairs {
+        Some(pairs) => {
+            crate::limits::check_count("--pairs", pairs, MAX_PAIRS)?;
+            Mode::Fixed { pairs }
+        }
+        None => {
+            let max_pairs = args.max_pairs.unwrap_or(DEFAULT_MAX_PAIRS);
+            crate::limits::check_count("--max-pairs", max_pairs, MAX_PAIRS)?;
+            if max_pairs < MIN_PAIRS {
+                bail!("--max-pairs {max_pairs}: the sequential test looks at no fewer than {MIN_PAIRS} pairs");
+            }
+            let test = Sequential {
+                gain: args.gain.unwrap_or(DEFAULT_GAIN) / 100.0,
+                alpha: args.alpha.unwrap_or(DEFAULT_RATE),
+                beta: args.beta.unwrap_or(DEFAULT_RATE),
+            };
+            Mode::Sequential { test, max_pairs }
+        }
+    };
+    Ok(Setup {
+        a: side(&args.a, "A")?,
+        b: side(&args.b, "B")?,
+        rules: args.rules.clone(),
+        board: args.board,
+        seed: args.seed,
+        fitness: args.fitness.fitness(),
+        max_pieces: args.max_pieces,
+        unpaired: args.unpaired,
+        mode,
+    })
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let (args, resumed) = match &args.resume {
+        Some(dir) => (resumed_arguments(dir, &args)?, Some(dir.clone())),
+        None => (args, None),
+    };
+    let setup = setup_of(&args)?;
+    let sides = setup.build()?;
+    let pool = thread_pool(args.threads)?;
+    let run_dir = match &resumed {
+        Some(dir) => dir.clone(),
+        None => {
+            std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+            create_unique(&args.out, &format!("{}-seed{}", stamp(SystemTime::now()), args.seed))?
+        }
+    };
+    let ledger_path = run_dir.join("games.csv");
+    let ledger = Ledger::open(&ledger_path).inspect_err(|_| {
+        if resumed.is_none() {
+            let _ = std::fs::remove_dir(&run_dir);
+        }
+    })?;
+    let fitness = setup.fitness.as_str();
+    eprintln!("A: {}\nB: {}", setup.a.describe(), setup.b.describe());
+    eprintln!(
+        "{} | {fitness} | seed {} | {} | {} thread(s) | output {}{}",
+        sides.a.rules.describe(),
+        setup.seed,
+        describe_mode(&setup),
+        pool.current_num_threads(),
+        run_dir.display(),
+        if resumed.is_some() {
+            format!(" | resumed, {} finished game(s) kept", ledger.earlier())
+        } else {
+            String::new()
+        }
+    );
+    write_manifest(&run_dir, &args, &setup, &sides, None)?;
+    crate::interrupt::exit_on_ctrl_c(format!(
+        "stopped: every finished game is in {}; `tetris-lab compare --resume {}` plays the rest",
+        ledger_path.display(),
+        run_dir.display()
+    ));
+    let start = Instant::now();
+    let bounds = match setup.mode {
+        Mode::Sequential { test, .. } => Some(test.bounds()),
+        Mode::Fixed { .. } => None,
+    };
+    let outcome = with_progress("pairs", setup.mode.max_pairs(), false, |live, bar| {
+        pool.install(|| {
+            compare::run(&setup, &sides, &ledger, live, &mut |progress| {
+                bar.set_position(progress.sums.pairs);
+                let ratio = progress.sums.mean_b() / progress.sums.mean_a();
+                bar.set_prefix(match (progress.llr, bounds) {
+                    (Some(llr), Some((low, high))) => {
+                        format!("pairs | B/A {ratio:.3} | LLR {llr:.2} in [{low:.2}, {high:.2}]")
+                    }
+                    _ => format!("pairs | B/A {ratio:.3}"),
+                });
+            })
+        })
+    })?;
+    let seconds = start.elapsed().as_secs_f64();
+    write_pairs(&run_dir.join("pairs.csv"), &setup, &sides, &outcome)?;
+    write_manifest(&run_dir, &args, &setup, &sides, Some((&outcome, seconds)))?;
+    print_outcome(&setup, &sides, &outcome);
+    println!("results in {}", run_dir.display());
+    Ok(())
+}
+
+fn describe_mode(setup: &Setup) -> String {
+    match setup.mode {
+        Mode::Fixed { pairs } => format!("{} pairs", group(pairs as f64, 0)),
+        Mode::Sequential { test, max_pairs } => format!(
+            "sequential: B at least {}% better (alpha {}) against no better (beta {}), at most {} pairs",
+            test.gain * 100.0,
+            test.alpha,
+            test.beta,
+            group(max_pairs as f64, 0)
+        ),
+    }
+}
+
+fn print_outcome(setup: &Setup, sides: &Sides, outcome: &Outcome) {
+    let fitness = setup.fitness.as_str();
+    let quantity = setup.fitness.quantity(sides.a.rules.frame_rules().is_none());
+    let values = |b_side: bool| {
+        outcome.pairs.iter().map(|p| setup.fitness.of(if b_side { &p.b } else { &p.a })).collect::<Vec<f64>>()
+    };
+    let e = Estimate::of(&outcome.sums);
+    println!(
+        "pairs      {} ({} games, {} pieces)",
+        group(e.pairs as f64, 0),
+        group(2.0 * e.pairs as f64, 0),
+        group(outcome.pieces() as f64, 0)
+    );
+    for (name, b_side) in [("A", false), ("B", true)] {
+        let s = Summary::of(&values(b_side), quantity);
+        println!(
+            "{name}          mean {:.1} {fitness}  95% interval [{:.1}, {:.1}] ({})",
+            s.mean,
+            s.low_95,
+            s.high_95,
+            quantity.interval_method()
+        );
+    }
+    println!("B / A      {:.3}  95% interval [{:.3}, {:.3}] (delta method, t)", e.ratio, e.ratio_low, e.ratio_high);
+    println!(
+        "B - A      mean {:+.1} {fitness}  95% interval [{:+.1}, {:+.1}] (t)  paired t-test p = {}",
+        e.difference,
+        e.difference_low,
+        e.difference_high,
+        p_text(e.p_value)
+    );
+    let Mode::Sequential { test, max_pairs } = setup.mode else {
+        return;
+    };
+    let (low, high) = test.bounds();
+    let llr = outcome.llr.last().copied().unwrap_or(0.0);
+    let gain = test.gain * 100.0;
+    match outcome.ending {
+        Ending::Decided(Decision::Better) => println!(
+            "test       B is at least {gain}% better: LLR {} reached the upper bound {high:.2} after {} pairs \
+             (chance of this when B is no better: alpha {})",
+            llr_text(llr),
+            group(e.pairs as f64, 0),
+            test.alpha
+        ),
+        Ending::Decided(Decision::NoBetter) => println!(
+            "test       B is no better: LLR {} reached the lower bound {low:.2} after {} pairs \
+             (chance of this when B is {gain}% better: beta {})",
+            llr_text(llr),
+            group(e.pairs as f64, 0),
+            test.beta
+        ),
+        _ => println!(
+            "test       undecided after {} pairs (the budget, --max-pairs): LLR {} between {low:.2} and {high:.2}",
+            group(max_pairs as f64, 0),
+            llr_text(llr)
+        ),
+    }
+    let fixed = test.fixed_size_pairs(&outcome.sums);
+    if fixed.is_finite() {
+        println!(
+            "           a fixed-size test with the same error rates needs about {} pairs at this spread",
+            group(fixed, 0)
+        );
+    }
+}
+
+fn p_text(p: f64) -> String {
+    if p.is_nan() {
+        "n/a".into()
+    } else if p < 1e-4 {
+        "< 0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+fn llr_text(llr: f64) -> String {
+    if llr.is_infinite() {
+        if llr > 0.0 { "+inf (every pair differs alike)" } else { "-inf (every pair alike)" }.into()
+    } else {
+        format!("{llr:.2}")
+    }
+}
+
+/// Every pair in order: its seeds, both games' values, the difference, the test statistic.
+fn write_pairs(path: &Path, setup: &Setup, sides: &Sides, outcome: &Outcome) -> Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    let w = file.writer();
+    let context = || format!("cannot write {}", path.display());
+    writeln!(w, "pair,seed_a,seed_b,a,b,difference,llr").with_context(context)?;
+    for (i, pair) in outcome.pairs.iter().enumerate() {
+        let (seed_a, seed_b) = compare::pair_seeds(setup, sides, i as u64);
+        let (a, b) = (setup.fitness.of(&pair.a), setup.fitness.of(&pair.b));
+        let llr = outcome.llr.get(i).map(|x| x.to_string()).unwrap_or_default();
+        writeln!(w, "{i},{seed_a},{seed_b},{a},{b},{},{llr}", b - a).with_context(context)?;
+    }
+    file.commit()
+}
+
+fn write_manifest(
+    dir: &Path,
+    args: &Args,
+    setup: &Setup,
+    sides: &Sides,
+    finished: Option<(&Outcome, f64)>,
+) -> Result<()> {
+    let rules = sides.a.rules.as_ref();
+    let mut fields = serde_json::json!({
+        "compare_arguments": measured_arguments(args),
+        "master_seed": setup.seed,
+        "a": setup.a.describe(),
+        "b": setup.b.describe(),
+        "rule_set": rules.name(),
+        "rule_set_version": rules.version(),
+        "rules": rules.describe(),
+        "fitness": setup.fitness.as_str(),
+        "mode": describe_mode(setup),
+    });
+    if let Some((outcome, seconds)) = finished {
+        let e = Estimate::of(&outcome.sums);
+        let ending = match outcome.ending {
+            Ending::Fixed => "fixed".to_string(),
+            Ending::Decided(d) => d.as_str().to_string(),
+            Ending::Budget => "undecided".to_string(),
+        };
+        fields = crate::report::run_dir::merged(
+            fields,
+            serde_json::json!({
+                "pairs": e.pairs,
+                "pieces": outcome.pieces(),
+                "mean_a": e.mean_a,
+                "mean_b": e.mean_b,
+                "ratio": [e.ratio, e.ratio_low, e.ratio_high],
+                "difference": [e.difference, e.difference_low, e.difference_high],
+                "p_value": e.p_value,
+                "result": ending,
+                "seconds": seconds,
+            }),
+        );
+    }
+    let path = dir.join("manifest.json");
+    let mut file = AtomicFile::create(&path)?;
+    serde_json::to_writer_pretty(file.writer(), &provenance("compare", fields))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    writeln!(file.writer()).with_context(|| format!("cannot write {}", path.display()))?;
+    file.commit()
+}
+
+fn resumed_arguments(dir: &Path, given: &Args) -> Result<Args> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot resume {}: no manifest.json (not a compare run folder?)", dir.display()))?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", path.display()))?;
+    if manifest.get("command").and_then(|c| c.as_str()) != Some("compare") {
+        bail!("{}: field command: not a compare run", path.display());
+    }
+    let arguments: Vec<String> = manifest
+        .get("compare_arguments")
+        .and_then(|v| v.as_array())
+        .and_then(|items| items.iter().map(|item| item.as_str().map(String::from)).collect())
+        .with_context(|| format!("{}: field compare_arguments: expected a list of strings", path.display()))?;
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: Args,
+    }
+    let parsed = Wrapper::try_parse_from(std::iter::once("compare".to_string()).chain(arguments))
+        .map_err(|e| anyhow::anyhow!("{}: field compare_arguments: {}", path.display(), super::clap_error_line(&e)))?
+        .args;
+    Ok(Args { threads: given.threads, resume: None, ..parsed })
+}

@@ -1,0 +1,305 @@
+//! `tetris-lab compare`: its verdicts on controllers whose difference is known, the same
+//! pairs at any thread count, a stopped comparison resumed to the same result, bad input
+//! refused, and the sequential test's error rates measured on real games.
+
+mod common;
+
+use common::{assert_clean_error, run, send_signal, spawn_in, stdout, write};
+use std::path::{Path, PathBuf};
+use tetris_lab::compare::{self, Controller, Ending, Mode, Setup};
+use tetris_lab::report::ledger::Ledger;
+use tetris_lab::report::paired::{Decision, Sequential};
+use tetris_lab::tune::objective::Fitness;
+
+/// BCTS's published weights with one changed: a weaker controller on small boards.
+fn weakened_bcts(dir: &Path, feature: &str, value: f64) -> PathBuf {
+    let published = stdout(&run(&["weights", "bcts"]));
+    let mut changed = false;
+    let text: String = published
+        .lines()
+        .map(|line| {
+            if line.starts_with(&format!("{feature} = ")) {
+                changed = true;
+                format!("{feature} = {value}\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    assert!(changed, "{feature} is not among BCTS's weights:\n{published}");
+    write(dir, &format!("bcts-{feature}.toml"), &text)
+}
+
+/// The one run folder under `out`.
+fn only_run(out: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(out).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+fn manifest(run_dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run_dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_controller_against_itself_is_no_better_at_the_first_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let o = run(&["compare", "bcts", "bcts", "--board", "6x6", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let text = stdout(&o);
+    // Every pair is alike: the difference has no variance, and the test ends as soon as it
+    // may look, on the "no better" side.
+    assert!(text.contains("B is no better: LLR -inf (every pair alike)"), "{text}");
+    assert!(text.contains("after 100 pairs"), "{text}");
+    assert!(text.contains("B / A      1.000  95% interval [1.000, 1.000]"), "{text}");
+    let run_dir = only_run(&out);
+    let pairs = std::fs::read_to_string(run_dir.join("pairs.csv")).unwrap();
+    assert_eq!(pairs.lines().next(), Some("pair,seed_a,seed_b,a,b,difference,llr"));
+    assert_eq!(pairs.lines().count(), 101);
+    for line in pairs.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(fields[1], fields[2], "a pair shares its pieces: {line}");
+        assert_eq!(fields[3], fields[4], "{line}");
+    }
+    let m = manifest(&run_dir);
+    assert_eq!(m["command"], "compare");
+    assert_eq!(m["result"], "no better");
+    assert_eq!(m["pairs"], 100);
+    for field in ["master_seed", "rule_set_version", "crate_version", "git_hash"] {
+        assert!(!m[field].is_null(), "manifest lacks {field}: {m}");
+    }
+}
+
+#[test]
+fn a_clearly_better_controller_is_called_better_and_a_worse_one_no_better() {
+    let dir = tempfile::tempdir().unwrap();
+    // On 6x6, BCTS scores about 15% more rows than BCTS with its wells weight halved
+    // (measured on 20,000 pairs: 1.151 [1.134, 1.167]).
+    let weak = weakened_bcts(dir.path(), "cumulative_wells", -5.0);
+    let weak_side = format!("bcts:{}", weak.display());
+    let out = dir.path().join("results");
+    let o = run(&["compare", &weak_side, "bcts", "--board", "6x6", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(stdout(&o).contains("test       B is at least 5% better: LLR"), "{}", stdout(&o));
+    let o = run(&["compare", "bcts", &weak_side, "--board", "6x6", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(stdout(&o).contains("test       B is no better: LLR"), "{}", stdout(&o));
+    // A fixed number of pairs: the estimate, no test.
+    let o = run(&["compare", &weak_side, "bcts", "--board", "6x6", "--pairs", "2000", "--out", out.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(text.contains("pairs      2,000 (4,000 games"), "{text}");
+    let ratio_line = text.lines().find(|l| l.starts_with("B / A")).unwrap();
+    let ratio: f64 = ratio_line.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!((1.08..1.25).contains(&ratio), "{ratio_line}");
+    assert!(!text.contains("\ntest "), "{text}");
+}
+
+/// The pairs, the verdict and the output files do not depend on the thread count (the
+/// decision is taken pair by pair, in pair order, whatever the batches).
+#[test]
+fn the_same_pairs_at_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let weak = weakened_bcts(dir.path(), "row_transitions", -5.0);
+    let weak_side = format!("bcts:{}", weak.display());
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.path().join(format!("threads{threads}"));
+        let o = run(&[
+            "compare",
+            &weak_side,
+            "bcts",
+            "--board",
+            "6x6",
+            "--seed",
+            "7",
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        let run_dir = only_run(&out);
+        let pairs = std::fs::read_to_string(run_dir.join("pairs.csv")).unwrap();
+        let text = stdout(&o).lines().filter(|l| !l.starts_with("results in")).collect::<Vec<_>>().join("\n");
+        outputs.push((pairs, text));
+    }
+    assert!(outputs[0].0.lines().count() > 101, "the test took more than its first look");
+    assert_eq!(outputs[0], outputs[1]);
+}
+
+/// A comparison stopped by SIGTERM or Ctrl-C (exit 130, nothing temporary left) or killed
+/// outright resumes from its run folder to exactly the result of one run through.
+#[test]
+fn a_stopped_comparison_resumes_to_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let weak = weakened_bcts(dir.path(), "cumulative_wells", -5.0);
+    let weak_side = format!("bcts:{}", weak.display());
+    let arguments = |out: &str| -> Vec<String> {
+        [&weak_side, "bcts", "--board", "10x10", "--pairs", "1000", "--seed", "3", "--out", out]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let whole = dir.path().join("whole");
+    let mut command = vec!["compare".to_string()];
+    command.extend(arguments(whole.to_str().unwrap()));
+    let o = run(&command.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let expected = std::fs::read_to_string(only_run(&whole).join("pairs.csv")).unwrap();
+    for signal in ["-TERM", "-INT", "-KILL"] {
+        let out = dir.path().join(format!("stopped{signal}"));
+        let mut command = vec!["compare".to_string()];
+        command.extend(arguments(out.to_str().unwrap()));
+        let child = spawn_in(dir.path(), &command.iter().map(String::as_str).collect::<Vec<_>>(), true);
+        // Stopped once some games are in the ledger (the whole run takes seconds).
+        let started = std::time::Instant::now();
+        while games_finished(&out) < 40 {
+            assert!(started.elapsed().as_secs() < 60, "no games finished");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        send_signal(&child, signal);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let run_dir = only_run(&out);
+        if signal != "-KILL" {
+            assert_eq!(o.status.code(), Some(130), "{err}");
+            assert!(err.contains("stopped: every finished game is in"), "{err}");
+            assert!(err.contains("tetris-lab compare --resume"), "{err}");
+        }
+        assert!(!run_dir.join("pairs.csv").exists(), "the comparison was stopped before its end");
+        let games = std::fs::read_to_string(run_dir.join("games.csv")).unwrap();
+        assert!(games.lines().count() > 10, "some games were finished before the stop");
+        let names: Vec<String> =
+            std::fs::read_dir(&run_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+        if signal != "-KILL" {
+            assert!(names.iter().all(|n| !n.contains("partial")), "{names:?}");
+        }
+        let o = run(&["compare", "--resume", run_dir.to_str().unwrap(), "--threads", "1"]);
+        let err = common::stderr(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(err.contains("finished game(s) kept"), "{err}");
+        assert_eq!(std::fs::read_to_string(run_dir.join("pairs.csv")).unwrap(), expected, "{signal}");
+    }
+}
+
+/// Lines in the games file of the one run folder under `out` (0 until it is made).
+fn games_finished(out: &Path) -> usize {
+    let Some(run_dir) = std::fs::read_dir(out).ok().and_then(|mut r| r.next()) else {
+        return 0;
+    };
+    std::fs::read_to_string(run_dir.unwrap().path().join("games.csv")).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn bad_input_gets_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = d.join("results");
+    let out = out.to_str().unwrap();
+    let missing = d.join("missing.toml");
+    let missing_side = format!("bcts:{}", missing.display());
+    let tune_run = d.join("tune-run");
+    std::fs::create_dir_all(&tune_run).unwrap();
+    write(&tune_run, "manifest.json", "{\"command\": \"tune\"}\n");
+    let empty_run = d.join("empty");
+    std::fs::create_dir_all(&empty_run).unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["compare", "bcts", "nonesuch"], "nonesuch"),
+        (vec!["compare", "bcts:", "bcts"], "no weights file after ':'"),
+        (vec!["compare", &missing_side, "bcts"], "missing.toml"),
+        (vec!["compare", "bcts", "el-tetris"], "choose one with --rules"),
+        (vec!["compare", "bcts", "bcts", "--pairs", "100", "--gain", "5"], "--gain"),
+        (vec!["compare", "bcts", "bcts", "--gain", "0"], "not a gain in percent"),
+        (vec!["compare", "bcts", "bcts", "--gain", "five"], "not a gain in percent"),
+        (vec!["compare", "bcts", "bcts", "--alpha", "0.7"], "not an error rate"),
+        (vec!["compare", "bcts", "bcts", "--max-pairs", "50"], "no fewer than 100 pairs"),
+        (vec!["compare", "bcts", "bcts", "--pairs", "0"], "--pairs"),
+        (vec!["compare", "bcts", "bcts", "--max-pieces", "0"], "--max-pieces"),
+        (vec!["compare", "bcts", "bcts", "--fitness", "level"], "--fitness level"),
+        (vec!["compare", "bcts"], "<B>"),
+        (vec!["compare", "--resume", empty_run.to_str().unwrap()], "no manifest.json"),
+        (vec!["compare", "--resume", tune_run.to_str().unwrap()], "field command: not a compare run"),
+    ];
+    for (args, needle) in cases {
+        let mut args = args.clone();
+        if !args.contains(&"--resume") {
+            args.extend(["--out", out]);
+        }
+        let o = common::run_in(d, &args);
+        assert_clean_error(&o, needle);
+    }
+    // Nothing was made for the refused comparisons: no run folder left behind.
+    let left: Vec<_> = std::fs::read_dir(d.join("results")).map(|r| r.collect::<Vec<_>>()).unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A comparison of `a` against `b` on 6x6 with master seed `seed`.
+fn setup(a: &str, b: &str, seed: u64, unpaired: bool, mode: Mode) -> Setup {
+    Setup {
+        a: Controller::parse(a).unwrap(),
+        b: Controller::parse(b).unwrap(),
+        rules: None,
+        board: Some((6, 6)),
+        seed,
+        fitness: Fitness::Rows,
+        max_pieces: None,
+        unpaired,
+        mode,
+    }
+}
+
+fn play(setup: &Setup, dir: &Path) -> compare::Outcome {
+    let sides = setup.build().unwrap();
+    let path = dir.join(format!("games-{}.csv", setup.seed));
+    let ledger = Ledger::open(&path).unwrap();
+    let outcome = compare::run(setup, &sides, &ledger, &Default::default(), &mut |_| {}).unwrap();
+    drop(ledger);
+    std::fs::remove_file(path).unwrap();
+    outcome
+}
+
+/// Plays `comparisons` sequential comparisons (master seeds 1, 2, ...) of `a` against `b`
+/// and counts how each ended: (better, no better, mean pairs).
+fn verdicts(a: &str, b: &str, test: Sequential, unpaired: bool, comparisons: u64, dir: &Path) -> (u64, u64, u64) {
+    let (mut better, mut no_better, mut pairs) = (0, 0, 0);
+    for seed in 1..=comparisons {
+        let outcome = play(&setup(a, b, seed, unpaired, Mode::Sequential { test, max_pairs: 100_000 }), dir);
+        pairs += outcome.sums.pairs;
+        match outcome.ending {
+            Ending::Decided(Decision::Better) => better += 1,
+            Ending::Decided(Decision::NoBetter) => no_better += 1,
+            ending => panic!("seed {seed}: {ending:?} after {} pairs", outcome.sums.pairs),
+        }
+    }
+    (better, no_better, pairs / comparisons)
+}
+
+/// The test's error rates on real games, 200 comparisons each (the unit tests check them on
+/// simulated ones), asked for alpha = beta = 0.05 at the gain B truly has: BCTS over BCTS
+/// with its wells weight at -5, on 6x6 (about 15%, measured here on 40,000 pairs first).
+/// - BCTS against itself on other pieces (no better, by construction) must be called
+///   better at most about 5% of the time;
+/// - BCTS against the weakened BCTS (better by exactly the gain asked) must be called no
+///   better at most about 5% of the time.
+///
+/// The bounds leave three binomial standard deviations (of 200 at 0.05: 3.1 comparisons).
+#[test]
+fn the_sequential_tests_error_rates_hold_on_real_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let weak = weakened_bcts(dir.path(), "cumulative_wells", -5.0);
+    let weak_side = format!("bcts:{}", weak.display());
+    let truth = play(&setup(&weak_side, "bcts", 0, false, Mode::Fixed { pairs: 40_000 }), dir.path());
+    let gain = truth.sums.mean_b() / truth.sums.mean_a() - 1.0;
+    assert!((0.12..0.18).contains(&gain), "B is {:.1}% better on 40,000 pairs", 100.0 * gain);
+    let test = Sequential { gain, alpha: 0.05, beta: 0.05 };
+    let (better, no_better, mean_pairs) = verdicts("bcts", "bcts", test, true, 200, dir.path());
+    eprintln!("no better: called better {better}, no better {no_better}, {mean_pairs} pairs on average");
+    assert!(better <= 19, "B called better {better} times out of 200 when it is no better");
+    let (better, no_better, mean_pairs) = verdicts(&weak_side, "bcts", test, false, 200, dir.path());
+    eprintln!(
+        "{:.1}% better: called better {better}, no better {no_better}, {mean_pairs} pairs on average",
+        100.0 * gain
+    );
+    assert!(no_better <= 19, "B called no better {no_better} times out of 200 when it is {:.1}% better", 100.0 * gain);
+}

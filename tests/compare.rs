@@ -168,7 +168,7 @@ fn a_stopped_comparison_resumes_to_the_same_result() {
             assert!(err.contains("tetris-lab compare --resume"), "{err}");
         }
         assert!(!run_dir.join("pairs.csv").exists(), "the comparison was stopped before its end");
-        let games = std::fs::read_to_string(run_dir.join("games.csv")).unwrap();
+        let games = std::fs::read_to_string(run_dir.join("ledger.csv")).unwrap();
         assert!(games.lines().count() > 10, "some games were finished before the stop");
         let names: Vec<String> =
             std::fs::read_dir(&run_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
@@ -183,12 +183,12 @@ fn a_stopped_comparison_resumes_to_the_same_result() {
     }
 }
 
-/// Lines in the games file of the one run folder under `out` (0 until it is made).
+/// Lines in the ledger of the one run folder under `out` (0 until it is made).
 fn games_finished(out: &Path) -> usize {
     let Some(run_dir) = std::fs::read_dir(out).ok().and_then(|mut r| r.next()) else {
         return 0;
     };
-    std::fs::read_to_string(run_dir.unwrap().path().join("games.csv")).map_or(0, |t| t.lines().count())
+    std::fs::read_to_string(run_dir.unwrap().path().join("ledger.csv")).map_or(0, |t| t.lines().count())
 }
 
 #[test]

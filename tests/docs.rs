@@ -65,8 +65,11 @@ fn page_name(path: &Path) -> String {
     path.strip_prefix(repository()).unwrap_or(path).display().to_string()
 }
 
-/// The fenced blocks of a page: (info string, first line number, lines, the `long` reason).
-fn fenced_blocks(text: &str) -> Vec<(String, usize, Vec<String>, Option<String>, usize)> {
+/// A fenced block: (info string, first line number, lines, the `long` reason, indent).
+type Block = (String, usize, Vec<String>, Option<String>, usize);
+
+/// The fenced blocks of a page.
+fn fenced_blocks(text: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     let mut index = 0;
@@ -201,7 +204,7 @@ fn resolved(command: &str, sandbox: &Path) -> String {
         None => command.to_string(),
     };
     while let Some(at) = command.find("/<run-id>") {
-        let start = command[..at].rfind([' ', '=']).map_or(0, |i| i + 1);
+        let start = command[..at].rfind([' ', '=', ':']).map_or(0, |i| i + 1);
         let parent = sandbox.join(&command[start..at]);
         let newest = std::fs::read_dir(&parent)
             .unwrap_or_else(|e| panic!("{command}: no run folder in {}: {e}", parent.display()))

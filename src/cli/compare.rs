@@ -190,7 +190,7 @@ pub fn run(args: Args) -> Result<()> {
             create_unique(&args.out, &format!("{}-seed{}", stamp(SystemTime::now()), args.seed))?
         }
     };
-    let ledger_path = run_dir.join("games.csv");
+    let ledger_path = run_dir.join("ledger.csv");
     let ledger = Ledger::open(&ledger_path).inspect_err(|_| {
         if resumed.is_none() {
             let _ = std::fs::remove_dir(&run_dir);
@@ -264,11 +264,13 @@ fn print_outcome(setup: &Setup, sides: &Sides, outcome: &Outcome) {
         outcome.pairs.iter().map(|p| setup.fitness.of(if b_side { &p.b } else { &p.a })).collect::<Vec<f64>>()
     };
     let e = Estimate::of(&outcome.sums);
+    let correlation = outcome.sums.correlation();
     println!(
-        "pairs      {} ({} games, {} pieces)",
+        "pairs      {} ({} games, {} pieces)  correlation of A's and B's games {}",
         group(e.pairs as f64, 0),
         group(2.0 * e.pairs as f64, 0),
-        group(outcome.pieces() as f64, 0)
+        group(outcome.pieces() as f64, 0),
+        if correlation.is_nan() { "n/a".to_string() } else { format!("{correlation:.2}") }
     );
     for (name, b_side) in [("A", false), ("B", true)] {
         let s = Summary::of(&values(b_side), quantity);
@@ -387,6 +389,7 @@ fn write_manifest(
             fields,
             serde_json::json!({
                 "pairs": e.pairs,
+                "correlation": outcome.sums.correlation(),
                 "pieces": outcome.pieces(),
                 "mean_a": e.mean_a,
                 "mean_b": e.mean_b,

@@ -136,7 +136,10 @@ fn dellacherie_plays_full_games_on_the_published_board_of_fahey_standard_rules()
     assert_eq!(cells[5], "rows", "{text}");
     let mean: f64 = cells[4].replace(',', "").parse().unwrap_or_else(|_| panic!("no mean in {text}"));
     assert!(mean > 1_000.0, "{text}");
-    assert!(notes.trim_end().ends_with("dellacherie (standard rules, 1 game): full games, exponential interval"), "{text}");
+    assert!(
+        notes.trim_end().ends_with("dellacherie (standard rules, 1 game): full games, exponential interval"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Command-line interface: one file per subcommand, each with its clap `Args` and a `run`.
 //! Errors are printed once as `error: cause: context` and give exit code 1 (2 for usage).
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 
 pub mod bench;
@@ -137,7 +137,25 @@ pub(crate) fn clap_error_line(error: &clap::Error) -> String {
     message
 }
 
+/// The number of ranks an MPI launcher started, from the environment it sets (Open MPI,
+/// MPICH/PMI, Slurm's srun).
+pub(crate) fn launcher_ranks() -> Option<u64> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().and_then(|value| value.trim().parse().ok()))
+}
+
 fn run(cli: Cli) -> Result<()> {
+    // Only `tune` shares its work among MPI ranks; any other command started as one of
+    // several would run whole on every rank, each writing its own copy of the results.
+    if !matches!(cli.command, Command::Tune(_)) {
+        if let Some(ranks) = launcher_ranks().filter(|&n| n > 1) {
+            bail!(
+                "started as one of {ranks} MPI ranks, but only `tune` runs across ranks: \
+                 every rank would run this command whole; start it without mpirun (see docs/clusters.md)"
+            );
+        }
+    }
     // Commands with no point to stop at and go on from end at once on Ctrl-C, SIGTERM or
     // SIGHUP, removing the temporary of any output being written (the others install their
     // own stop: `tune`, `reproduce`, `solve`, `polish`, `splice`, `versus`, `watch`).

@@ -40,22 +40,13 @@ pub struct TuneArgs {
 pub fn run(args: TuneArgs) -> Result<()> {
     // Started by mpirun without MPI support, every rank would run the whole campaign on
     // its own: refuse instead.
-    if let Some(ranks) = launcher_ranks().filter(|&n| n > 1) {
+    if let Some(ranks) = super::launcher_ranks().filter(|&n| n > 1) {
         bail!(
             "started as one of {ranks} MPI ranks, but this binary was built without MPI: \
              build it with `cargo build --release --features mpi` (see docs/clusters.md)"
         );
     }
     report(run_with(&args, &Local)?)
-}
-
-/// The number of ranks an MPI launcher started, from the environment it sets (Open MPI,
-/// MPICH/PMI, Slurm's srun).
-#[cfg(not(feature = "mpi"))]
-fn launcher_ranks() -> Option<u64> {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
-        .iter()
-        .find_map(|name| std::env::var(name).ok().and_then(|value| value.trim().parse().ok()))
 }
 
 /// Under `mpirun` (or alone: a single rank runs like the plain build).

@@ -3,14 +3,12 @@
 //! and a manifest.
 
 use crate::board::parse_size;
-use crate::compare::{self, Controller, Ending, Mode, Outcome, Setup, Sides};
+use crate::compare::{self, files, Controller, Mode, Outcome, Setup, Sides};
 use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::Ledger;
-use crate::report::paired::{Decision, Estimate, Sequential, MIN_PAIRS};
+use crate::report::paired::{Sequential, MIN_PAIRS};
 use crate::report::progress::with_progress;
-use crate::report::run_dir::{create_unique, provenance, stamp};
-use crate::report::stats::Summary;
-use crate::report::text::group;
+use crate::report::run_dir::{create_unique, merged, provenance, stamp};
 use crate::sim::thread_pool;
 use crate::tune::objective::Fitness;
 use anyhow::{bail, Context, Result};
@@ -36,9 +34,9 @@ pub struct Args {
     /// Master seed: pair i plays game i of `play --seed`, for both controllers.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// What a game scores.
-    #[arg(long, value_enum, default_value = "rows")]
-    pub fitness: FitnessArg,
+    /// What a game scores: rows, turns, score, or level (rule sets with levels).
+    #[arg(long, default_value = "rows", value_parser = parse_fitness)]
+    pub fitness: Fitness,
     /// Stop each game (alive) after this many pieces.
     #[arg(long)]
     pub max_pieces: Option<u64>,
@@ -72,23 +70,11 @@ pub struct Args {
     pub resume: Option<PathBuf>,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FitnessArg {
-    Rows,
-    Turns,
-    Score,
-    Level,
-}
-
-impl FitnessArg {
-    fn fitness(self) -> Fitness {
-        match self {
-            FitnessArg::Rows => Fitness::Rows,
-            FitnessArg::Turns => Fitness::Turns,
-            FitnessArg::Score => Fitness::Score,
-            FitnessArg::Level => Fitness::Level,
-        }
-    }
+fn parse_fitness(text: &str) -> Result<Fitness, String> {
+    [Fitness::Rows, Fitness::Turns, Fitness::Score, Fitness::Level]
+        .into_iter()
+        .find(|f| f.as_str() == text)
+        .ok_or_else(|| format!("{text:?} is not a fitness: rows, turns, score or level"))
 }
 
 const DEFAULT_GAIN: f64 = 5.0;
@@ -123,7 +109,7 @@ fn measured_arguments(args: &Args) -> Vec<String> {
     flag("rules", args.rules.clone());
     flag("board", args.board.map(|(w, h)| format!("{w}x{h}")));
     flag("seed", Some(args.seed.to_string()));
-    flag("fitness", Some(Fitness::as_str(args.fitness.fitness()).to_string()));
+    flag("fitness", Some(args.fitness.as_str().to_string()));
     flag("max-pieces", args.max_pieces.map(|m| m.to_string()));
     flag("pairs", args.pairs.map(|p| p.to_string()));
     flag("gain", args.gain.map(|g| g.to_string()));
@@ -168,7 +154,7 @@ fn setup_of(args: &Args) -> Result<Setup> {
         rules: args.rules.clone(),
         board: args.board,
         seed: args.seed,
-        fitness: args.fitness.fitness(),
+        fitness: args.fitness,
         max_pieces: args.max_pieces,
         unpaired: args.unpaired,
         mode,
@@ -202,7 +188,7 @@ pub fn run(args: Args) -> Result<()> {
         "{} | {fitness} | seed {} | {} | {} thread(s) | output {}{}",
         sides.a.rules.describe(),
         setup.seed,
-        describe_mode(&setup),
+        files::describe_mode(&setup),
         pool.current_num_threads(),
         run_dir.display(),
         if resumed.is_some() {
@@ -237,126 +223,11 @@ pub fn run(args: Args) -> Result<()> {
         })
     })?;
     let seconds = start.elapsed().as_secs_f64();
-    write_pairs(&run_dir.join("pairs.csv"), &setup, &sides, &outcome)?;
+    files::write_pairs(&run_dir.join("pairs.csv"), &setup, &sides, &outcome)?;
     write_manifest(&run_dir, &args, &setup, &sides, Some((&outcome, seconds)))?;
-    print_outcome(&setup, &sides, &outcome);
+    print!("{}", files::report(&setup, &sides, &outcome));
     println!("results in {}", run_dir.display());
     Ok(())
-}
-
-fn describe_mode(setup: &Setup) -> String {
-    match setup.mode {
-        Mode::Fixed { pairs } => format!("{} pairs", group(pairs as f64, 0)),
-        Mode::Sequential { test, max_pairs } => format!(
-            "sequential: B at least {}% better (alpha {}) against no better (beta {}), at most {} pairs",
-            test.gain * 100.0,
-            test.alpha,
-            test.beta,
-            group(max_pairs as f64, 0)
-        ),
-    }
-}
-
-fn print_outcome(setup: &Setup, sides: &Sides, outcome: &Outcome) {
-    let fitness = setup.fitness.as_str();
-    let quantity = setup.fitness.quantity(sides.a.rules.frame_rules().is_none());
-    let values = |b_side: bool| {
-        outcome.pairs.iter().map(|p| setup.fitness.of(if b_side { &p.b } else { &p.a })).collect::<Vec<f64>>()
-    };
-    let e = Estimate::of(&outcome.sums);
-    let correlation = outcome.sums.correlation();
-    println!(
-        "pairs      {} ({} games, {} pieces)  correlation of A's and B's games {}",
-        group(e.pairs as f64, 0),
-        group(2.0 * e.pairs as f64, 0),
-        group(outcome.pieces() as f64, 0),
-        if correlation.is_nan() { "n/a".to_string() } else { format!("{correlation:.2}") }
-    );
-    for (name, b_side) in [("A", false), ("B", true)] {
-        let s = Summary::of(&values(b_side), quantity);
-        println!(
-            "{name}          mean {:.1} {fitness}  95% interval [{:.1}, {:.1}] ({})",
-            s.mean,
-            s.low_95,
-            s.high_95,
-            quantity.interval_method()
-        );
-    }
-    println!("B / A      {:.3}  95% interval [{:.3}, {:.3}] (delta method, t)", e.ratio, e.ratio_low, e.ratio_high);
-    println!(
-        "B - A      mean {:+.1} {fitness}  95% interval [{:+.1}, {:+.1}] (t)  paired t-test p = {}",
-        e.difference,
-        e.difference_low,
-        e.difference_high,
-        p_text(e.p_value)
-    );
-    let Mode::Sequential { test, max_pairs } = setup.mode else {
-        return;
-    };
-    let (low, high) = test.bounds();
-    let llr = outcome.llr.last().copied().unwrap_or(0.0);
-    let gain = test.gain * 100.0;
-    match outcome.ending {
-        Ending::Decided(Decision::Better) => println!(
-            "test       B is at least {gain}% better: LLR {} reached the upper bound {high:.2} after {} pairs \
-             (chance of this when B is no better: alpha {})",
-            llr_text(llr),
-            group(e.pairs as f64, 0),
-            test.alpha
-        ),
-        Ending::Decided(Decision::NoBetter) => println!(
-            "test       B is no better: LLR {} reached the lower bound {low:.2} after {} pairs \
-             (chance of this when B is {gain}% better: beta {})",
-            llr_text(llr),
-            group(e.pairs as f64, 0),
-            test.beta
-        ),
-        _ => println!(
-            "test       undecided after {} pairs (the budget, --max-pairs): LLR {} between {low:.2} and {high:.2}",
-            group(max_pairs as f64, 0),
-            llr_text(llr)
-        ),
-    }
-    let fixed = test.fixed_size_pairs(&outcome.sums);
-    if fixed.is_finite() {
-        println!(
-            "           a fixed-size test with the same error rates needs about {} pairs at this spread",
-            group(fixed, 0)
-        );
-    }
-}
-
-fn p_text(p: f64) -> String {
-    if p.is_nan() {
-        "n/a".into()
-    } else if p < 1e-4 {
-        "< 0.0001".into()
-    } else {
-        format!("{p:.4}")
-    }
-}
-
-fn llr_text(llr: f64) -> String {
-    if llr.is_infinite() {
-        if llr > 0.0 { "+inf (every pair differs alike)" } else { "-inf (every pair alike)" }.into()
-    } else {
-        format!("{llr:.2}")
-    }
-}
-
-/// Every pair in order: its seeds, both games' values, the difference, the test statistic.
-fn write_pairs(path: &Path, setup: &Setup, sides: &Sides, outcome: &Outcome) -> Result<()> {
-    let mut file = AtomicFile::create(path)?;
-    let w = file.writer();
-    let context = || format!("cannot write {}", path.display());
-    writeln!(w, "pair,seed_a,seed_b,a,b,difference,llr").with_context(context)?;
-    for (i, pair) in outcome.pairs.iter().enumerate() {
-        let (seed_a, seed_b) = compare::pair_seeds(setup, sides, i as u64);
-        let (a, b) = (setup.fitness.of(&pair.a), setup.fitness.of(&pair.b));
-        let llr = outcome.llr.get(i).map(|x| x.to_string()).unwrap_or_default();
-        writeln!(w, "{i},{seed_a},{seed_b},{a},{b},{},{llr}", b - a).with_context(context)?;
-    }
-    file.commit()
 }
 
 fn write_manifest(
@@ -366,40 +237,10 @@ fn write_manifest(
     sides: &Sides,
     finished: Option<(&Outcome, f64)>,
 ) -> Result<()> {
-    let rules = sides.a.rules.as_ref();
-    let mut fields = serde_json::json!({
-        "compare_arguments": measured_arguments(args),
-        "master_seed": setup.seed,
-        "a": setup.a.describe(),
-        "b": setup.b.describe(),
-        "rule_set": rules.name(),
-        "rule_set_version": rules.version(),
-        "rules": rules.describe(),
-        "fitness": setup.fitness.as_str(),
-        "mode": describe_mode(setup),
-    });
+    let mut fields =
+        merged(serde_json::json!({ "compare_arguments": measured_arguments(args) }), files::setup_fields(setup, sides));
     if let Some((outcome, seconds)) = finished {
-        let e = Estimate::of(&outcome.sums);
-        let ending = match outcome.ending {
-            Ending::Fixed => "fixed".to_string(),
-            Ending::Decided(d) => d.as_str().to_string(),
-            Ending::Budget => "undecided".to_string(),
-        };
-        fields = crate::report::run_dir::merged(
-            fields,
-            serde_json::json!({
-                "pairs": e.pairs,
-                "correlation": outcome.sums.correlation(),
-                "pieces": outcome.pieces(),
-                "mean_a": e.mean_a,
-                "mean_b": e.mean_b,
-                "ratio": [e.ratio, e.ratio_low, e.ratio_high],
-                "difference": [e.difference, e.difference_low, e.difference_high],
-                "p_value": e.p_value,
-                "result": ending,
-                "seconds": seconds,
-            }),
-        );
+        fields = merged(fields, files::result_fields(outcome, seconds));
     }
     let path = dir.join("manifest.json");
     let mut file = AtomicFile::create(&path)?;

@@ -4,6 +4,8 @@
 //! ledger as it ends, so a stopped comparison resumes without losing one; the decision is
 //! taken pair by pair in pair order, so it is the same at any thread count and batch size.
 
+pub mod files;
+
 use crate::presets::{self, Built, Preset};
 use crate::report::ledger::Ledger;
 use crate::report::paired::{Decision, Sequential, Sums};

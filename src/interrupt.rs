@@ -25,6 +25,10 @@ enum OnPress {
 }
 static ON_PRESS: OnceLock<OnPress> = OnceLock::new();
 
+/// The exit code of a command stopped by Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells
+/// report it).
+pub const INTERRUPTED_EXIT_CODE: i32 = 130;
+
 /// Prints `message` and exits with code 130, removing the temporaries of files being
 /// written first (held until the exit: a file being renamed into place finishes first, and
 /// no new temporary is made after the clean-up).
@@ -32,7 +36,7 @@ fn exit_interrupted(message: &str) -> ! {
     eprintln!("\n{message}");
     let mut pending = pending();
     remove_all(&mut pending);
-    std::process::exit(130);
+    std::process::exit(INTERRUPTED_EXIT_CODE);
 }
 
 /// Installs the handler (once per process; later calls only return the flag) and returns

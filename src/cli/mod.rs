@@ -105,7 +105,8 @@ pub fn main() -> i32 {
         }
     };
     match run(cli) {
-        Ok(()) => 0,
+        Ok(Ended::Finished) => 0,
+        Ok(Ended::Interrupted) => crate::interrupt::INTERRUPTED_EXIT_CODE,
         Err(e) => {
             if is_broken_pipe(&e) {
                 return 0;
@@ -137,6 +138,16 @@ pub(crate) fn clap_error_line(error: &clap::Error) -> String {
     message
 }
 
+/// How a command ended. A command stopped by Ctrl-C, SIGTERM or SIGHUP at a safe point
+/// (its work saved) returns `Interrupted`, and [`main`] alone turns that into the exit code
+/// of an interrupted command; those with no safe point exit from the signal handler with
+/// the same code ([`crate::interrupt::exit_on_ctrl_c`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    Finished,
+    Interrupted,
+}
+
 /// The number of ranks an MPI launcher started, from the environment it sets (Open MPI,
 /// MPICH/PMI, Slurm's srun).
 pub(crate) fn launcher_ranks() -> Option<u64> {
@@ -145,7 +156,7 @@ pub(crate) fn launcher_ranks() -> Option<u64> {
         .find_map(|name| std::env::var(name).ok().and_then(|value| value.trim().parse().ok()))
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli) -> Result<Ended> {
     // Only `tune` shares its work among MPI ranks; any other command started as one of
     // several would run whole on every rank, each writing its own copy of the results.
     if !matches!(cli.command, Command::Tune(_)) {
@@ -173,24 +184,24 @@ fn run(cli: Cli) -> Result<()> {
         crate::interrupt::exit_on_ctrl_c("stopped: no output file of this command was written".into());
     }
     match cli.command {
-        Command::Play(args) => play::run(args),
-        Command::Features(args) => features::run(args),
-        Command::Best(args) => best::run(args),
-        Command::List => list::run(),
-        Command::Weights(args) => weights::run(args),
-        Command::Compare(args) => compare::run(args),
-        Command::Reproduce(args) => reproduce::run(args),
-        Command::Extrapolate(args) => extrapolate::run(args),
-        Command::Watch(args) => watch::run(args),
-        Command::Replay(args) => replay::run(args),
-        Command::Sequence(args) => sequence::run(args),
+        Command::Play(args) => play::run(args).map(|()| Ended::Finished),
+        Command::Features(args) => features::run(args).map(|()| Ended::Finished),
+        Command::Best(args) => best::run(args).map(|()| Ended::Finished),
+        Command::List => list::run().map(|()| Ended::Finished),
+        Command::Weights(args) => weights::run(args).map(|()| Ended::Finished),
+        Command::Compare(args) => compare::run(args).map(|()| Ended::Finished),
+        Command::Reproduce(args) => reproduce::run(args).map(|()| Ended::Finished),
+        Command::Extrapolate(args) => extrapolate::run(args).map(|()| Ended::Finished),
+        Command::Watch(args) => watch::run(args).map(|()| Ended::Finished),
+        Command::Replay(args) => replay::run(args).map(|()| Ended::Finished),
+        Command::Sequence(args) => sequence::run(args).map(|()| Ended::Finished),
         Command::Solve(args) => solve::run(args),
         Command::Polish(args) => polish::run(args),
         Command::Splice(args) => splice::run(args),
         Command::Versus(args) => versus::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => bench::run(args).map(|()| Ended::Finished),
         Command::Tune(args) => tune::run(args),
-        Command::Plot(args) => plot::run(args),
+        Command::Plot(args) => plot::run(args).map(|()| Ended::Finished),
     }
 }
 

@@ -6,6 +6,7 @@
 //! moment (or stopped by `--max-windows`, or by Ctrl-C after the window being searched)
 //! continues with `--resume` and ends as one never stopped.
 
+use super::Ended;
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
     weights_json, write_record, write_record_with_manifest, JitterArgs, SearchArgs,
@@ -85,7 +86,7 @@ struct Stored {
     args: Args,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Ended> {
     if args.resume {
         return resume(args);
     }
@@ -136,7 +137,7 @@ struct Run {
 /// Polishes `line` with `args`' settings from `args.from` (or `resume_from`), writing the
 /// record and its manifest after every window that gains and the manifest after every
 /// window.
-fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> Result<()> {
+fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> Result<Ended> {
     let mut options = checked_options(args.beam, PIECE_LIMIT, args.weights.as_deref(), args.moves)?;
     options.refinements = args.search.refinements()?;
     args.jitter.apply(&mut options.weights)?;
@@ -265,14 +266,14 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     );
     if interrupted && polished.resume_from.is_some() {
         // Stopped by Ctrl-C: exit non-zero like any interrupted command.
-        std::process::exit(130);
+        return Ok(Ended::Interrupted);
     }
-    Ok(())
+    Ok(Ended::Finished)
 }
 
 /// `polish --resume FILE`: the polish that wrote FILE, continued from its next window with
 /// the settings its manifest records.
-fn resume(args: Args) -> Result<()> {
+fn resume(args: Args) -> Result<Ended> {
     let manifest_path = manifest_beside(&args.file);
     let fail = |cause: String| anyhow!("cannot resume {}: {cause}", args.file.display());
     let text = std::fs::read_to_string(&manifest_path)
@@ -319,7 +320,7 @@ fn resume(args: Args) -> Result<()> {
                 line.pieces(),
                 args.file.display()
             );
-            return Ok(());
+            return Ok(Ended::Finished);
         }
         value => value.as_u64().ok_or_else(|| fail("\"resume_from\" is not a piece".into()))? as usize,
     };

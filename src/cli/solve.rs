@@ -5,6 +5,7 @@
 //! (Ctrl-C, `--stop-after`) or killed, `solve --resume` continues it from there to the
 //! record a search never stopped writes.
 
+use super::Ended;
 use crate::etetris::checked::{check, pieces_bar, solve_saving, Saved, Saving};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::search_state::SearchState;
@@ -308,7 +309,7 @@ pub(super) fn install_ctrl_c() {
     );
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Ended> {
     if let Some(checkpoint) = args.resume.clone() {
         return resume(&checkpoint, args);
     }
@@ -377,7 +378,7 @@ fn save_checkpoint(path: &Path, state: &SearchState, note: &str) -> Result<()> {
 
 /// Runs `job`'s search from `resume` (or afresh), saving checkpoints as it goes; writes the
 /// record and its manifest when it finishes, or leaves the checkpoint when it stops.
-fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
+fn solve_job(job: Job, resume: Option<SearchState>) -> Result<Ended> {
     let (args, record) = (&job.args, &job.record);
     let checkpoint = checkpoint_beside(record);
     let placed = resume.as_ref().map_or(0, SearchState::pieces);
@@ -435,9 +436,9 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
             );
             if stop_flag().load(Ordering::SeqCst) {
                 // Stopped by Ctrl-C: exit non-zero like any interrupted command.
-                std::process::exit(130);
+                return Ok(Ended::Interrupted);
             }
-            return Ok(());
+            return Ok(Ended::Finished);
         }
     };
     let (game_record, replayed) = check(&spawns, &solution, args.moves)?;
@@ -471,12 +472,12 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<()> {
         );
     }
     println!("score={} pieces={} seconds={seconds:.2} record={}", replayed.score, replayed.pieces, record.display());
-    Ok(())
+    Ok(Ended::Finished)
 }
 
 /// `solve --resume CHECKPOINT`: the solve that saved CHECKPOINT, continued with the
 /// settings and weights it holds, writing the record beside it.
-fn resume(checkpoint: &Path, args: Args) -> Result<()> {
+fn resume(checkpoint: &Path, args: Args) -> Result<Ended> {
     let fail = |cause: String| anyhow!("cannot resume {}: {cause}", checkpoint.display());
     let record = checkpoint
         .to_str()

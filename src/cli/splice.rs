@@ -10,6 +10,7 @@
 //! so far, and each jump's search is kept in `<record>.bridges` as it ends, so the same
 //! command run again searches only the rest.
 
+use super::Ended;
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
     write_record_with_manifest, JitterArgs, SearchArgs,
@@ -115,7 +116,7 @@ pub struct Args {
     pub jitter: JitterArgs,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Ended> {
     let path = args.record.clone().unwrap_or_else(|| PathBuf::from("results/etetris-spliced.txt"));
     let manifest = manifest_beside(&path);
     let kept = args.bridge.then(|| with_suffix(&path, ".bridges"));
@@ -199,7 +200,7 @@ pub fn run(args: Args) -> Result<()> {
     let (Some(options), Some((journal, earlier))) = (bridging, journal) else {
         out.write(&spliced, None)?;
         out.print(&spliced, best, None);
-        return Ok(());
+        return Ok(Ended::Finished);
     };
     // Spliced without bridges first: a run stopped before its first bridge leaves this.
     let plain = spliced.line.score();
@@ -326,11 +327,11 @@ pub fn run(args: Args) -> Result<()> {
             path.display(),
             journal.path().display()
         );
-        std::process::exit(130);
+        return Ok(Ended::Interrupted);
     }
     // Every search is in the record and its manifest now.
     journal.remove();
-    Ok(())
+    Ok(Ended::Finished)
 }
 
 /// `A..B`, pieces A (included) to B (not), A < B <= the game's pieces.

@@ -2,6 +2,7 @@
 //! with the `mpi` feature and started by `mpirun`, rank 0 runs the campaign and the other
 //! ranks evaluate its candidates (see `tune::mpi`).
 
+use super::Ended;
 use crate::tune::driver::{self, Outcome, RunOptions};
 use crate::tune::experiment::Experiment;
 use crate::tune::objective::{Executor, Local};
@@ -37,7 +38,7 @@ pub struct TuneArgs {
 }
 
 #[cfg(not(feature = "mpi"))]
-pub fn run(args: TuneArgs) -> Result<()> {
+pub fn run(args: TuneArgs) -> Result<Ended> {
     // Started by mpirun without MPI support, every rank would run the whole campaign on
     // its own: refuse instead.
     if let Some(ranks) = super::launcher_ranks().filter(|&n| n > 1) {
@@ -51,7 +52,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
 
 /// Under `mpirun` (or alone: a single rank runs like the plain build).
 #[cfg(feature = "mpi")]
-pub fn run(args: TuneArgs) -> Result<()> {
+pub fn run(args: TuneArgs) -> Result<Ended> {
     use mpi::topology::Communicator;
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
@@ -59,6 +60,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let pool = crate::sim::thread_pool(args.threads)?;
     if world.rank() != 0 {
         return crate::tune::mpi::work(&world, &pool)
+            .map(|()| Ended::Finished)
             .with_context(|| format!("MPI rank {} of {}", world.rank(), world.size()));
     }
     let outcome = if world.size() > 1 {
@@ -130,11 +132,10 @@ fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
     Ok(Outcome::Finished(runs.pop().expect("at least one experiment")))
 }
 
-fn report(outcome: Outcome) -> Result<()> {
+fn report(outcome: Outcome) -> Result<Ended> {
     match outcome {
-        Outcome::Finished(_) => Ok(()),
-        // Stopped by Ctrl-C: the checkpoint is written; exit non-zero like any interrupted
-        // command.
-        Outcome::Interrupted(_) => std::process::exit(130),
+        Outcome::Finished(_) => Ok(Ended::Finished),
+        // Stopped by Ctrl-C: the checkpoint is written.
+        Outcome::Interrupted(_) => Ok(Ended::Interrupted),
     }
 }

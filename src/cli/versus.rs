@@ -5,6 +5,7 @@
 //! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
 //! moment continues, when run again with the same arguments, without searching again.
 
+use super::Ended;
 use super::solve::{
     check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, thread_pool,
     with_suffix, SearchArgs,
@@ -93,7 +94,7 @@ fn side(name: &str, text: &str) -> Result<Side> {
     Ok(Side { weights, refinements })
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Ended> {
     check_beam_and_pieces(args.beam, args.pieces)?;
     ensure!((1..=1000).contains(&args.jitters), "--jitters must be in 1..=1000, got {}", args.jitters);
     check_jitter_percent(args.jitter_percent)?;
@@ -166,7 +167,7 @@ pub fn run(args: Args) -> Result<()> {
              the same command continues",
             kept.journal.path().display()
         );
-        std::process::exit(130);
+        return Ok(Ended::Interrupted);
     };
     let seconds = started.elapsed().as_secs_f64();
     print!("{}", table(&pairs));
@@ -198,7 +199,7 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     println!("seconds={seconds:.2}");
-    Ok(())
+    Ok(Ended::Finished)
 }
 
 fn signed(x: f64) -> String {

@@ -47,14 +47,13 @@ pub fn check_weight(what: &str, value: f64) -> Result<()> {
     Ok(())
 }
 
-/// The worker threads to start for `--threads`: `None` (or 0 where `zero_means_all`) is
+/// The worker threads to start for `--threads`: `None` is
 /// one per core; more than the cores is capped to them with a note on stderr, since extra
 /// threads only compete for the same cores (results do not depend on the count).
-pub fn threads(requested: Option<usize>, zero_means_all: bool) -> Result<usize> {
+pub fn threads(requested: Option<usize>) -> Result<usize> {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     match requested {
         None => Ok(cores),
-        Some(0) if zero_means_all => Ok(cores),
         Some(0) => bail!("--threads must be at least 1"),
         Some(n) if n > cores => {
             eprintln!("note: --threads {n} is more than the {cores} core(s) of this machine: using {cores}");
@@ -89,10 +88,9 @@ mod tests {
     #[test]
     fn thread_counts_are_capped_to_the_cores() {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        assert_eq!(threads(Some(100_000), false).unwrap(), cores);
-        assert_eq!(threads(None, false).unwrap(), cores);
-        assert_eq!(threads(Some(0), true).unwrap(), cores);
-        assert!(threads(Some(0), false).is_err());
-        assert_eq!(threads(Some(1), false).unwrap(), 1);
+        assert_eq!(threads(Some(100_000)).unwrap(), cores);
+        assert_eq!(threads(None).unwrap(), cores);
+        assert!(threads(Some(0)).is_err());
+        assert_eq!(threads(Some(1)).unwrap(), 1);
     }
 }

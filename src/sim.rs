@@ -403,7 +403,7 @@ pub fn batch_game_seed(driver: GameDriver, master_seed: u64, index: u64) -> u64 
 /// A rayon pool of `threads` workers (all cores when `None`; more than the cores is capped
 /// to them, see [`crate::limits::threads`]).
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
-    let threads = crate::limits::threads(threads, false)?;
+    let threads = crate::limits::threads(threads)?;
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")
 }
 

@@ -787,6 +787,11 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&["bench", "simulator", "--seconds", "1e20", "--games", "2"], "--seconds"),
         refused(&["bench", "simulator", "--seconds", "86401", "--games", "2"], "--seconds"),
         refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--threads", "0"], "--threads"),
+        // `--threads` means one thing everywhere: at least 1, all cores when not given.
+        refused(&["solve", "--beam", "2", "--pieces", "5", "--threads", "0"], "--threads must be at least 1"),
+        refused(&["polish", "keep.txt", "--threads", "0"], "--threads must be at least 1"),
+        refused(&["compare", "bcts", "bcts", "--threads", "0"], "--threads must be at least 1"),
+        refused(&["splice", "keep.txt", "keep.txt", "--bridge", "--threads", "0"], "--threads must be at least 1"),
         refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--threads", "100000,200000"], "--threads"),
         refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--weights", "nan.toml"], "nan.toml"),
         usage(&["bench", "tetris"], "tetris"),

@@ -4,7 +4,8 @@
 //! per CPU-second of every preset, games per second on 1 and 2 threads and the parallel
 //! efficiency (`src/benchmark.rs`). Further targets become variants of [`BenchTarget`].
 
-use super::solve::{checked_options, thread_pool};
+use super::solve::checked_options;
+use crate::sim::thread_pool;
 use crate::etetris::checked::{check, solve_with_progress};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::solver::MoveSet;
@@ -123,7 +124,7 @@ fn bench_etetris(args: &Args) -> Result<()> {
         let mut line = String::new();
         let mut first_cpu = None;
         for &threads in &thread_counts {
-            let pool = thread_pool(threads)?;
+            let pool = thread_pool(Some(threads))?;
             let (cpu, wall) = (cpu_seconds(), Instant::now());
             let solution = pool.install(|| solve_with_progress(options, args.pieces, false));
             let (cpu, wall) = (cpu_seconds() - cpu, wall.elapsed().as_secs_f64());

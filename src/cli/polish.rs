@@ -6,10 +6,10 @@
 //! moment (or stopped by `--max-windows`, or by Ctrl-C after the window being searched)
 //! continues with `--resume` and ends as one never stopped.
 
+use crate::sim::thread_pool;
 use super::Ended;
 use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, thread_pool,
-    weights_json, write_record, write_record_with_manifest, JitterArgs, SearchArgs,
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, weights_json, write_record, write_record_with_manifest, JitterArgs, SearchArgs,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -51,9 +51,9 @@ pub struct Args {
     /// to its boards are.
     #[arg(long, default_value_t = 10.0)]
     pub guide: f64,
-    /// Worker threads (0: one per core). The result is the same at any count.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    /// Worker threads (default: all cores). The result is the same at any count.
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Where to write the improved record [default: results/<the record's name>-polished.txt].
     #[arg(long)]
     pub record: Option<PathBuf>,
@@ -171,8 +171,8 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
         None => {}
     }
     let path = run.output.clone();
-    prepare_record_path(&path)?;
     let pool = thread_pool(args.threads)?;
+    prepare_record_path(&path)?;
     let manifest = |line: &Line, next: Option<usize>, seconds: f64, detours: usize| {
         etetris_manifest(serde_json::json!({
             "record": path.display().to_string(),

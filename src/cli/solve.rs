@@ -5,6 +5,7 @@
 //! (Ctrl-C, `--stop-after`) or killed, `solve --resume` continues it from there to the
 //! record a search never stopped writes.
 
+use crate::sim::thread_pool;
 use super::Ended;
 use crate::etetris::checked::{check, pieces_bar, solve_saving, Saved, Saving};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
@@ -47,9 +48,9 @@ pub struct Args {
     /// Boards kept after each piece.
     #[arg(long, default_value_t = 1000)]
     pub beam: usize,
-    /// Worker threads (0: one per core). The result is the same at any count.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    /// Worker threads (default: all cores). The result is the same at any count.
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Where to write the record [default: results/etetris-<moves>-k<beam>.txt].
     #[arg(long)]
     pub record: Option<PathBuf>,
@@ -268,13 +269,6 @@ pub fn etetris_manifest(fields: serde_json::Value) -> serde_json::Value {
     merged(game, fields)
 }
 
-/// Builds a pool of `threads` workers (0: one per core; more than the cores is capped to
-/// them, see [`crate::limits::threads`]).
-pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
-    let threads = crate::limits::threads(Some(threads), true)?;
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start the worker threads")
-}
-
 /// `path` with `suffix` added to its name (`r.txt` -> `r.txt.checkpoint`): the files a
 /// run keeps beside its output.
 pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
@@ -390,9 +384,9 @@ fn solve_job(job: Job, resume: Option<SearchState>) -> Result<Ended> {
             args.pieces
         );
     }
+    let pool = thread_pool(args.threads)?;
     prepare_record_path(record)?;
     AtomicFile::check_writable(&checkpoint)?;
-    let pool = thread_pool(args.threads)?;
     if let Some(state) = &resume {
         eprintln!(
             "resuming the solve of {} after {placed} of {} pieces (best score {} so far)",

@@ -10,9 +10,10 @@
 //! so far, and each jump's search is kept in `<record>.bridges` as it ends, so the same
 //! command run again searches only the rest.
 
+use crate::sim::thread_pool;
 use super::Ended;
 use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, thread_pool, weights_json, with_suffix,
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, weights_json, with_suffix,
     write_record_with_manifest, JitterArgs, SearchArgs,
 };
 use crate::etetris::bridge::{bridge_along, plan, Aim, Bridging, Detour, Plan, Searched};
@@ -104,9 +105,9 @@ pub struct Args {
     /// presses).
     #[arg(long, value_enum, default_value_t = MoveSet::Seed, requires = "bridge")]
     pub moves: MoveSet,
-    /// With --bridge: worker threads (0: one per core). The result is the same at any count.
-    #[arg(long, default_value_t = 0, requires = "bridge")]
-    pub threads: usize,
+    /// With --bridge: worker threads (default: all cores). The result is the same at any count.
+    #[arg(long, requires = "bridge")]
+    pub threads: Option<usize>,
     /// With --bridge: the refinements of the bridges' search (as `solve`'s).
     #[command(flatten)]
     pub search: SearchArgs,
@@ -183,6 +184,7 @@ pub fn run(args: Args) -> Result<Ended> {
         );
         None
     };
+    let pool = thread_pool(args.threads)?;
     prepare_record_path(&path)?;
     if let Some(kept) = &kept {
         crate::report::atomic_file::AtomicFile::check_writable(kept)?;
@@ -204,7 +206,6 @@ pub fn run(args: Args) -> Result<Ended> {
     };
     // Spliced without bridges first: a run stopped before its first bridge leaves this.
     let plain = spliced.line.score();
-    let pool = thread_pool(args.threads)?;
     let plan = plan(&lines).expect("at least two records");
     let detours = plan.detours(&spliced.line);
     print_detours(&plan, &detours, &args.files);

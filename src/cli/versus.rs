@@ -5,10 +5,10 @@
 //! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
 //! moment continues, when run again with the same arguments, without searching again.
 
+use crate::sim::thread_pool;
 use super::Ended;
 use super::solve::{
-    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, thread_pool,
-    with_suffix, SearchArgs,
+    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, with_suffix, SearchArgs,
 };
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
@@ -50,9 +50,9 @@ pub struct Args {
     /// The largest change of a weight, in percent (as `solve --jitter-percent`).
     #[arg(long, default_value_t = 1.0)]
     pub jitter_percent: f64,
-    /// Worker threads (0: one per core). The figures are the same at any count.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    /// Worker threads (default: all cores). The figures are the same at any count.
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Write one row per pair (seed, a, b, gain, a_pieces, b_pieces) to this CSV file.
     /// Each search is also kept as it ends in <csv>.searches, and the state of each search
     /// in progress in <csv>.searches.<seed>-<side>.checkpoint (all removed once the CSV is

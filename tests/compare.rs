@@ -357,7 +357,7 @@ fn the_sequential_tests_error_rates_hold_on_real_games() {
     assert!(false_no_better <= 19, "B called no better {false_no_better} times out of 200 at the gain it has");
 }
 
-/// The same at full size, 10x10 (about 40 minutes on 2 cores; its figures are in
+/// The same at full size, 10x10 (about 30 minutes on 2 cores; its figures are in
 /// docs/compare.md): `cargo test --release --test compare -- --ignored --nocapture`.
 #[test]
 #[ignore]

@@ -3,7 +3,7 @@
 use crate::board::parse_size;
 use crate::presets;
 use crate::report::atomic_file::{check_distinct, AtomicFile};
-use crate::report::progress::with_progress;
+use crate::report::progress::with_progress_noting;
 use crate::report::run_dir::{manifest_beside, prepare_manifest_beside};
 use crate::report::stats::{Quantity, Summary};
 use crate::sim::{self, thread_pool, GameLimits, GameRecord};
@@ -107,7 +107,10 @@ pub fn run(args: PlayArgs) -> Result<()> {
     );
     let start = Instant::now();
     let limits = GameLimits { max_pieces: args.max_pieces };
-    let records = with_progress("games", args.games, false, |pieces, bar| {
+    let slow = "note: no game has ended in 10 s: a strong controller's games on a big board can last hours \
+                (BCTS on 10x20: tens of millions of rows each); --board 10x10 or --max-pieces N keep them short"
+        .to_string();
+    let records = with_progress_noting("games", args.games, false, Some(slow), |pieces, bar| {
         pool.install(|| sim::play_batch(built.driver(), args.seed, args.games, limits, Some(pieces), &|_| bar.inc(1)))
     });
     let seconds = start.elapsed().as_secs_f64();

@@ -6,6 +6,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The bar's line before the first item is finished: no ETA yet (a rate of 0 items would
+/// give "0s", which would be false).
+const WITHOUT_ETA: &str = "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {msg}";
+const WITH_ETA: &str = "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {msg} (eta {eta})";
+
+/// How long the first item may take before [`with_progress_noting`] prints its note.
+const SLOW_START: Duration = Duration::from_secs(10);
+
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template).expect("valid template").progress_chars("=> ")
+}
+
 /// Runs `work` with a bar labelled `label` of `length` items. `work` gets a pieces counter
 /// to add to (the bar's message shows its rate) and the bar to advance; with `by_pieces`
 /// the bar follows the pieces counter instead.
@@ -15,12 +27,20 @@ pub fn with_progress<T>(
     by_pieces: bool,
     work: impl FnOnce(&AtomicU64, &ProgressBar) -> T,
 ) -> T {
+    with_progress_noting(label, length, by_pieces, None, work)
+}
+
+/// [`with_progress`], printing `slow_note` above the bar once if no item is finished after
+/// ten seconds (say why the wait can be long, and how to shorten it).
+pub fn with_progress_noting<T>(
+    label: &str,
+    length: u64,
+    by_pieces: bool,
+    slow_note: Option<String>,
+    work: impl FnOnce(&AtomicU64, &ProgressBar) -> T,
+) -> T {
     let bar = ProgressBar::new(length);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {msg} (eta {eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    bar.set_style(style(if by_pieces { WITH_ETA } else { WITHOUT_ETA }));
     bar.set_prefix(label.to_string());
     let pieces = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
@@ -28,10 +48,18 @@ pub fn with_progress<T>(
     let ticker = {
         let (bar, pieces, done) = (bar.clone(), pieces.clone(), done.clone());
         std::thread::spawn(move || {
+            let (mut with_eta, mut noted) = (by_pieces, slow_note.is_none());
             while !done.load(Ordering::Relaxed) {
                 let p = pieces.load(Ordering::Relaxed);
                 if by_pieces {
                     bar.set_position(p.min(length));
+                } else if !with_eta && bar.position() > 0 {
+                    bar.set_style(style(WITH_ETA));
+                    with_eta = true;
+                }
+                if !noted && bar.position() == 0 && start.elapsed() >= SLOW_START {
+                    bar.println(slow_note.as_deref().unwrap_or_default());
+                    noted = true;
                 }
                 let rate = p as f64 / start.elapsed().as_secs_f64().max(1e-9);
                 bar.set_message(format!("{p} pieces, {rate:.0} pieces/s"));

@@ -5,10 +5,10 @@
 //! efficiency (`src/benchmark.rs`). Further targets become variants of [`BenchTarget`].
 
 use super::solve::checked_options;
-use crate::sim::thread_pool;
 use crate::etetris::checked::{check, solve_with_progress};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::solver::MoveSet;
+use crate::sim::thread_pool;
 use anyhow::{ensure, Context, Result};
 use std::path::PathBuf;
 use std::time::Instant;

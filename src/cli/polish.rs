@@ -6,11 +6,11 @@
 //! moment (or stopped by `--max-windows`, or by Ctrl-C after the window being searched)
 //! continues with `--resume` and ends as one never stopped.
 
-use crate::sim::thread_pool;
-use super::Ended;
 use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, weights_json, write_record, write_record_with_manifest, JitterArgs, SearchArgs,
+    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, weights_json,
+    write_record, write_record_with_manifest, JitterArgs, SearchArgs,
 };
+use super::Ended;
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
@@ -19,6 +19,7 @@ use crate::etetris::solver::MoveSet;
 use crate::interrupt::stop_flag;
 use crate::report::atomic_file::check_distinct;
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
+use crate::sim::thread_pool;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::ops::ControlFlow;
 use std::path::PathBuf;

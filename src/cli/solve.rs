@@ -5,7 +5,6 @@
 //! (Ctrl-C, `--stop-after`) or killed, `solve --resume` continues it from there to the
 //! record a search never stopped writes.
 
-use crate::sim::thread_pool;
 use super::Ended;
 use crate::etetris::checked::{check, pieces_bar, solve_saving, Saved, Saving};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
@@ -15,6 +14,7 @@ use crate::etetris::weights::Weights;
 use crate::interrupt::{stop_flag, stop_on_ctrl_c};
 use crate::report::atomic_file::{check_distinct, remove_with_temporaries, AtomicFile};
 use crate::report::run_dir::{manifest_beside, merged, provenance};
+use crate::sim::thread_pool;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -10,12 +10,11 @@
 //! so far, and each jump's search is kept in `<record>.bridges` as it ends, so the same
 //! command run again searches only the rest.
 
-use crate::sim::thread_pool;
-use super::Ended;
 use super::solve::{
     checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, weights_json, with_suffix,
     write_record_with_manifest, JitterArgs, SearchArgs,
 };
+use super::Ended;
 use crate::etetris::bridge::{bridge_along, plan, Aim, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
@@ -26,6 +25,7 @@ use crate::interrupt::stop_flag;
 use crate::report::atomic_file::check_distinct;
 use crate::report::ledger::{Journal, JournalKind};
 use crate::report::run_dir::manifest_beside;
+use crate::sim::thread_pool;
 use anyhow::{ensure, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::ControlFlow;

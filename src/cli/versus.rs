@@ -5,11 +5,11 @@
 //! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
 //! moment continues, when run again with the same arguments, without searching again.
 
-use crate::sim::thread_pool;
-use super::Ended;
 use super::solve::{
-    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, with_suffix, SearchArgs,
+    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, with_suffix,
+    SearchArgs,
 };
+use super::Ended;
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::search_state::SearchState;
@@ -20,6 +20,7 @@ use crate::report::atomic_file::{check_distinct, remove_with_temporaries, target
 use crate::report::ledger::{Journal, JournalKind};
 use crate::report::run_dir::{manifest_beside, write_manifest_beside};
 use crate::report::text::group;
+use crate::sim::thread_pool;
 use crate::tune::versus::{run_keeping, Finished, Keep, Pair, Reading, Settings, Side, Verdict};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Parser;

@@ -38,6 +38,7 @@ pub mod piece;
 pub mod placement;
 pub mod policy;
 pub mod presets;
+pub mod progress;
 pub mod randomizer;
 pub mod report;
 pub mod reproduce;

@@ -10,9 +10,9 @@
 //! or registry whose rule set does not build yet are listed as "not available".
 
 use crate::presets::{self, Preset};
+use crate::progress::with_progress;
 use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
 use crate::report::ledger::Ledger;
-use crate::report::progress::with_progress;
 use crate::report::stats::{Quantity, Summary};
 use crate::report::text::{figure_text, group};
 use crate::sim::{self, GameDriver, GameLimits, GameRecord};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers, from the ground up. Modules of one layer do not use each other.
 const LAYERS: &[&[&str]] = &[
-    &["piece", "names", "limits", "interrupt", "checksum"],
+    &["piece", "names", "limits", "interrupt", "checksum", "progress"],
     &["board", "randomizer"],
     &["placement"],
     &["features"],

@@ -2,8 +2,8 @@
 
 use crate::board::parse_size;
 use crate::presets;
+use crate::progress::with_progress_noting;
 use crate::report::atomic_file::{check_distinct, AtomicFile};
-use crate::report::progress::with_progress_noting;
 use crate::report::run_dir::{manifest_beside, prepare_manifest_beside};
 use crate::report::stats::{Quantity, Summary};
 use crate::sim::{self, thread_pool, GameLimits, GameRecord};

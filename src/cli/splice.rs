@@ -27,7 +27,6 @@ use crate::report::ledger::{Journal, JournalKind};
 use crate::report::run_dir::manifest_beside;
 use crate::sim::thread_pool;
 use anyhow::{ensure, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -235,12 +234,7 @@ pub fn run(args: Args) -> Result<Ended> {
         );
     }
     install_ctrl_c();
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} jumps, {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = crate::progress::counting_bar(0, "jumps", true);
     let started = Instant::now();
     let mut best_so_far = spliced.clone();
     let mut failure = None;

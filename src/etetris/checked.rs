@@ -8,7 +8,7 @@ use super::record::{replay, Record, Replay};
 use super::search_state::SearchState;
 use super::solver::{write_record, BeamSearch, MoveSet, Options, Progress, Solution};
 use anyhow::{ensure, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -39,17 +39,7 @@ pub fn solve_checked(options: Options, pieces: usize, show: bool) -> Result<(Sol
 
 /// A progress bar over a game's pieces on stderr (hidden unless `show`), with a message.
 pub fn pieces_bar(pieces: usize, show: bool) -> ProgressBar {
-    let bar = if show {
-        ProgressBar::new(pieces as u64)
-    } else {
-        ProgressBar::with_draw_target(Some(pieces as u64), ProgressDrawTarget::hidden())
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} pieces, {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar
+    crate::progress::counting_bar(pieces as u64, "pieces", show)
 }
 
 /// Solves with a progress bar on stderr (hidden unless `show`), refinements included.

@@ -1,12 +1,11 @@
 //! Reporting: summary statistics and paired tests, CSV writers, the game ledger, run
-//! folders and progress bars.
+//! folders.
 
 pub mod atomic_file;
 pub mod extrapolation;
 pub mod height_games;
 pub mod ledger;
 pub mod paired;
-pub mod progress;
 pub mod run_dir;
 pub mod stats;
 pub mod text;

@@ -1,7 +1,7 @@
-//! The progress bar every long command shows on stderr (hidden when stderr is not a
-//! terminal): finished items out of the total, live pieces per second, and an ETA.
+//! The progress bars long commands show on stderr (hidden when stderr is not a terminal):
+//! finished items out of the total, live pieces per second, and an ETA; one look for all.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,6 +16,18 @@ const SLOW_START: Duration = Duration::from_secs(10);
 
 fn style(template: &str) -> ProgressStyle {
     ProgressStyle::with_template(template).expect("valid template").progress_chars("=> ")
+}
+
+/// A bar of `length` `unit`s (`pieces`, `jumps`) with a message after it, for work that
+/// reports its own progress; hidden unless `show` (and stderr is a terminal).
+pub fn counting_bar(length: u64, unit: &str, show: bool) -> ProgressBar {
+    let bar = if show {
+        ProgressBar::new(length)
+    } else {
+        ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::hidden())
+    };
+    bar.set_style(style(&format!("{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{msg}}")));
+    bar
 }
 
 /// Runs `work` with a bar labelled `label` of `length` items. `work` gets a pieces counter

@@ -307,3 +307,53 @@ fn a_study_killed_under_mpi_resumes_from_its_folder() {
     check(&resumed.unwrap(), "the resume on 2 ranks");
     assert_same_study(&only_study(&dir.path().join("reference")), &study);
 }
+
+/// `compare` on 3 ranks (weights files sent by rank 0, one thread each) ends with the
+/// pairs and verdict of a single process, and every rank plays.
+#[test]
+fn a_comparison_on_three_ranks_gives_the_single_process_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let published = Command::new(BINARY).args(["weights", "bcts"]).output().unwrap();
+    let weakened = String::from_utf8(published.stdout).unwrap().replace("\nholes = -13.08\n", "\nholes = -6\n");
+    assert!(weakened.contains("\nholes = -6\n"), "BCTS's holes weight changed; update this test");
+    std::fs::write(dir.path().join("weak.toml"), weakened).unwrap();
+    for arguments in [
+        vec!["compare", "bcts", "dellacherie-simplified", "--board", "8x8"],
+        vec!["compare", "bcts:weak.toml", "bcts", "--board", "9x9", "--pairs", "300"],
+    ] {
+        let single =
+            Command::new(BINARY).args(&arguments).args(["--out", "single"]).current_dir(dir.path()).output().unwrap();
+        check(&single, "the single-process comparison");
+        let spread = mpirun(3)
+            .args(&arguments)
+            .args(["--out", "spread", "--threads", "1"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        check(&spread, "the comparison on 3 ranks");
+        let stderr = String::from_utf8_lossy(&spread.stderr);
+        let shares = stderr.lines().find(|l| l.starts_with("MPI: games played by")).expect("rank 0 reports the shares");
+        for rank in 0..3 {
+            let played: u64 =
+                shares.split(&format!("rank {rank}: ")).nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+            assert!(played > 0, "rank {rank} played no game: {shares}");
+        }
+        let pairs = |folder: &str| {
+            let runs: Vec<PathBuf> =
+                std::fs::read_dir(dir.path().join(folder)).unwrap().map(|e| e.unwrap().path()).collect();
+            assert_eq!(runs.len(), 1, "{runs:?}");
+            let text = std::fs::read_to_string(runs[0].join("pairs.csv")).unwrap();
+            std::fs::remove_dir_all(&runs[0]).unwrap();
+            text
+        };
+        let without_folder = |o: &Output| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter(|l| !l.starts_with("results in"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(without_folder(&single), without_folder(&spread), "{arguments:?}");
+        assert_eq!(pairs("single"), pairs("spread"), "{arguments:?}");
+    }
+}

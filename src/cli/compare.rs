@@ -59,7 +59,7 @@ pub struct Args {
     /// B plays other pieces than A (to see what the pairing saves).
     #[arg(long)]
     pub unpaired: bool,
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Worker threads (default: all cores; under mpirun, per rank). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Folder under which the run folder <time>-seed<seed> is made.
@@ -161,14 +161,42 @@ fn setup_of(args: &Args) -> Result<Setup> {
     })
 }
 
+#[cfg(not(feature = "mpi"))]
 pub fn run(args: Args) -> Result<()> {
+    let pool = thread_pool(args.threads)?;
+    run_with(args, &compare::Pool(&pool))
+}
+
+/// Under `mpirun` (or alone: a single rank runs like the plain build).
+#[cfg(feature = "mpi")]
+pub fn run(args: Args) -> Result<()> {
+    use mpi::topology::Communicator;
+    let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+        .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
+    let world = universe.world();
+    let pool = thread_pool(args.threads)?;
+    if world.rank() != 0 {
+        return compare::mpi::work(&world, &pool)
+            .with_context(|| format!("MPI rank {} of {}", world.rank(), world.size()));
+    }
+    if world.size() == 1 {
+        return run_with(args, &compare::Pool(&pool));
+    }
+    let ranks = compare::mpi::Ranks::new(&world, &pool)?;
+    eprintln!("MPI: {} ranks (rank 0 runs the comparison and plays too)", world.size());
+    let result = run_with(args, &ranks);
+    ranks.finish();
+    result
+}
+
+/// The comparison, its games played by `players`.
+fn run_with(args: Args, players: &dyn compare::Players) -> Result<()> {
     let (args, resumed) = match &args.resume {
         Some(dir) => (resumed_arguments(dir, &args)?, Some(dir.clone())),
         None => (args, None),
     };
     let setup = setup_of(&args)?;
     let sides = setup.build()?;
-    let pool = thread_pool(args.threads)?;
     let run_dir = match &resumed {
         Some(dir) => dir.clone(),
         None => {
@@ -189,7 +217,7 @@ pub fn run(args: Args) -> Result<()> {
         sides.a.rules.describe(),
         setup.seed,
         files::describe_mode(&setup),
-        pool.current_num_threads(),
+        players.threads(),
         run_dir.display(),
         if resumed.is_some() {
             format!(" | resumed, {} finished game(s) kept", ledger.earlier())
@@ -209,17 +237,15 @@ pub fn run(args: Args) -> Result<()> {
         Mode::Fixed { .. } => None,
     };
     let outcome = with_progress("pairs", setup.mode.max_pairs(), false, |live, bar| {
-        pool.install(|| {
-            compare::run(&setup, &sides, &ledger, live, &mut |progress| {
-                bar.set_position(progress.sums.pairs);
-                let ratio = progress.sums.mean_b() / progress.sums.mean_a();
-                bar.set_prefix(match (progress.llr, bounds) {
-                    (Some(llr), Some((low, high))) => {
-                        format!("pairs | B/A {ratio:.3} | LLR {llr:.2} in [{low:.2}, {high:.2}]")
-                    }
-                    _ => format!("pairs | B/A {ratio:.3}"),
-                });
-            })
+        compare::run(&setup, &sides, &ledger, players, live, &mut |progress| {
+            bar.set_position(progress.sums.pairs);
+            let ratio = progress.sums.mean_b() / progress.sums.mean_a();
+            bar.set_prefix(match (progress.llr, bounds) {
+                (Some(llr), Some((low, high))) => {
+                    format!("pairs | B/A {ratio:.3} | LLR {llr:.2} in [{low:.2}, {high:.2}]")
+                }
+                _ => format!("pairs | B/A {ratio:.3}"),
+            });
         })
     })?;
     let seconds = start.elapsed().as_secs_f64();

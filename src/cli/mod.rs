@@ -157,13 +157,21 @@ pub(crate) fn launcher_ranks() -> Option<u64> {
 }
 
 fn run(cli: Cli) -> Result<Ended> {
-    // Only `tune` shares its work among MPI ranks; any other command started as one of
-    // several would run whole on every rank, each writing its own copy of the results.
-    if !matches!(cli.command, Command::Tune(_)) {
-        if let Some(ranks) = launcher_ranks().filter(|&n| n > 1) {
+    // Only `tune` and `compare` share their work among MPI ranks (with the `mpi` build);
+    // any other command started as one of several would run whole on every rank, each
+    // writing its own copy of the results, and so would those two without MPI.
+    if let Some(ranks) = launcher_ranks().filter(|&n| n > 1) {
+        let spreads = matches!(cli.command, Command::Tune(_) | Command::Compare(_));
+        if !spreads {
             bail!(
-                "started as one of {ranks} MPI ranks, but only `tune` runs across ranks: \
+                "started as one of {ranks} MPI ranks, but only `tune` and `compare` run across ranks: \
                  every rank would run this command whole; start it without mpirun (see docs/clusters.md)"
+            );
+        }
+        if !cfg!(feature = "mpi") {
+            bail!(
+                "started as one of {ranks} MPI ranks, but this binary was built without MPI: \
+                 build it with `cargo build --release --features mpi` (see docs/clusters.md)"
             );
         }
     }

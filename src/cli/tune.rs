@@ -39,14 +39,7 @@ pub struct TuneArgs {
 
 #[cfg(not(feature = "mpi"))]
 pub fn run(args: TuneArgs) -> Result<Ended> {
-    // Started by mpirun without MPI support, every rank would run the whole campaign on
-    // its own: refuse instead.
-    if let Some(ranks) = super::launcher_ranks().filter(|&n| n > 1) {
-        bail!(
-            "started as one of {ranks} MPI ranks, but this binary was built without MPI: \
-             build it with `cargo build --release --features mpi` (see docs/clusters.md)"
-        );
-    }
+    // Started by mpirun, the plain build was refused before (`cli::run`).
     report(run_with(&args, &Local)?)
 }
 

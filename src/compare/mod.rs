@@ -5,6 +5,8 @@
 //! taken pair by pair in pair order, so it is the same at any thread count and batch size.
 
 pub mod files;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 
 use crate::presets::{self, Built, Preset};
 use crate::report::ledger::Ledger;
@@ -176,41 +178,121 @@ impl Outcome {
     }
 }
 
-/// Plays the comparison on the current rayon pool, taking every game the ledger already
-/// holds and appending every new one as it ends. `live` counts pieces for a progress bar;
+/// One game of the comparison: a side and a pair index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub b_side: bool,
+    pub pair: u64,
+}
+
+impl Job {
+    fn side(self) -> Side {
+        if self.b_side {
+            Side::B
+        } else {
+            Side::A
+        }
+    }
+}
+
+/// Plays `job` (on the calling thread), counting its pieces into `live`.
+pub fn play_job(setup: &Setup, sides: &Sides, job: Job, live: &AtomicU64) -> GameRecord {
+    let limits = GameLimits { max_pieces: setup.max_pieces };
+    let built = if job.b_side { &sides.b } else { &sides.a };
+    sim::play_game_of_batch(built.driver(), setup.seed, setup.game_index(job.side(), job.pair), limits, Some(live))
+}
+
+/// Who plays a batch's games: this machine's pool ([`Local`]) or, under MPI, every rank.
+pub trait Players {
+    /// Worker threads in all, to size the batches.
+    fn threads(&self) -> usize;
+    /// Plays `jobs`, calling `finished` for each game as it ends (or as its result
+    /// arrives), and returns their records in job order.
+    fn play(
+        &self,
+        setup: &Setup,
+        sides: &Sides,
+        jobs: &[Job],
+        live: &AtomicU64,
+        finished: &(dyn Fn(Job, &GameRecord) -> Result<()> + Sync),
+    ) -> Result<Vec<GameRecord>>;
+}
+
+/// Every game on the current rayon pool.
+pub struct Local;
+
+impl Players for Local {
+    fn threads(&self) -> usize {
+        rayon::current_num_threads()
+    }
+    fn play(
+        &self,
+        setup: &Setup,
+        sides: &Sides,
+        jobs: &[Job],
+        live: &AtomicU64,
+        finished: &(dyn Fn(Job, &GameRecord) -> Result<()> + Sync),
+    ) -> Result<Vec<GameRecord>> {
+        jobs.par_iter()
+            .map(|&job| {
+                let record = play_job(setup, sides, job, live);
+                finished(job, &record)?;
+                Ok(record)
+            })
+            .collect()
+    }
+}
+
+/// Every game on the given pool (the caller's thread hands the batch to it).
+pub struct Pool<'a>(pub &'a rayon::ThreadPool);
+
+impl Players for Pool<'_> {
+    fn threads(&self) -> usize {
+        self.0.current_num_threads()
+    }
+    fn play(
+        &self,
+        setup: &Setup,
+        sides: &Sides,
+        jobs: &[Job],
+        live: &AtomicU64,
+        finished: &(dyn Fn(Job, &GameRecord) -> Result<()> + Sync),
+    ) -> Result<Vec<GameRecord>> {
+        self.0.install(|| Local.play(setup, sides, jobs, live, finished))
+    }
+}
+
+/// Plays the comparison with `players`, taking every game the ledger already holds and
+/// appending every new one as it ends. `live` counts pieces for a progress bar;
 /// `on_batch` hears how things stand after each batch.
 pub fn run(
     setup: &Setup,
     sides: &Sides,
     ledger: &Ledger,
+    players: &dyn Players,
     live: &AtomicU64,
     on_batch: &mut dyn FnMut(&Progress),
 ) -> Result<Outcome> {
-    let limits = GameLimits { max_pieces: setup.max_pieces };
     let max_pairs = setup.mode.max_pairs();
     let mut pairs = Vec::new();
     let mut sums = Sums::default();
     let mut llr = Vec::new();
-    let mut batch = (8 * rayon::current_num_threads() as u64).max(32);
+    let mut batch = (8 * players.threads() as u64).max(32);
+    let key = |job: Job| (job.side().key(), setup.game_index(job.side(), job.pair));
     loop {
         let start = pairs.len() as u64;
         let end = (start + batch).min(max_pairs);
         batch = (batch * 2).min(1024);
-        let jobs: Vec<(Side, u64)> = (start..end).flat_map(|i| [(Side::A, i), (Side::B, i)]).collect();
-        let played: Vec<Result<GameRecord>> = jobs
-            .par_iter()
-            .map(|&(side, pair)| {
-                let index = setup.game_index(side, pair);
-                if let Some(record) = ledger.get(side.key(), index) {
-                    return Ok(record);
-                }
-                let built = if side == Side::A { &sides.a } else { &sides.b };
-                let record = sim::play_game_of_batch(built.driver(), setup.seed, index, limits, Some(live));
-                ledger.append(side.key(), index, &record)?;
-                Ok(record)
-            })
+        let jobs: Vec<Job> =
+            (start..end).flat_map(|pair| [Job { b_side: false, pair }, Job { b_side: true, pair }]).collect();
+        let known: Vec<Option<GameRecord>> = jobs.iter().map(|&job| ledger.get(key(job).0, key(job).1)).collect();
+        let missing: Vec<Job> = jobs.iter().zip(&known).filter(|(_, k)| k.is_none()).map(|(&job, _)| job).collect();
+        let finished = |job: Job, record: &GameRecord| ledger.append(key(job).0, key(job).1, record);
+        let mut new = players.play(setup, sides, &missing, live, &finished)?.into_iter();
+        let played: Vec<GameRecord> = known
+            .into_iter()
+            .map(|k| k.unwrap_or_else(|| new.next().expect("a record for every missing job")))
             .collect();
-        let played: Vec<GameRecord> = played.into_iter().collect::<Result<_>>()?;
         for pair in played.chunks(2) {
             let pair = Pair { a: pair[0], b: pair[1] };
             sums.push(setup.fitness.of(&pair.a), setup.fitness.of(&pair.b));

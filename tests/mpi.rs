@@ -5,7 +5,8 @@
 //! - a rank killed mid-campaign stops the campaign with a message naming the run folder,
 //!   and `--resume` on 2 ranks ends exactly where an uninterrupted run ends;
 //! - a study of Nelder-Mead repetitions on 3 ranks runs them side by side and gives the
-//!   numbers of the single-process study; killed, it resumes from its study folder.
+//!   numbers of the single-process study; killed, it resumes from its study folder;
+//! - `compare` on 3 ranks gives the pairs and verdict of a single process.
 #![cfg(feature = "mpi")]
 
 mod common;

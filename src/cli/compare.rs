@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// What a game scores: rows, turns, score, or level (rule sets with levels).
-    #[arg(long, default_value = "rows", value_parser = parse_fitness)]
+    #[arg(long, default_value = "rows", value_parser = Fitness::parse)]
     pub fitness: Fitness,
     /// Stop each game (alive) after this many pieces.
     #[arg(long)]
@@ -68,13 +68,6 @@ pub struct Args {
     /// Continue a stopped comparison from its run folder (its games are kept).
     #[arg(long, value_name = "RUN_FOLDER")]
     pub resume: Option<PathBuf>,
-}
-
-fn parse_fitness(text: &str) -> Result<Fitness, String> {
-    [Fitness::Rows, Fitness::Turns, Fitness::Score, Fitness::Level]
-        .into_iter()
-        .find(|f| f.as_str() == text)
-        .ok_or_else(|| format!("{text:?} is not a fitness: rows, turns, score or level"))
 }
 
 const DEFAULT_GAIN: f64 = 5.0;

@@ -95,6 +95,13 @@ impl Fitness {
             Fitness::Score | Fitness::Level => Quantity::NonNegative,
         }
     }
+    /// The fitness named `text` (`rows`, `turns`, `score`, `level`).
+    pub fn parse(text: &str) -> Result<Fitness, String> {
+        [Fitness::Rows, Fitness::Turns, Fitness::Score, Fitness::Level]
+            .into_iter()
+            .find(|f| f.as_str() == text)
+            .ok_or_else(|| format!("{text:?} is not a fitness: rows, turns, score or level"))
+    }
     pub fn as_str(self) -> &'static str {
         match self {
             Fitness::Rows => "rows",

@@ -12,7 +12,7 @@ use crate::report::run_dir::{create_unique, merged, provenance, stamp};
 use crate::sim::thread_pool;
 use crate::tune::objective::Fitness;
 use anyhow::{bail, Context, Result};
-use clap::{Args as ClapArgs, Parser};
+use clap::Args as ClapArgs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -270,26 +270,6 @@ fn write_manifest(
 }
 
 fn resumed_arguments(dir: &Path, given: &Args) -> Result<Args> {
-    let path = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot resume {}: no manifest.json (not a compare run folder?)", dir.display()))?;
-    let manifest: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", path.display()))?;
-    if manifest.get("command").and_then(|c| c.as_str()) != Some("compare") {
-        bail!("{}: field command: not a compare run", path.display());
-    }
-    let arguments: Vec<String> = manifest
-        .get("compare_arguments")
-        .and_then(|v| v.as_array())
-        .and_then(|items| items.iter().map(|item| item.as_str().map(String::from)).collect())
-        .with_context(|| format!("{}: field compare_arguments: expected a list of strings", path.display()))?;
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: Args,
-    }
-    let parsed = Wrapper::try_parse_from(std::iter::once("compare".to_string()).chain(arguments))
-        .map_err(|e| anyhow::anyhow!("{}: field compare_arguments: {}", path.display(), super::clap_error_line(&e)))?
-        .args;
+    let parsed: Args = super::stored_arguments(dir, "compare")?;
     Ok(Args { threads: given.threads, resume: None, ..parsed })
 }

@@ -138,6 +138,35 @@ pub(crate) fn clap_error_line(error: &clap::Error) -> String {
     message
 }
 
+/// The arguments a run folder's `manifest.json` keeps for `--resume` (the list
+/// `<command>_arguments`), parsed as `A` parses a command line; refused when the folder
+/// holds no run of `command`.
+pub(crate) fn stored_arguments<A: clap::Args>(dir: &std::path::Path, command: &str) -> Result<A> {
+    use anyhow::Context as _;
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot resume {}: no manifest.json (not a {command} run folder?)", dir.display()))?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", path.display()))?;
+    let field = |name: &str| manifest.get(name).with_context(|| format!("{}: field {name} is missing", path.display()));
+    if field("command")?.as_str() != Some(command) {
+        bail!("{}: field command: not a {command} run", path.display());
+    }
+    let key = format!("{command}_arguments");
+    let arguments: Vec<String> = field(&key)?
+        .as_array()
+        .and_then(|items| items.iter().map(|item| item.as_str().map(String::from)).collect())
+        .with_context(|| format!("{}: field {key}: expected a list of strings", path.display()))?;
+    #[derive(Parser)]
+    struct Wrapper<A: clap::Args> {
+        #[command(flatten)]
+        args: A,
+    }
+    Wrapper::<A>::try_parse_from(std::iter::once(command.to_string()).chain(arguments))
+        .map(|wrapper| wrapper.args)
+        .map_err(|e| anyhow::anyhow!("{}: field {key}: {}", path.display(), clap_error_line(&e)))
+}
+
 /// How a command ended. A command stopped by Ctrl-C, SIGTERM or SIGHUP at a safe point
 /// (its work saved) returns `Interrupted`, and [`main`] alone turns that into the exit code
 /// of an interrupted command; those with no safe point exit from the signal handler with

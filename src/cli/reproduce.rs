@@ -14,12 +14,12 @@ use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::Ledger;
 use crate::report::text::{figure_text, group};
 use crate::reproduce::{
-    duration, first_line, markdown_table, measure, method_name, remaining_pieces, select, text_table, warm_up,
-    Measuring, Planned, Row, Selection,
+    duration, markdown_table, measure, method_name, remaining_pieces, select, text_table, warm_up, Measuring, Planned,
+    Row, Selection,
 };
 use crate::sim::{thread_pool, GameRecord};
-use anyhow::{bail, Context, Result};
-use clap::{Args, Parser};
+use anyhow::{Context, Result};
+use clap::Args;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -157,27 +157,7 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
 
 /// The arguments of the run in `dir`, from its manifest, with this command's `--threads`.
 fn resumed_arguments(dir: &Path, given: &ReproduceArgs) -> Result<ReproduceArgs> {
-    let path = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot resume {}: no manifest.json (not a reproduce run folder?)", dir.display()))?;
-    let manifest: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", path.display()))?;
-    let field = |name: &str| manifest.get(name).with_context(|| format!("{}: field {name} is missing", path.display()));
-    if field("command")?.as_str() != Some("reproduce") {
-        bail!("{}: field command: not a reproduce run", path.display());
-    }
-    let arguments: Vec<String> = field("reproduce_arguments")?
-        .as_array()
-        .and_then(|items| items.iter().map(|item| item.as_str().map(String::from)).collect())
-        .with_context(|| format!("{}: field reproduce_arguments: expected a list of strings", path.display()))?;
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        args: ReproduceArgs,
-    }
-    let parsed = Wrapper::try_parse_from(std::iter::once("reproduce".to_string()).chain(arguments))
-        .map_err(|e| anyhow::anyhow!("{}: field reproduce_arguments: {}", path.display(), first_line(&e.to_string())))?
-        .args;
+    let parsed: ReproduceArgs = super::stored_arguments(dir, "reproduce")?;
     Ok(ReproduceArgs { threads: given.threads, resume: None, ..parsed })
 }
 

@@ -202,6 +202,9 @@ pub fn play_job(setup: &Setup, sides: &Sides, job: Job, live: &AtomicU64) -> Gam
     sim::play_game_of_batch(built.driver(), setup.seed, setup.game_index(job.side(), job.pair), limits, Some(live))
 }
 
+/// Hears of each game of a batch as it ends (rank 0 puts it in the ledger).
+pub type Finished<'a> = dyn Fn(Job, &GameRecord) -> Result<()> + Sync + 'a;
+
 /// Who plays a batch's games: this machine's pool ([`Local`]) or, under MPI, every rank.
 pub trait Players {
     /// Worker threads in all, to size the batches.
@@ -214,7 +217,7 @@ pub trait Players {
         sides: &Sides,
         jobs: &[Job],
         live: &AtomicU64,
-        finished: &(dyn Fn(Job, &GameRecord) -> Result<()> + Sync),
+        finished: &Finished,
     ) -> Result<Vec<GameRecord>>;
 }
 
@@ -231,7 +234,7 @@ impl Players for Local {
         sides: &Sides,
         jobs: &[Job],
         live: &AtomicU64,
-        finished: &(dyn Fn(Job, &GameRecord) -> Result<()> + Sync),
+        finished: &Finished,
     ) -> Result<Vec<GameRecord>> {
         jobs.par_iter()
             .map(|&job| {
@@ -256,7 +259,7 @@ impl Players for Pool<'_> {
         sides: &Sides,
         jobs: &[Job],
         live: &AtomicU64,
-        finished: &(dyn Fn(Job, &GameRecord) -> Result<()> + Sync),
+        finished: &Finished,
     ) -> Result<Vec<GameRecord>> {
         self.0.install(|| Local.play(setup, sides, jobs, live, finished))
     }

@@ -7,7 +7,7 @@
 //! any number of ranks. Workers get the controllers from rank 0 (presets and weights-file
 //! texts), so no file needs to be shared. All MPI calls are made on the main thread.
 
-use super::{Controller, Job, Local, Players, Setup, Sides};
+use super::{Controller, Finished, Job, Local, Players, Setup, Sides};
 use crate::sim::{GameEnd, GameRecord};
 use crate::tune::objective::Fitness;
 use anyhow::{bail, Context, Result};
@@ -212,7 +212,7 @@ impl Players for Ranks<'_> {
         sides: &Sides,
         jobs: &[Job],
         live: &AtomicU64,
-        finished: &(dyn Fn(Job, &GameRecord) -> Result<()> + Sync),
+        finished: &Finished,
     ) -> Result<Vec<GameRecord>> {
         {
             let mut sent = self.setup_sent.lock().expect("no panics while holding the lock");
@@ -222,16 +222,15 @@ impl Players for Ranks<'_> {
             }
         }
         let ranks = self.world.size() as usize;
-        let share = |rank: usize| -> Vec<Job> { jobs.iter().skip(rank).step_by(ranks).copied().collect() };
-        for rank in 1..ranks {
-            let batch: Vec<(bool, u64)> = share(rank).iter().map(|j| (j.b_side, j.pair)).collect();
+        let shares: Vec<Vec<Job>> =
+            (0..ranks).map(|rank| jobs.iter().skip(rank).step_by(ranks).copied().collect()).collect();
+        for (rank, share) in shares.iter().enumerate().skip(1) {
+            let batch: Vec<(bool, u64)> = share.iter().map(|j| (j.b_side, j.pair)).collect();
             self.world.process_at_rank(rank as i32).send(&encode(&ToWorker::Batch { jobs: batch })[..]);
         }
-        let own = share(0);
-        let own_records = self.pool.install(|| Local.play(setup, sides, &own, live, finished))?;
+        let own_records = self.pool.install(|| Local.play(setup, sides, &shares[0], live, finished))?;
         let mut by_rank: Vec<Vec<GameRecord>> = vec![own_records];
-        for rank in 1..ranks {
-            let expected = share(rank);
+        for (rank, expected) in shares.iter().enumerate().skip(1) {
             let records =
                 match decode::<ToCoordinator>(&receive(&self.world.process_at_rank(rank as i32)), rank as i32)? {
                     ToCoordinator::Results { records } => records.into_iter().map(from_wire).collect::<Vec<_>>(),

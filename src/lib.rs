@@ -5,6 +5,8 @@
 //! - [`piece`], [`names`], [`limits`], [`interrupt`], [`checksum`]: the piece shapes; names
 //!   and "did you mean"; the upper bounds on every count a user gives; Ctrl-C as a request
 //!   to stop; the checksum of saved states;
+//! - [`support`]: generic plumbing (atomic files, run folders and manifests, progress bars,
+//!   statistics, number formatting, the thread pool), used by every part above;
 //! - [`board`], [`randomizer`]: the bitboard; every piece generator, always seeded;
 //! - [`placement`]: where a piece lands and what locking it did;
 //! - [`features`]: the board features, one file per published family;
@@ -14,8 +16,8 @@
 //! - [`policy`]: how a placement is chosen (one piece, lookahead, hold-aware);
 //! - [`sim`]: the one game loop every command uses (placement games and frame games);
 //! - [`presets`]: the named published systems, built into games;
-//! - [`report`], [`etetris`]: statistics, CSV output, the game ledger, the extrapolation over board heights; the E-Tetris contest
-//!   game, its records and beam solvers;
+//! - [`report`], [`etetris`]: the game ledger, paired tests, the extrapolation over board
+//!   heights; the E-Tetris contest game, its records and beam solvers;
 //! - [`reproduce`], [`tune`], [`benchmark`], [`view`]: the measurement plan, the published
 //!   figures and their measuring code; optimizers (ask/tell), experiment files, the campaign
 //!   driver, plots; the simulator's speed figures (`cargo bench --bench simulator`); watching
@@ -38,11 +40,11 @@ pub mod piece;
 pub mod placement;
 pub mod policy;
 pub mod presets;
-pub mod progress;
 pub mod randomizer;
 pub mod report;
 pub mod reproduce;
 pub mod rules;
 pub mod sim;
+pub mod support;
 pub mod tune;
 pub mod view;

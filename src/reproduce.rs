@@ -10,12 +10,12 @@
 //! or registry whose rule set does not build yet are listed as "not available".
 
 use crate::presets::{self, Preset};
-use crate::progress::with_progress;
 use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
 use crate::report::ledger::Ledger;
-use crate::report::stats::{Quantity, Summary};
-use crate::report::text::{figure_text, group};
 use crate::sim::{self, GameDriver, GameLimits, GameRecord};
+use crate::support::progress::with_progress;
+use crate::support::stats::{Quantity, Summary};
+use crate::support::text::{figure_text, group};
 use anyhow::Result;
 use rayon::prelude::*;
 use std::collections::BTreeMap;

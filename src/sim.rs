@@ -12,7 +12,6 @@ use crate::placement::PlacementInfo;
 use crate::policy::{GameView, Policy, Scratch};
 use crate::randomizer::{Randomizer, RandomizerKind};
 use crate::rules::{guideline::placement_of, HoldRule, Outcome, RuleSet};
-use anyhow::{Context, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -398,13 +397,6 @@ pub fn play_game_of_batch(
 /// The seed of game `index` of [`play_batch`]`(driver, master_seed, ..)`.
 pub fn batch_game_seed(driver: GameDriver, master_seed: u64, index: u64) -> u64 {
     driver.randomizer().game_seed(master_seed, index)
-}
-
-/// A rayon pool of `threads` workers (all cores when `None`; more than the cores is capped
-/// to them, see [`crate::limits::threads`]).
-pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
-    let threads = crate::limits::threads(threads)?;
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")
 }
 
 #[cfg(test)]

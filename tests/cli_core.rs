@@ -203,7 +203,7 @@ fn bad_input_gives_one_clear_line() {
 
 /// A run that fails before its games (here on a weights file) writes nothing: the CSV is
 /// checked writable, never opened for writing. A writer failing halfway is checked where
-/// the CSV is written (`report::atomic_file`'s unit tests, through `write_with`).
+/// the CSV is written (`support::atomic_file`'s unit tests, through `write_with`).
 #[test]
 fn a_run_that_fails_before_its_games_leaves_an_existing_csv_alone() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,8 +4,8 @@
 //! with and without a piece cap, and never reaches below zero.
 
 use tetris_lab::presets;
-use tetris_lab::report::stats::{Quantity, Summary};
 use tetris_lab::sim::{self, GameLimits};
+use tetris_lab::support::stats::{Quantity, Summary};
 
 fn rows(preset: &str, board: (usize, usize), cap: Option<u64>, seeds: std::ops::Range<u64>) -> Vec<f64> {
     let built = presets::find(preset).unwrap().build(Some(board), None).unwrap();

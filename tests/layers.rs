@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// The layers, from the ground up. Modules of one layer do not use each other.
 const LAYERS: &[&[&str]] = &[
-    &["piece", "names", "limits", "interrupt", "checksum", "progress"],
+    &["piece", "names", "limits", "interrupt", "checksum"],
+    &["support"],
     &["board", "randomizer"],
     &["placement"],
     &["features"],

@@ -8,7 +8,7 @@ use super::solve::checked_options;
 use crate::etetris::checked::{check, solve_with_progress};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
 use crate::etetris::solver::MoveSet;
-use crate::sim::thread_pool;
+use crate::support::threads::thread_pool;
 use anyhow::{ensure, Context, Result};
 use std::path::PathBuf;
 use std::time::Instant;

@@ -4,12 +4,12 @@
 
 use crate::board::parse_size;
 use crate::compare::{self, files, Controller, Mode, Outcome, Setup, Sides};
-use crate::progress::with_progress;
-use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::Ledger;
 use crate::report::paired::{Sequential, MIN_PAIRS};
-use crate::report::run_dir::{create_unique, merged, provenance, stamp};
-use crate::sim::thread_pool;
+use crate::support::atomic_file::AtomicFile;
+use crate::support::progress::with_progress;
+use crate::support::run_dir::{create_unique, merged, provenance, stamp};
+use crate::support::threads::thread_pool;
 use crate::tune::objective::Fitness;
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;

@@ -3,8 +3,8 @@
 //! `play --csv` and `reproduce`; the command behind the README's validation table.
 
 use crate::report::height_games::{extrapolate, read_source, Quantity, Request};
-use crate::report::stats::t_quantile_95;
-use crate::report::text::{figure_text, group};
+use crate::support::stats::t_quantile_95;
+use crate::support::text::{figure_text, group};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 

@@ -43,7 +43,7 @@ pub fn run(args: FeaturesArgs) -> Result<()> {
     Ok(())
 }
 
-pub use crate::report::text::format_number;
+pub use crate::support::text::format_number;
 
 #[cfg(test)]
 mod tests {

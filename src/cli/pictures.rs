@@ -1,7 +1,7 @@
 //! Options shared by the commands that draw games (`watch`, `replay --watch`): where the
 //! pictures go (terminal, GIF, PNG) and how a watched game is printed.
 
-use crate::report::atomic_file::AtomicFile;
+use crate::support::atomic_file::AtomicFile;
 use crate::view::{image, text, Picture};
 use anyhow::{bail, Result};
 use clap::Args;
@@ -53,7 +53,7 @@ impl PictureArgs {
 
     /// The picture files, each with its flag (for [`check_distinct`]; `None` when not asked for).
     ///
-    /// [`check_distinct`]: crate::report::atomic_file::check_distinct
+    /// [`check_distinct`]: crate::support::atomic_file::check_distinct
     pub fn outputs(&self) -> [(&'static str, Option<&std::path::Path>); 2] {
         [("--gif", self.gif.as_deref()), ("--png", self.png.as_deref())]
     }

@@ -2,11 +2,12 @@
 
 use crate::board::parse_size;
 use crate::presets;
-use crate::progress::with_progress_noting;
-use crate::report::atomic_file::{check_distinct, AtomicFile};
-use crate::report::run_dir::{manifest_beside, prepare_manifest_beside};
-use crate::report::stats::{Quantity, Summary};
-use crate::sim::{self, thread_pool, GameLimits, GameRecord};
+use crate::sim::{self, GameLimits, GameRecord};
+use crate::support::atomic_file::{check_distinct, AtomicFile};
+use crate::support::progress::with_progress_noting;
+use crate::support::run_dir::{manifest_beside, prepare_manifest_beside};
+use crate::support::stats::{Quantity, Summary};
+use crate::support::threads::thread_pool;
 use crate::view::trace::write_trace;
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;

@@ -1,7 +1,7 @@
 //! `tetris-lab plot`: redraws a run's fitness plot or a study's curves, or overlays several
 //! runs on one chart.
 
-use crate::report::atomic_file::AtomicFile;
+use crate::support::atomic_file::AtomicFile;
 use crate::tune::plot::{self, Scale};
 use crate::tune::study;
 use anyhow::{bail, Context, Result};

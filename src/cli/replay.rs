@@ -39,7 +39,10 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--max-pieces must be at least 1");
     }
     args.pictures.check()?;
-    crate::report::atomic_file::check_distinct(&args.pictures.outputs(), &[("the record replayed", Some(&args.file))])?;
+    crate::support::atomic_file::check_distinct(
+        &args.pictures.outputs(),
+        &[("the record replayed", Some(&args.file))],
+    )?;
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read record file {}", args.file.display()))?;
     let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;

@@ -10,14 +10,15 @@
 
 use crate::board::parse_size;
 use crate::presets;
-use crate::report::atomic_file::AtomicFile;
 use crate::report::ledger::Ledger;
-use crate::report::text::{figure_text, group};
 use crate::reproduce::{
     duration, markdown_table, measure, method_name, remaining_pieces, select, text_table, warm_up, Measuring, Planned,
     Row, Selection,
 };
-use crate::sim::{thread_pool, GameRecord};
+use crate::sim::GameRecord;
+use crate::support::atomic_file::AtomicFile;
+use crate::support::text::{figure_text, group};
+use crate::support::threads::thread_pool;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::collections::BTreeMap;
@@ -358,7 +359,7 @@ fn write_outputs(
         "threads": threads,
         "cores": cores,
         "crate_version": env!("CARGO_PKG_VERSION"),
-        "git_hash": crate::report::run_dir::git_hash(),
+        "git_hash": crate::support::run_dir::git_hash(),
         "started_utc": utc_text(started),
         "updated_utc": utc_text(finished),
         "rule_set_versions": rule_sets,
@@ -377,12 +378,12 @@ fn write_outputs(
 /// never writes into an earlier one.
 fn create_run_dir(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    crate::report::run_dir::create_unique(out, &format!("{}-seed{}", crate::report::run_dir::stamp(started), seed))
+    crate::support::run_dir::create_unique(out, &format!("{}-seed{}", crate::support::run_dir::stamp(started), seed))
 }
 
 /// `2026-11-29 12:41:00`.
 fn utc_text(time: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = crate::report::run_dir::utc_parts(time);
+    let (y, mo, d, h, mi, s) = crate::support::run_dir::utc_parts(time);
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
 }
 

@@ -12,9 +12,9 @@ use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
 use crate::interrupt::{stop_flag, stop_on_ctrl_c};
-use crate::report::atomic_file::{check_distinct, remove_with_temporaries, AtomicFile};
-use crate::report::run_dir::{manifest_beside, merged, provenance};
-use crate::sim::thread_pool;
+use crate::support::atomic_file::{check_distinct, remove_with_temporaries, AtomicFile};
+use crate::support::run_dir::{manifest_beside, merged, provenance};
+use crate::support::threads::thread_pool;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -252,7 +252,7 @@ pub fn write_record_with_manifest(
     manifest: serde_json::Value,
 ) -> Result<()> {
     let record_file = prepare_record(path, record)?;
-    let manifest_file = crate::report::run_dir::prepare_manifest_beside(path, command, manifest)?;
+    let manifest_file = crate::support::run_dir::prepare_manifest_beside(path, command, manifest)?;
     record_file.commit()?;
     manifest_file.commit()
 }

@@ -22,10 +22,10 @@ use crate::etetris::record::{replay, Record};
 use crate::etetris::solver::{MoveSet, Refinements};
 use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
-use crate::report::atomic_file::check_distinct;
 use crate::report::ledger::{Journal, JournalKind};
-use crate::report::run_dir::manifest_beside;
-use crate::sim::thread_pool;
+use crate::support::atomic_file::check_distinct;
+use crate::support::run_dir::manifest_beside;
+use crate::support::threads::thread_pool;
 use anyhow::{ensure, Context, Result};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -186,7 +186,7 @@ pub fn run(args: Args) -> Result<Ended> {
     let pool = thread_pool(args.threads)?;
     prepare_record_path(&path)?;
     if let Some(kept) = &kept {
-        crate::report::atomic_file::AtomicFile::check_writable(kept)?;
+        crate::support::atomic_file::AtomicFile::check_writable(kept)?;
     }
     // The jumps a stopped run of the same bridges searched, read before anything is written.
     let journal = match (&kept, &bridging) {
@@ -234,7 +234,7 @@ pub fn run(args: Args) -> Result<Ended> {
         );
     }
     install_ctrl_c();
-    let bar = crate::progress::counting_bar(0, "jumps", true);
+    let bar = crate::support::progress::counting_bar(0, "jumps", true);
     let started = Instant::now();
     let mut best_so_far = spliced.clone();
     let mut failure = None;

@@ -50,7 +50,7 @@ pub fn run(args: TuneArgs) -> Result<Ended> {
     let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
         .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
     let world = universe.world();
-    let pool = crate::sim::thread_pool(args.threads)?;
+    let pool = crate::support::threads::thread_pool(args.threads)?;
     if world.rank() != 0 {
         return crate::tune::mpi::work(&world, &pool)
             .map(|()| Ended::Finished)

@@ -16,11 +16,11 @@ use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
 use crate::interrupt::stop_flag;
-use crate::report::atomic_file::{check_distinct, remove_with_temporaries, target_of_temporary, AtomicFile};
 use crate::report::ledger::{Journal, JournalKind};
-use crate::report::run_dir::{manifest_beside, write_manifest_beside};
-use crate::report::text::group;
-use crate::sim::thread_pool;
+use crate::support::atomic_file::{check_distinct, remove_with_temporaries, target_of_temporary, AtomicFile};
+use crate::support::run_dir::{manifest_beside, write_manifest_beside};
+use crate::support::text::group;
+use crate::support::threads::thread_pool;
 use crate::tune::versus::{run_keeping, Finished, Keep, Pair, Reading, Settings, Side, Verdict};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Parser;
@@ -226,7 +226,7 @@ fn table(pairs: &[Pair]) -> String {
 }
 
 fn verdict(v: &Verdict) -> String {
-    let spread = |s: &crate::report::stats::Summary| group(s.max - s.min, 0);
+    let spread = |s: &crate::support::stats::Summary| group(s.max - s.min, 0);
     let mut out = format!(
         "A: mean {}, spread {} (max - min); B: mean {}, spread {}\n",
         group(v.a.mean, 0),

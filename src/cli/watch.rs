@@ -12,8 +12,8 @@ use crate::guideline::game::{check_start_level, Game};
 use crate::guideline::view::render;
 use crate::interrupt::stop_on_ctrl_c;
 use crate::presets::{self, Built};
-use crate::report::atomic_file::AtomicFile;
 use crate::sim::{self, GameLimits};
+use crate::support::atomic_file::AtomicFile;
 use crate::view::game::{summary, watch_game, MoveShot, Scene};
 use crate::view::trace::Trace;
 use anyhow::{bail, Context, Result};
@@ -78,7 +78,7 @@ pub fn run(args: WatchArgs) -> Result<()> {
     }
     args.pictures.check()?;
     let [gif, png] = args.pictures.outputs();
-    crate::report::atomic_file::check_distinct(
+    crate::support::atomic_file::check_distinct(
         &[gif, png, ("--frames", args.frames.as_deref())],
         &[("the --replay file", args.replay.as_deref()), ("the --weights file", args.weights.as_deref())],
     )?;

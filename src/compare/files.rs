@@ -1,10 +1,10 @@
 //! A comparison's outputs: the text report, every pair as CSV, the manifest's fields.
 
 use super::{Ending, Mode, Outcome, Setup, Sides};
-use crate::report::atomic_file::AtomicFile;
 use crate::report::paired::{Decision, Estimate};
-use crate::report::stats::Summary;
-use crate::report::text::group;
+use crate::support::atomic_file::AtomicFile;
+use crate::support::stats::Summary;
+use crate::support::text::group;
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::io::Write as _;

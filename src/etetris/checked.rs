@@ -39,7 +39,7 @@ pub fn solve_checked(options: Options, pieces: usize, show: bool) -> Result<(Sol
 
 /// A progress bar over a game's pieces on stderr (hidden unless `show`), with a message.
 pub fn pieces_bar(pieces: usize, show: bool) -> ProgressBar {
-    crate::progress::counting_bar(pieces as u64, "pieces", show)
+    crate::support::progress::counting_bar(pieces as u64, "pieces", show)
 }
 
 /// Solves with a progress bar on stderr (hidden unless `show`), refinements included.

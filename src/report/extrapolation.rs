@@ -21,7 +21,7 @@
 use anyhow::{bail, Result};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
-use crate::report::stats::t_quantile;
+use crate::support::stats::t_quantile;
 
 /// Full games at one height: how many, their mean and sample standard deviation.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -11,8 +11,8 @@
 use crate::board::parse_size;
 use crate::names;
 use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
-use crate::report::stats::{Quantity as StatsQuantity, Summary};
 use crate::sim::GameEnd;
+use crate::support::stats::{Quantity as StatsQuantity, Summary};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -152,7 +152,7 @@ impl Journal {
     pub fn remove(self) -> PathBuf {
         let Journal { path, file } = self;
         drop(file);
-        crate::report::atomic_file::remove_with_temporaries(&path);
+        crate::support::atomic_file::remove_with_temporaries(&path);
         path
     }
 }

@@ -1,11 +1,8 @@
-//! Reporting: summary statistics and paired tests, CSV writers, the game ledger, run
-//! folders.
+//! Reporting on games: the game ledger (every game of a run, resumable), paired
+//! differences and the sequential test, the extrapolation over board heights and the
+//! games it plays.
 
-pub mod atomic_file;
 pub mod extrapolation;
 pub mod height_games;
 pub mod ledger;
 pub mod paired;
-pub mod run_dir;
-pub mod stats;
-pub mod text;

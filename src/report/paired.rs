@@ -13,7 +13,7 @@
 //! it is `gain` better). Both rates are checked by simulation in the tests below and, on
 //! real games, in `tests/compare.rs`.
 
-use super::stats::t_quantile_95;
+use crate::support::stats::t_quantile_95;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// Pairs seen before the sequential test may stop: its variance is estimated from the pairs,

@@ -18,10 +18,10 @@ use super::target::About;
 use super::{Maximize, Optimizer};
 use crate::interrupt::{stop_flag, stop_on_ctrl_c};
 use crate::randomizer::game_seed;
-use crate::report::atomic_file::AtomicFile;
-use crate::report::run_dir::utc_iso;
-use crate::report::stats::{Quantity, Summary};
-use crate::sim::thread_pool;
+use crate::support::atomic_file::AtomicFile;
+use crate::support::run_dir::utc_iso;
+use crate::support::stats::{Quantity, Summary};
+use crate::support::threads::thread_pool;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -486,11 +486,11 @@ fn number(x: f64) -> String {
 }
 
 fn new_run_dir(base: &Path) -> Result<PathBuf> {
-    crate::report::run_dir::create_unique(base, &crate::report::run_dir::stamp(std::time::SystemTime::now()))
+    crate::support::run_dir::create_unique(base, &crate::support::run_dir::stamp(std::time::SystemTime::now()))
 }
 
 fn git_hash() -> String {
-    crate::report::run_dir::git_hash().unwrap_or_else(|| "unknown".into())
+    crate::support::run_dir::git_hash().unwrap_or_else(|| "unknown".into())
 }
 
 fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {

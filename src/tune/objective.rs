@@ -87,9 +87,9 @@ impl Fitness {
         }
     }
     /// What a game's fitness is, for the interval of a mean of them (`memoryless`: see
-    /// [`crate::report::stats::Quantity::length`]).
-    pub fn quantity(self, memoryless: bool) -> crate::report::stats::Quantity {
-        use crate::report::stats::Quantity;
+    /// [`crate::support::stats::Quantity::length`]).
+    pub fn quantity(self, memoryless: bool) -> crate::support::stats::Quantity {
+        use crate::support::stats::Quantity;
         match self {
             Fitness::Rows | Fitness::Turns => Quantity::length(memoryless),
             Fitness::Score | Fitness::Level => Quantity::NonNegative,

@@ -325,7 +325,7 @@ pub(crate) fn tick_label(x: f64, step: f64, largest: f64, unit_from: f64) -> Str
     if x == 0.0 {
         return "0".into();
     }
-    let text = crate::report::text::group(x / scale, decimals.unwrap_or(9) as usize);
+    let text = crate::support::text::group(x / scale, decimals.unwrap_or(9) as usize);
     format!("{text}{unit}")
 }
 

@@ -23,8 +23,8 @@ use super::driver::{self, Outcome, RunOptions};
 use super::experiment::{check_runs, Experiment};
 use super::objective::Executor;
 use crate::randomizer::game_seed;
-use crate::report::atomic_file::AtomicFile;
-use crate::report::stats::{self, holm, mann_whitney, quantile, Quantity, Summary};
+use crate::support::atomic_file::AtomicFile;
+use crate::support::stats::{self, holm, mann_whitney, quantile, Quantity, Summary};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -97,9 +97,9 @@ pub fn start(
     }
     let study = StudyFile {
         format: STUDY_FORMAT,
-        created: crate::report::run_dir::stamp(std::time::SystemTime::now()),
+        created: crate::support::run_dir::stamp(std::time::SystemTime::now()),
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_hash: crate::report::run_dir::git_hash().unwrap_or_else(|| "unknown".into()),
+        git_hash: crate::support::run_dir::git_hash().unwrap_or_else(|| "unknown".into()),
         experiments: experiments
             .iter()
             .map(|e| StudyExperiment {
@@ -118,7 +118,7 @@ pub fn start(
     }
     let base = options.results.join("studies");
     std::fs::create_dir_all(&base).with_context(|| format!("cannot create {}", base.display()))?;
-    let dir = crate::report::run_dir::create_unique(&base, &study.created)?;
+    let dir = crate::support::run_dir::create_unique(&base, &study.created)?;
     let mut file = AtomicFile::create(&dir.join(STUDY_FILE))?;
     serde_json::to_writer_pretty(file.writer(), &study)?;
     writeln!(file.writer())?;
@@ -660,7 +660,7 @@ fn grouped(x: f64) -> String {
     if !x.is_finite() {
         return "-".into();
     }
-    crate::report::text::group(x, 0)
+    crate::support::text::group(x, 0)
 }
 
 fn markdown(study: &StudyFile, rows: &[&RunRow]) -> String {

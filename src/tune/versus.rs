@@ -17,7 +17,7 @@ use crate::etetris::game::{sequence, Spawn};
 use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::{MoveSet, Options, Progress, Refinements};
 use crate::etetris::weights::Weights;
-use crate::report::stats::{Quantity, Summary};
+use crate::support::stats::{Quantity, Summary};
 use anyhow::Result;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};

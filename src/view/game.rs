@@ -8,9 +8,9 @@ use crate::board::Board;
 use crate::eval::Evaluator;
 use crate::features::FeatureContext;
 use crate::presets::Built;
-use crate::report::text::format_number;
 use crate::rules::{HoldRule, Outcome, RuleSet};
 use crate::sim::{self, GameLimits, GameRecord, MoveRecord};
+use crate::support::text::format_number;
 
 /// One move as the game loop made it, with the boards around it: cheap to keep (no
 /// allocation), so pictures are drawn only for the moves shown.

@@ -6,7 +6,7 @@
 //! whose text drawing loses the glyphs' side bearings (a gap after `1`, `.` or `,`).
 
 use super::{Cell, Picture};
-use crate::report::atomic_file::AtomicFile;
+use crate::support::atomic_file::AtomicFile;
 use ab_glyph::{point, Font, FontRef, PxScale, ScaleFont};
 use anyhow::{ensure, Context, Result};
 use std::path::Path;

@@ -1,0 +1,10 @@
+//! Generic plumbing every part uses, E-Tetris included: files written whole or not at all,
+//! run folders and their manifests, progress bars, summary statistics and their intervals,
+//! number formatting, the worker-thread pool. It knows nothing of Tetris.
+
+pub mod atomic_file;
+pub mod progress;
+pub mod run_dir;
+pub mod stats;
+pub mod text;
+pub mod threads;

@@ -731,6 +731,94 @@ pub fn expected_pieces(planned: &Planned, width: usize, height: usize) -> Option
     }
 }
 
+/// The published mean rows of a preset's full games on a `width x height` board under its
+/// own rule set and weights: the plan's figure for that board, or one on a board of the
+/// same width scaled by [`GROWTH_PER_ROW`] per row (`None` when nothing sizes them).
+pub fn published_rows(preset: &str, width: usize, height: usize) -> Option<f64> {
+    let built_board = |m: &Measurement| -> Option<(usize, usize)> {
+        match m.board {
+            Some(board) => Some(board),
+            None => {
+                let board = presets::find(m.preset).ok()?.build(None, None).ok()?.rules.new_board();
+                Some((board.width(), board.height()))
+            }
+        }
+    };
+    PLAN.iter()
+        .filter(|m| m.preset == preset && m.metric == Metric::Rows && m.method == Method::FullGames)
+        .filter_map(|m| Some((built_board(m)?, m.published?.value)))
+        .filter(|&((w, _), _)| w == width)
+        .min_by_key(|&((_, h), _)| h.abs_diff(height))
+        .map(|((_, h), rows)| rows * GROWTH_PER_ROW.powi(height as i32 - h as i32))
+}
+
+/// What a batch of games is expected to cost before it starts: its pieces from the
+/// published mean rows (4 cells a piece, `width` a row, at most the cap), its time from a
+/// quarter-second warm-up on this machine.
+#[derive(Clone, Copy, Debug)]
+pub struct Cost {
+    pub games: u64,
+    pub rows_per_game: f64,
+    pub pieces: f64,
+    pub pieces_per_thread_second: f64,
+    pub seconds: f64,
+}
+
+/// Costs above this many seconds are said before a batch starts.
+pub const LONG_BATCH_SECONDS: f64 = 180.0;
+
+impl Cost {
+    /// The cost of `games` games of `preset` (its own rules and weights) on `width x
+    /// height` with `threads` threads, when the published figures size them and they
+    /// would place over ten million pieces (fewer are never slow enough to say).
+    pub fn of_batch(
+        preset: &str,
+        driver: GameDriver,
+        width: usize,
+        height: usize,
+        games: u64,
+        max_pieces: Option<u64>,
+        threads: usize,
+    ) -> Option<Cost> {
+        let rows_per_game = published_rows(preset, width, height)?;
+        let per_game = (rows_per_game * width as f64 / 4.0).min(max_pieces.map_or(f64::INFINITY, |cap| cap as f64));
+        let pieces = per_game * games as f64;
+        if pieces < 1e7 {
+            return None;
+        }
+        let speed = warm_up(driver);
+        let parallel = threads.min(games as usize).max(1) as f64;
+        Some(Cost {
+            games,
+            rows_per_game,
+            pieces,
+            pieces_per_thread_second: speed,
+            seconds: pieces / (speed * parallel),
+        })
+    }
+
+    /// Whether to say it before starting.
+    pub fn is_long(&self) -> bool {
+        self.seconds > LONG_BATCH_SECONDS
+    }
+
+    /// One line: what it will cost and how to make it smaller (`smaller`, e.g. "--board
+    /// 10x10, --games N or --max-pieces N").
+    pub fn note(&self, board: (usize, usize), smaller: &str) -> String {
+        format!(
+            "note: about {} pieces to play ({} games, published mean {} rows a game on {}x{}), about {} at {} \
+             pieces/s per thread here; {smaller} make it smaller",
+            figure_text(self.pieces),
+            group(self.games as f64, 0),
+            figure_text(self.rows_per_game),
+            board.0,
+            board.1,
+            duration(self.seconds),
+            group(self.pieces_per_thread_second, 0),
+        )
+    }
+}
+
 /// What is left of a measurement when a run continues: the expected pieces of the games
 /// not yet in the ledger (the estimate of [`expected_pieces`], shared out per height for an
 /// extrapolation), and the games finished and planned.

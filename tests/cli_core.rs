@@ -247,3 +247,39 @@ fn play_stopped_by_any_signal_leaves_the_earlier_output_and_no_temporary() {
         assert_eq!(files, ["games.csv"], "{signal}: nothing else left");
     }
 }
+
+/// A batch that would take long says so before it starts, with what it costs and how to
+/// make it smaller (BCTS's 100 default games on 10x20 last tens of minutes to hours); a
+/// cheap one says nothing.
+#[test]
+fn a_long_batch_says_what_it_will_cost_before_it_starts() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = common::spawn_in(dir.path(), &["play", "--preset", "bcts", "--threads", "1"], true);
+    let output = child.stderr.take().unwrap();
+    let note = std::io::BufReader::new(output).lines().map(Result::unwrap).take(3).find(|l| l.starts_with("note:"));
+    common::send_signal(&child, "-KILL");
+    child.wait().unwrap();
+    let note = note.expect("a note before the games start");
+    assert!(
+        note.starts_with("note: about 8.8 G pieces to play (100 games, published mean 35.0 M rows a game on 10x20)"),
+        "{note}"
+    );
+    assert!(
+        note.contains("pieces/s per thread here; --board 10x10, --games N or --max-pieces N make it smaller"),
+        "{note}"
+    );
+
+    // A comparison: the least pairs the sequential test takes, both sides' games.
+    let mut child = common::spawn_in(dir.path(), &["compare", "bcts", "bcts", "--threads", "1"], true);
+    let output = child.stderr.take().unwrap();
+    let note = std::io::BufReader::new(output).lines().map(Result::unwrap).take(5).find(|l| l.starts_with("note:"));
+    common::send_signal(&child, "-KILL");
+    child.wait().unwrap();
+    let note = note.expect("a note before the pairs start");
+    assert!(note.starts_with("note: about 17.5 G pieces to play (200 games, published mean 35.0 M rows"), "{note}");
+
+    let cheap = run(&["play", "--preset", "bcts", "--board", "10x10", "--games", "3"]);
+    assert!(cheap.status.success());
+    assert!(!stderr(&cheap).contains("note:"), "{}", stderr(&cheap));
+}

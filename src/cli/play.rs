@@ -2,6 +2,7 @@
 
 use crate::board::parse_size;
 use crate::presets;
+use crate::reproduce::Cost;
 use crate::sim::{self, GameLimits, GameRecord};
 use crate::support::atomic_file::{check_distinct, AtomicFile};
 use crate::support::progress::with_progress_noting;
@@ -106,12 +107,35 @@ pub fn run(args: PlayArgs) -> Result<()> {
         args.seed,
         args.max_pieces.map(|m| format!(", at most {m} pieces per game")).unwrap_or_default()
     );
-    let start = Instant::now();
     let limits = GameLimits { max_pieces: args.max_pieces };
-    let slow = "note: no game has ended in 10 s: a strong controller's games on a big board can last hours \
-                (BCTS on 10x20: tens of millions of rows each); --board 10x10 or --max-pieces N keep them short"
-        .to_string();
-    let records = with_progress_noting("games", args.games, false, Some(slow), |pieces, bar| {
+    // Before a long batch starts, what it will cost; where nothing sizes the games, a note
+    // when none has ended after a while.
+    let board = rules.new_board();
+    let cost = (args.weights.is_none() && args.rules.is_none())
+        .then(|| {
+            let threads = pool.current_num_threads();
+            Cost::of_batch(
+                preset.name,
+                built.driver(),
+                board.width(),
+                board.height(),
+                args.games,
+                args.max_pieces,
+                threads,
+            )
+        })
+        .flatten()
+        .filter(Cost::is_long);
+    if let Some(cost) = cost {
+        eprintln!("{}", cost.note((board.width(), board.height()), "--board 10x10, --games N or --max-pieces N"));
+    }
+    let slow = cost.is_none().then(|| {
+        "note: no game has ended in 10 s: a strong controller's games on a big board can last hours \
+         (BCTS on 10x20: tens of millions of rows each); --board 10x10 or --max-pieces N keep them short"
+            .to_string()
+    });
+    let start = Instant::now();
+    let records = with_progress_noting("games", args.games, false, slow, |pieces, bar| {
         pool.install(|| sim::play_batch(built.driver(), args.seed, args.games, limits, Some(pieces), &|_| bar.inc(1)))
     });
     let seconds = start.elapsed().as_secs_f64();

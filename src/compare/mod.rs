@@ -10,7 +10,8 @@ pub mod mpi;
 
 use crate::presets::{self, Built, Preset};
 use crate::report::ledger::Ledger;
-use crate::report::paired::{Decision, Sequential, Sums};
+use crate::report::paired::{Decision, Sequential, Sums, MIN_PAIRS};
+use crate::reproduce::Cost;
 use crate::sim::{self, GameLimits, GameRecord};
 use crate::tune::objective::Fitness;
 use anyhow::{bail, Context, Result};
@@ -113,6 +114,27 @@ impl Setup {
             bail!("--fitness level needs a rule set with levels (the guideline game), not {}", a.rules.name());
         }
         Ok(Sides { a, b })
+    }
+
+    /// What the least number of pairs it can take is expected to cost, sized by the
+    /// published figures of a side playing its preset's own rules and weights (the other
+    /// side taken to play as long), when that is long enough to say before starting.
+    pub fn cost(&self, sides: &Sides, threads: usize) -> Option<Cost> {
+        if self.rules.is_some() {
+            return None;
+        }
+        let (controller, built) = [(&self.a, &sides.a), (&self.b, &sides.b)]
+            .into_iter()
+            .find(|(controller, _)| controller.weights.is_none())?;
+        let pairs = match self.mode {
+            Mode::Fixed { pairs } => pairs,
+            Mode::Sequential { max_pairs, .. } => max_pairs.min(MIN_PAIRS),
+        };
+        let board = built.rules.new_board();
+        let (width, height) = (board.width(), board.height());
+        let cost =
+            Cost::of_batch(controller.preset.name, built.driver(), width, height, 2 * pairs, self.max_pieces, threads)?;
+        cost.is_long().then_some(cost)
     }
 
     fn game_index(&self, side: Side, pair: u64) -> u64 {

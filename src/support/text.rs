@@ -21,9 +21,13 @@ pub fn group(value: f64, decimals: usize) -> String {
     }
 }
 
-/// A figure with one decimal below 100, none above, and in millions from 10 million on
-/// (`35.0 M`: the 10x20 figures are known to a few percent at best).
+/// A figure with one decimal below 100, none above, in millions from 10 million on
+/// (`35.0 M`: the 10x20 figures are known to a few percent at best) and in billions from
+/// a billion on (`8.8 G`).
 pub fn figure_text(value: f64) -> String {
+    if value.abs() >= 1e9 {
+        return format!("{} G", group(value / 1e9, 1));
+    }
     if value.abs() >= 10_000_000.0 {
         return format!("{} M", group(value / 1e6, 1));
     }

@@ -450,12 +450,12 @@ fn tune_refuses_bad_experiment_files_before_any_folder() {
         refused(&["tune", "good.toml", "--threads", "0"], "--threads"),
         refused(&["tune", "good.toml", "--runs", "0"], "--runs"),
         refused(&["tune", "good.toml", "--runs", "18446744073709551615"], "--runs"),
-        refused(&["tune", "good.toml", "--results", "good.toml"], "good.toml"),
+        refused(&["tune", "good.toml", "--out", "good.toml"], "good.toml"),
         usage(&["tune", "good.toml", "--threads", "many"], "--threads"),
         refused(&["tune", "--resume", "not-a-run"], "not-a-run"),
         refused(&["tune", "--resume", "no-such-run"], "no-such-run"),
         refused(&["tune", "--resume", "broken-run"], "broken-run"),
-        usage(&["tune", "--resume", "broken-run", "--results", "elsewhere"], "--results"),
+        usage(&["tune", "--resume", "broken-run", "--out", "elsewhere"], "--out"),
         refused(&["tune", "--resume", "nan-run"], "nan-run"),
         refused(&["tune", "--resume", "good.toml"], "good.toml"),
     ]);
@@ -469,7 +469,7 @@ fn tune_resume_refuses_forged_checkpoints() {
     std::fs::write(made.path().join("tiny.toml"), EXPERIMENT.replace("games = 2", "games = 1\nmax_pieces = 20"))
         .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
-        .args(["tune", "tiny.toml", "--results", "results", "--threads", "1"])
+        .args(["tune", "tiny.toml", "--out", "results", "--threads", "1"])
         .current_dir(made.path())
         .output()
         .unwrap();
@@ -570,7 +570,7 @@ fn tune_resume_refuses_forged_studies() {
     let tiny = EXPERIMENT.replace("games = 2", "games = 1\nmax_pieces = 20\nheld_out_games = 1");
     std::fs::write(made.path().join("tiny.toml"), tiny).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
-        .args(["tune", "tiny.toml", "--runs", "2", "--results", "results", "--threads", "1"])
+        .args(["tune", "tiny.toml", "--runs", "2", "--out", "results", "--threads", "1"])
         .current_dir(made.path())
         .output()
         .unwrap();
@@ -650,9 +650,9 @@ fn plot_refuses_bad_generation_logs_and_output_paths() {
         refused(&["plot", "a-file"], "a-file"),
         refused(&["plot", "folder-as-log"], "folder-as-log"),
         refused(&["plot", "good", "nan"], "nan/generations.csv"),
-        refused(&["plot", "good", "--out", "plot.jpg"], "plot.jpg"),
-        refused(&["plot", "good", "--out", "picture.png"], "picture.png"),
-        refused(&["plot", "good", "--out", "no-such/plot.svg"], "plot.svg"),
+        refused(&["plot", "good", "--image", "plot.jpg"], "plot.jpg"),
+        refused(&["plot", "good", "--image", "picture.png"], "picture.png"),
+        refused(&["plot", "good", "--image", "no-such/plot.svg"], "plot.svg"),
         usage(&["plot"], "required arguments"),
     ]);
     battery(&files, cases);

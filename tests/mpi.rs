@@ -57,10 +57,10 @@ fn three_ranks_give_the_single_process_result() {
     let dir = tempfile::tempdir().unwrap();
     let experiment = quickstart(dir.path(), 3);
     let single =
-        Command::new(BINARY).args(["tune", "quickstart.toml", "--results", "single"]).current_dir(dir.path()).output();
+        Command::new(BINARY).args(["tune", "quickstart.toml", "--out", "single"]).current_dir(dir.path()).output();
     check(&single.unwrap(), "the single-process run");
     let output = mpirun(3)
-        .args(["tune", experiment.to_str().unwrap(), "--results", "three", "--threads", "1"])
+        .args(["tune", experiment.to_str().unwrap(), "--out", "three", "--threads", "1"])
         .current_dir(dir.path())
         .output()
         .expect("mpirun runs (is Open MPI installed?)");
@@ -109,10 +109,8 @@ fn a_dead_rank_stops_the_campaign_and_resume_on_other_ranks_continues_it() {
     const GENERATIONS: u64 = 7;
     let dir = tempfile::tempdir().unwrap();
     let experiment = quickstart(dir.path(), GENERATIONS);
-    let reference = Command::new(BINARY)
-        .args(["tune", "quickstart.toml", "--results", "reference"])
-        .current_dir(dir.path())
-        .output();
+    let reference =
+        Command::new(BINARY).args(["tune", "quickstart.toml", "--out", "reference"]).current_dir(dir.path()).output();
     check(&reference.unwrap(), "the uninterrupted run");
 
     let results = dir.path().join("killed");
@@ -120,7 +118,7 @@ fn a_dead_rank_stops_the_campaign_and_resume_on_other_ranks_continues_it() {
     // Kill rank 1 once a few generations are checkpointed (the later ones take seconds).
     let (killed_after, output) = run_and_kill_rank(
         dir.path(),
-        &["tune", experiment.to_str().unwrap(), "--results", &marker],
+        &["tune", experiment.to_str().unwrap(), "--out", &marker],
         1,
         &marker,
         "the campaign never reached generation 3",
@@ -223,7 +221,7 @@ fn assert_same_study(a: &Path, b: &Path) {
 /// `nelder-mead.toml` studied `runs` times by one process, into `dir/results`.
 fn single_process_study(dir: &Path, runs: u64, results: &str) {
     let output = Command::new(BINARY)
-        .args(["tune", "--runs", &runs.to_string(), "nelder-mead.toml", "--results", results])
+        .args(["tune", "--runs", &runs.to_string(), "nelder-mead.toml", "--out", results])
         .current_dir(dir)
         .output();
     check(&output.unwrap(), "the single-process study");
@@ -250,7 +248,7 @@ fn a_study_runs_its_repetitions_side_by_side_on_the_ranks() {
     let experiment = nelder_mead(dir.path());
     single_process_study(dir.path(), 3, "single");
     let output = mpirun(3)
-        .args(["tune", "--runs", "3", experiment.to_str().unwrap(), "--results", "three", "--threads", "1"])
+        .args(["tune", "--runs", "3", experiment.to_str().unwrap(), "--out", "three", "--threads", "1"])
         .current_dir(dir.path())
         .output()
         .expect("mpirun runs (is Open MPI installed?)");
@@ -278,7 +276,7 @@ fn a_study_killed_under_mpi_resumes_from_its_folder() {
     // Kill rank 2 once some repetition has checkpointed a few generations.
     let ((), output) = run_and_kill_rank(
         dir.path(),
-        &["tune", "--runs", "4", experiment.to_str().unwrap(), "--results", &marker, "--threads", "1"],
+        &["tune", "--runs", "4", experiment.to_str().unwrap(), "--out", &marker, "--threads", "1"],
         2,
         &marker,
         "the study never reached generation 5",

@@ -69,9 +69,9 @@ fn assert_same_study(a: &Path, b: &Path) {
 fn a_study_writes_its_tables_and_does_not_depend_on_threads() {
     let dir = setup();
     let args = ["wide.toml", "narrow.toml", "--runs", "3"];
-    let one = tune(dir.path(), &[&args[..], &["--results", "one", "--threads", "1"]].concat());
+    let one = tune(dir.path(), &[&args[..], &["--out", "one", "--threads", "1"]].concat());
     assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
-    let two = tune(dir.path(), &[&args[..], &["--results", "two", "--threads", "2"]].concat());
+    let two = tune(dir.path(), &[&args[..], &["--out", "two", "--threads", "2"]].concat());
     assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
     let (a, b) = (only_study(&dir.path().join("one")), only_study(&dir.path().join("two")));
     assert_same_study(&a, &b);
@@ -152,11 +152,11 @@ fn plot_redraws_a_study_and_writes_beside_what_it_draws() {
 fn a_study_killed_midway_resumes_to_the_same_numbers() {
     let dir = setup();
     let args = ["wide.toml", "narrow.toml", "--runs", "2"];
-    let reference = tune(dir.path(), &[&args[..], &["--results", "reference", "--threads", "2"]].concat());
+    let reference = tune(dir.path(), &[&args[..], &["--out", "reference", "--threads", "2"]].concat());
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
 
     let mut child =
-        spawn_in(dir.path(), &[&["tune"][..], &args, &["--results", "killed", "--threads", "1"]].concat(), false);
+        spawn_in(dir.path(), &[&["tune"][..], &args, &["--out", "killed", "--threads", "1"]].concat(), false);
     // Kill -9 once the second repetition of the first experiment has started.
     let start = Instant::now();
     loop {
@@ -194,7 +194,7 @@ fn bad_study_input_fails_in_one_line() {
     std::fs::write(dir.path().join("zero.toml"), format!("runs = 0\n{}", experiment("zero", 4))).unwrap();
     assert_clean_error(&tune(dir.path(), &["zero.toml"]), "runs");
     // --runs with --resume of a single run.
-    let single = tune(dir.path(), &["narrow.toml", "--results", "single"]);
+    let single = tune(dir.path(), &["narrow.toml", "--out", "single"]);
     assert!(single.status.success(), "{}", String::from_utf8_lossy(&single.stderr));
     let run = common::only_run_of(&dir.path().join("single"), "narrow");
     assert_clean_error(&tune(dir.path(), &["--resume", run.to_str().unwrap(), "--runs", "3"]), "--runs");

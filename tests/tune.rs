@@ -49,9 +49,9 @@ fn only_run(results: &Path) -> PathBuf {
 fn a_run_writes_every_output_and_does_not_depend_on_threads() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("small.toml"), experiment(4)).unwrap();
-    let one = tune(dir.path(), &["small.toml", "--results", "one", "--threads", "1"]);
+    let one = tune(dir.path(), &["small.toml", "--out", "one", "--threads", "1"]);
     assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
-    let two = tune(dir.path(), &["small.toml", "--results", "two", "--threads", "2"]);
+    let two = tune(dir.path(), &["small.toml", "--out", "two", "--threads", "2"]);
     assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
     let (a, b) = (only_run(&dir.path().join("one")), only_run(&dir.path().join("two")));
     for file in [
@@ -102,12 +102,12 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
         .unwrap();
     assert!(play.status.success(), "{}", String::from_utf8_lossy(&play.stderr));
     // A second run of the same experiment gets a new folder.
-    let again = tune(dir.path(), &["small.toml", "--results", "one", "--threads", "2"]);
+    let again = tune(dir.path(), &["small.toml", "--out", "one", "--threads", "2"]);
     assert!(again.status.success());
     assert_eq!(std::fs::read_dir(dir.path().join("one/small")).unwrap().count(), 2);
     // Two runs overlaid.
     let out = dir.path().join("both.png");
-    let plot = Command::new(BINARY).arg("plot").arg(&a).arg(&b).arg("--out").arg(&out).output().unwrap();
+    let plot = Command::new(BINARY).arg("plot").arg(&a).arg(&b).arg("--image").arg(&out).output().unwrap();
     assert!(plot.status.success(), "{}", String::from_utf8_lossy(&plot.stderr));
     assert!(std::fs::metadata(&out).unwrap().len() > 10_000);
 }
@@ -119,11 +119,11 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
 fn a_run_killed_mid_campaign_resumes_bit_identically() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("small.toml"), experiment(14)).unwrap();
-    let reference = tune(dir.path(), &["small.toml", "--results", "reference", "--threads", "1"]);
+    let reference = tune(dir.path(), &["small.toml", "--out", "reference", "--threads", "1"]);
     assert!(reference.status.success(), "{}", String::from_utf8_lossy(&reference.stderr));
 
     for (folder, signal) in [("killed", "-KILL"), ("interrupted", "-INT"), ("terminated", "-TERM")] {
-        let child = spawn_in(dir.path(), &["tune", "small.toml", "--results", folder, "--threads", "2"], true);
+        let child = spawn_in(dir.path(), &["tune", "small.toml", "--out", folder, "--threads", "2"], true);
         // Stop it once a few generations are logged (and long before the last).
         let start = Instant::now();
         let generations = loop {
@@ -175,7 +175,7 @@ fn a_checkpoint_from_before_the_checksum_still_resumes() {
     std::fs::write(dir.path().join("three.toml"), experiment(3)).unwrap();
     std::fs::write(dir.path().join("two.toml"), experiment(2)).unwrap();
     for (file, folder) in [("three.toml", "reference"), ("two.toml", "old")] {
-        let o = tune(dir.path(), &[file, "--results", folder, "--threads", "1"]);
+        let o = tune(dir.path(), &[file, "--out", folder, "--threads", "1"]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let run = only_run(&dir.path().join("old"));
@@ -231,14 +231,14 @@ fn bad_input_fails_in_one_line_before_any_game() {
     // A folder that is not a run, and a run resumed with another experiment.
     fails(d, &["--resume", "."], "not a run folder");
     write("good.toml", experiment(1));
-    let good = tune(d, &["good.toml", "--results", "out"]);
+    let good = tune(d, &["good.toml", "--out", "out"]);
     assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
     let run = only_run(&d.join("out"));
     write("other.toml", experiment(2));
     fails(d, &["other.toml", "--resume", run.to_str().unwrap()], "made by another experiment");
     // An output folder that cannot be created.
     write("file", String::new());
-    fails(d, &["good.toml", "--results", "file"], "cannot create results folder");
+    fails(d, &["good.toml", "--out", "file"], "cannot create results folder");
 }
 
 /// A tiny E-Tetris campaign: Nelder-Mead on three weights, a 20-board beam over the first
@@ -279,9 +279,9 @@ fn an_etetris_campaign_writes_every_output_and_its_best_toml_solves() {
     std::fs::write(d.join("tiny.toml"), ETETRIS).unwrap();
     // The beam search is parallel inside the driver's parallel rounds: still the same run
     // at any thread count.
-    let one = tune(d, &["tiny.toml", "--results", "one", "--threads", "1"]);
+    let one = tune(d, &["tiny.toml", "--out", "one", "--threads", "1"]);
     assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
-    let two = tune(d, &["tiny.toml", "--results", "two", "--threads", "2"]);
+    let two = tune(d, &["tiny.toml", "--out", "two", "--threads", "2"]);
     assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
     let (a, b) = (only_run_of(&d.join("one"), "tiny-etetris"), only_run_of(&d.join("two"), "tiny-etetris"));
     for file in [
@@ -368,7 +368,7 @@ fn an_etetris_campaign_tunes_the_overflow_term_and_its_best_toml_solves() {
         .replace("row_transitions = {}\nholes = {}\n", "overflow = { start = 0.3 }\n")
         .replace("cells = -1\n", "cells = -1\noverflow_capacity = 100\n");
     std::fs::write(d.join("overflow.toml"), experiment).unwrap();
-    let run = tune(d, &["overflow.toml", "--results", "out", "--threads", "2"]);
+    let run = tune(d, &["overflow.toml", "--out", "out", "--threads", "2"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let folder = only_run_of(&d.join("out"), "tiny-overflow");
     let evaluations = std::fs::read_to_string(folder.join("evaluations.csv")).unwrap();

@@ -63,7 +63,7 @@ pub struct Args {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Folder under which the run folder <time>-seed<seed> is made.
-    #[arg(long, default_value = "results/compare", conflicts_with = "resume")]
+    #[arg(long, value_name = "DIR", default_value = "results/compare", conflicts_with = "resume")]
     pub out: PathBuf,
     /// Continue a stopped comparison from its run folder (its games are kept).
     #[arg(long, value_name = "RUN_FOLDER")]

@@ -17,8 +17,8 @@ pub struct PlotArgs {
     /// Output file, .png or .svg. Default: beside what it draws: a run's fitness.png, a
     /// study's curves.png and curves.svg, and for several runs comparison.png in the folder
     /// that holds them all.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub image: Option<PathBuf>,
     /// Chart title (runs only).
     #[arg(long)]
     pub title: Option<String>,
@@ -35,13 +35,13 @@ pub fn run(args: PlotArgs) -> Result<()> {
         if args.title.is_some() || args.log_scale {
             bail!("--title and --log-scale are for run folders; a study's curves have their own");
         }
-        for drawn in study::redraw(folder, args.out.as_deref())? {
+        for drawn in study::redraw(folder, args.image.as_deref())? {
             println!("{}", drawn.display());
         }
         return Ok(());
     }
     let series = read_runs(&args.runs)?;
-    let out = match (&args.out, args.runs.as_slice()) {
+    let out = match (&args.image, args.runs.as_slice()) {
         (Some(out), _) => out.clone(),
         (None, [one]) => one.join("fitness.png"),
         (None, several) => common_folder(several)?.join("comparison.png"),
@@ -66,7 +66,7 @@ fn common_folder(runs: &[PathBuf]) -> Result<PathBuf> {
     }
     let here = std::env::current_dir().context("cannot read the current folder")?;
     if common.as_os_str().is_empty() || here.starts_with(&common) {
-        bail!("the runs share no folder below the current one: say where the comparison goes with --out FILE");
+        bail!("the runs share no folder below the current one: say where the comparison goes with --image FILE");
     }
     // Relative to the current folder when below it, as the user gave the runs.
     Ok(common.strip_prefix(&here).map(Path::to_path_buf).unwrap_or(common))

@@ -41,7 +41,7 @@ pub struct ReproduceArgs {
     /// Continue the run in this folder (one `reproduce` wrote): its finished games are kept,
     /// the missing ones played, and the table completed as if the run had never stopped. The
     /// presets, mode and seed are the run's own (its `manifest.json`).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["presets", "quick", "full", "games", "heights", "board", "out"])]
+    #[arg(long, value_name = "RUN_FOLDER", conflicts_with_all = ["presets", "quick", "full", "games", "heights", "board", "out"])]
     pub resume: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
@@ -49,8 +49,8 @@ pub struct ReproduceArgs {
     /// Master seed: game i of every measurement is seeded from (seed, i).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Directory receiving one sub-directory per run.
-    #[arg(long, default_value = "results/reproduce")]
+    /// Folder under which the run folder <time>-seed<seed>/ is made.
+    #[arg(long, value_name = "DIR", default_value = "results/reproduce")]
     pub out: PathBuf,
     /// Testing: play this many games in every game measurement (per height in an
     /// extrapolation).

@@ -21,7 +21,7 @@ pub struct TuneArgs {
     pub experiments: Vec<PathBuf>,
     /// Continue the run (or the study) in this folder from its checkpoint (an experiment
     /// file given too must be the one that made the run).
-    #[arg(long, value_name = "RUN_DIR")]
+    #[arg(long, value_name = "RUN_FOLDER")]
     pub resume: Option<PathBuf>,
     /// A study: run each experiment N times (repetition r seeded from the master seed and
     /// r), then compare them (results/studies/<stamp>/). Default: the files' `runs`.
@@ -29,8 +29,8 @@ pub struct TuneArgs {
     pub runs: Option<u64>,
     /// Folder under which runs are written as <experiment>/<run-id>/ (a resumed run stays
     /// in its folder).
-    #[arg(long, default_value = "results", conflicts_with = "resume")]
-    pub results: PathBuf,
+    #[arg(long, value_name = "DIR", default_value = "results", conflicts_with = "resume")]
+    pub out: PathBuf,
     /// Worker threads (default: all cores; under mpirun, per rank). Results do not depend
     /// on it.
     #[arg(long)]
@@ -70,7 +70,7 @@ pub fn run(args: TuneArgs) -> Result<Ended> {
 
 /// Runs the campaigns the arguments ask for; the last outcome.
 fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
-    let options = RunOptions { threads: args.threads, results: args.results.clone() };
+    let options = RunOptions { threads: args.threads, results: args.out.clone() };
     // Before any folder is made (the pool itself is started with the campaign).
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
@@ -114,7 +114,7 @@ fn run_with(args: &TuneArgs, executor: &dyn Executor) -> Result<Outcome> {
         }
     }
     if runs.len() > 1 {
-        let out = args.results.join(format!(
+        let out = args.out.join(format!(
             "comparison-{}.png",
             runs[0].file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
         ));

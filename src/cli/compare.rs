@@ -8,7 +8,7 @@ use crate::report::ledger::Ledger;
 use crate::report::paired::{Sequential, MIN_PAIRS};
 use crate::support::atomic_file::AtomicFile;
 use crate::support::progress::with_progress;
-use crate::support::run_dir::{create_unique, merged, provenance, stamp};
+use crate::support::run_dir::{create_run_folder, merged, provenance};
 use crate::support::threads::thread_pool;
 use crate::tune::objective::Fitness;
 use anyhow::{bail, Context, Result};
@@ -192,10 +192,7 @@ fn run_with(args: Args, players: &dyn compare::Players) -> Result<()> {
     let sides = setup.build()?;
     let run_dir = match &resumed {
         Some(dir) => dir.clone(),
-        None => {
-            std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-            create_unique(&args.out, &format!("{}-seed{}", stamp(SystemTime::now()), args.seed))?
-        }
+        None => create_run_folder(&args.out, SystemTime::now(), args.seed)?,
     };
     let ledger_path = run_dir.join("ledger.csv");
     let ledger = Ledger::open(&ledger_path).inspect_err(|_| {

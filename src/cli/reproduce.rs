@@ -3,26 +3,21 @@
 //! over board heights from full games on shorter boards) and prints one table of measured
 //! against published figures, also written as CSV and Markdown to
 //! `results/reproduce/<run-id>/` with a manifest and the ledger of every game, from which
-//! `--resume DIR` continues a stopped run.
+//! `--resume RUN_FOLDER` continues a stopped run.
 //!
 //! What is measured, and how, is the library's [`crate::reproduce`]; this command reads the
-//! arguments, prints the progress and the table, and writes the run's files.
+//! arguments, prints the progress and the table, and has the run's files written.
 
 use crate::board::parse_size;
-use crate::presets;
 use crate::report::ledger::Ledger;
-use crate::reproduce::{
-    duration, markdown_table, measure, method_name, remaining_pieces, select, text_table, warm_up, Measuring, Planned,
-    Row, Selection,
-};
-use crate::sim::GameRecord;
-use crate::support::atomic_file::AtomicFile;
-use crate::support::text::{figure_text, group};
+use crate::reproduce::files::{time_estimate, write_outputs, Run};
+use crate::reproduce::{measure, select, text_table, Measuring, Selection};
+use crate::support::run_dir::create_run_folder;
+use crate::support::text::figure_text;
 use crate::support::threads::thread_pool;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -82,7 +77,7 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
     let started = SystemTime::now();
     let run_dir = match &resumed {
         Some(dir) => dir.clone(),
-        None => create_run_dir(&args.out, started, args.seed)?,
+        None => create_run_folder(&args.out, started, args.seed)?,
     };
     let ledger_path = run_dir.join("ledger.csv");
     let ledger = match Ledger::open(&ledger_path) {
@@ -109,13 +104,20 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
 
     let result = (|| -> Result<()> {
         if full {
-            pool.install(|| print_time_estimate(&selection, threads, args.seed, &ledger));
+            eprint!("{}", pool.install(|| time_estimate(&selection, threads, args.seed, &ledger)));
         }
         let mut rows = Vec::new();
         let mut games_csv = Vec::new();
         let mut rule_sets = BTreeMap::new();
         // The manifest first: a run stopped during its first measurement can be resumed.
-        let run = Run { args: &args, threads, full, started, planned: selection.len() };
+        let run = Run {
+            seed: args.seed,
+            threads,
+            full,
+            started,
+            planned: selection.len(),
+            arguments: measured_arguments(&args),
+        };
         write_outputs(&run_dir, &rows, &games_csv, &run, SystemTime::now(), &rule_sets)?;
         // No safe point to wait for (a game can take hours): Ctrl-C exits at once, saying
         // what is kept and how to go on.
@@ -141,7 +143,6 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
             rows.push(row);
             // Rewritten after every measurement; the ledger keeps every finished game in
             // between (the manifest says how many of the planned rows are done).
-            let run = Run { args: &args, threads, full, started, planned: selection.len() };
             write_outputs(&run_dir, &rows, &games_csv, &run, SystemTime::now(), &rule_sets)?;
         }
         print!("{}", text_table(&rows));
@@ -188,213 +189,4 @@ fn parse_heights(text: &str) -> std::result::Result<(usize, usize), String> {
     }
     crate::board::Board::check_size(4, high).map_err(|e| e.to_string())?;
     Ok((low, high))
-}
-
-/// Prints, before `--full` starts, how many pieces each measurement should still take
-/// (its games already in the ledger of a resumed run left out) and how long that is at the
-/// per-piece speed of a short single-threaded warm-up.
-fn print_time_estimate(selection: &[Planned], threads: usize, seed: u64, ledger: &Ledger) {
-    eprintln!("time estimate (warm-up speed per thread x {threads} thread(s), perfect scaling assumed):");
-    let mut total = 0.0;
-    let mut unknown = 0;
-    for planned in selection {
-        let m = &planned.measurement;
-        let Some(preset) = presets::REGISTRY.iter().find(|p| p.name == m.preset) else { continue };
-        let Ok(built) = preset.build(planned.board, None) else { continue };
-        let board = built.rules.new_board();
-        let remaining = remaining_pieces(planned, board.width(), board.height(), seed, ledger);
-        let done = match remaining.finished {
-            0 => String::new(),
-            finished if finished == remaining.planned => "done: ".to_string(),
-            finished => format!("{} of {} games done, ", group(finished as f64, 0), group(remaining.planned as f64, 0)),
-        };
-        let line = if remaining.finished == remaining.planned {
-            "every game in the ledger".to_string()
-        } else {
-            let speed = warm_up(built.driver());
-            let parallel = threads.min((remaining.planned - remaining.finished) as usize).max(1);
-            match remaining.pieces {
-                Some(pieces) => {
-                    let seconds = pieces / (speed * parallel as f64);
-                    total += seconds;
-                    format!(
-                        "{} pieces left at {:.0} pieces/s per thread: {}",
-                        group(pieces, 0),
-                        speed,
-                        duration(seconds)
-                    )
-                }
-                None => {
-                    unknown += 1;
-                    format!("unknown length (no published figure to size it), {speed:.0} pieces/s per thread")
-                }
-            }
-        };
-        eprintln!(
-            "  {:<24} {:>6}x{:<3} {:<12} {done}{line}",
-            m.preset,
-            board.width(),
-            board.height(),
-            method_name(m.method),
-        );
-    }
-    eprintln!(
-        "total: about {}{}",
-        duration(total),
-        if unknown > 0 { format!(" plus {unknown} measurement(s) of unknown length") } else { String::new() }
-    );
-}
-
-/// What the output files say about the run as a whole.
-struct Run<'a> {
-    args: &'a ReproduceArgs,
-    threads: usize,
-    full: bool,
-    started: SystemTime,
-    /// Measurements selected (rows written so far may be fewer).
-    planned: usize,
-}
-
-fn write_outputs(
-    dir: &Path,
-    rows: &[Row],
-    games: &[(usize, String, String, GameRecord)],
-    run: &Run,
-    finished: SystemTime,
-    rule_sets: &BTreeMap<String, String>,
-) -> Result<()> {
-    let Run { args, threads, full, started, planned } = *run;
-    let mut table = AtomicFile::create(&dir.join("table.csv"))?;
-    {
-        let mut w = csv::Writer::from_writer(table.writer());
-        w.write_record([
-            "preset",
-            "rule_set",
-            "board",
-            "games",
-            "metric",
-            "mean",
-            "low_95",
-            "high_95",
-            "published",
-            "published_tolerance",
-            "published_source",
-            "inside",
-            "kind",
-            "how_measured",
-            "seconds",
-        ])?;
-        for r in rows {
-            let number = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
-            w.write_record([
-                r.preset.clone(),
-                r.rule_set.clone(),
-                r.board.clone(),
-                r.count.clone(),
-                r.metric.to_string(),
-                number(r.mean),
-                number(r.interval.map(|i| i.0)),
-                number(r.interval.map(|i| i.1)),
-                number(r.published.map(|p| p.value)),
-                number(r.published.and_then(|p| p.tolerance)),
-                r.published.map(|p| p.source.to_string()).unwrap_or_default(),
-                r.verdict.clone(),
-                r.kind.to_string(),
-                r.method.clone(),
-                format!("{:.3}", r.seconds),
-            ])?;
-        }
-        w.flush()?;
-    }
-    table.commit()?;
-
-    let mut per_game = AtomicFile::create(&dir.join("games.csv"))?;
-    {
-        let mut w = csv::Writer::from_writer(per_game.writer());
-        w.write_record(["measurement", "preset", "board", "seed", "lines", "pieces", "score", "end"])?;
-        for (measurement, preset, board, r) in games {
-            w.write_record([
-                measurement.to_string(),
-                preset.clone(),
-                board.clone(),
-                r.seed.to_string(),
-                r.lines.to_string(),
-                r.pieces.to_string(),
-                r.score.to_string(),
-                r.end.as_str().to_string(),
-            ])?;
-        }
-        w.flush()?;
-    }
-    per_game.commit()?;
-
-    let mut markdown = AtomicFile::create(&dir.join("table.md"))?;
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
-    writeln!(
-        markdown.writer(),
-        "# tetris-lab reproduce ({})\n\nSeed {}, {} thread(s) on a {}-core machine, {} to {} UTC, tetris-lab {}.\n",
-        if full { "--full" } else { "--quick" },
-        args.seed,
-        threads,
-        cores,
-        utc_text(started),
-        utc_text(finished),
-        env!("CARGO_PKG_VERSION"),
-    )?;
-    write!(markdown.writer(), "{}", markdown_table(rows))?;
-    writeln!(
-        markdown.writer(),
-        "\n\"inside\": the published figure lies in the measured 95% interval; \"overlap\": it does not, \
-         but the published figure's own interval overlaps ours. An estimate's interval is the fit's: \
-         sampling error, widened by the scatter about the line, Student's t; see \"check\" for how \
-         far the line carried on before."
-    )?;
-    markdown.commit()?;
-
-    let manifest = serde_json::json!({
-        "command": "reproduce",
-        "arguments": std::env::args().skip(1).collect::<Vec<_>>(),
-        "mode": if full { "full" } else { "quick" },
-        "seed": args.seed,
-        "threads": threads,
-        "cores": cores,
-        "crate_version": env!("CARGO_PKG_VERSION"),
-        "git_hash": crate::support::run_dir::git_hash(),
-        "started_utc": utc_text(started),
-        "updated_utc": utc_text(finished),
-        "rule_set_versions": rule_sets,
-        "reproduce_arguments": measured_arguments(args),
-        "ledger": "ledger.csv",
-        "measurements_planned": planned,
-        "measurements_done": rows.len(),
-    });
-    let mut file = AtomicFile::create(&dir.join("manifest.json"))?;
-    serde_json::to_writer_pretty(file.writer(), &manifest)?;
-    writeln!(file.writer())?;
-    file.commit()
-}
-
-/// Creates `<out>/<UTC stamp>-seed<seed>`, adding `-2`, `-3`, ... when that exists, so a run
-/// never writes into an earlier one.
-fn create_run_dir(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf> {
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    crate::support::run_dir::create_unique(out, &format!("{}-seed{}", crate::support::run_dir::stamp(started), seed))
-}
-
-/// `2026-11-29 12:41:00`.
-fn utc_text(time: SystemTime) -> String {
-    let (y, mo, d, h, mi, s) = crate::support::run_dir::utc_parts(time);
-    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::{Duration, UNIX_EPOCH};
-
-    #[test]
-    fn utc_dates() {
-        // 2000-02-29 12:34:56 UTC (a leap day).
-        assert_eq!(utc_text(UNIX_EPOCH + Duration::from_secs(951_827_696)), "2000-02-29 12:34:56");
-    }
 }

@@ -109,6 +109,13 @@ pub fn git_hash() -> Option<String> {
     (hash != "unknown").then(|| hash.to_string())
 }
 
+/// Creates `<out>/<UTC stamp>-seed<seed>` (and `out` if need be), adding `-2`, `-3`, ...
+/// when that exists, so a run never writes into an earlier one.
+pub fn create_run_folder(out: &Path, started: SystemTime, seed: u64) -> Result<PathBuf> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    create_unique(out, &format!("{}-seed{}", stamp(started), seed))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

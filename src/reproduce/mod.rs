@@ -9,6 +9,8 @@
 //! line. Presets of the registry without a line get [`default_plan`]; presets of the plan
 //! or registry whose rule set does not build yet are listed as "not available".
 
+pub mod files;
+
 use crate::presets::{self, Preset};
 use crate::report::extrapolation::{HeightFit, HeightSample, Prediction};
 use crate::report::ledger::Ledger;

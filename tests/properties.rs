@@ -103,7 +103,7 @@ proptest! {
     #[test]
     fn feature_set_scorers_match_the_evaluator(board in arbitrary_board(), piece in 0usize..7) {
         use tetris_lab::features::incremental::{
-            full_score, ParentSummary, ShapeCells, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
+            full_score, gaps_at, Landing, ParentSummary, ShapeCells, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
         };
         let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);
         let summary = ParentSummary::new(&board);
@@ -119,28 +119,30 @@ proptest! {
                 let cells = ShapeCells::new(&p.shape);
                 let (width, height, left, bottom) =
                     (p.shape.width as usize, p.shape.height as usize, p.left as usize, p.bottom as usize);
+                let gaps = gaps_at(board.heights(), &cells, width, left, bottom);
+                let landing = Landing { shape: &cells, width, height, left, bottom, gaps: &gaps };
                 let (fast, full) = match preset {
                     "dellacherie-simplified" => (
-                        summary.score_at::<DELLACHERIE_SET, _>(&board, &cells, width, height, left, bottom, &weights),
+                        summary.score_at::<DELLACHERIE_SET, _>(&board, landing, &weights),
                         full_score::<DELLACHERIE_SET>(&after, &info, &weights),
                     ),
                     "bcts" => (
-                        summary.score_at::<BCTS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
+                        summary.score_at::<BCTS_SET, _>(&board, landing, &weights),
                         full_score::<BCTS_SET>(&after, &info, &weights),
                     ),
                     "bcts-mdptetris" => (
-                        summary.score_at::<BCTS_MDPTETRIS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
+                        summary.score_at::<BCTS_MDPTETRIS_SET, _>(&board, landing, &weights),
                         full_score::<BCTS_MDPTETRIS_SET>(&after, &info, &weights),
                     ),
                     _ => (
-                        summary.score_at::<ELTETRIS_SET, _>(&board, &cells, width, height, left, bottom, &weights),
+                        summary.score_at::<ELTETRIS_SET, _>(&board, landing, &weights),
                         full_score::<ELTETRIS_SET>(&after, &info, &weights),
                     ),
                 };
                 prop_assert_eq!(full.to_bits(), expected.to_bits(), "{} full", preset);
                 // Integer weights (Dellacherie's): the integer sum gives the same bits.
                 if let Some(integer) = evaluator.fast_integer_weights() {
-                    let sum = summary.score_at::<DELLACHERIE_SET, _>(&board, &cells, width, height, left, bottom, integer);
+                    let sum = summary.score_at::<DELLACHERIE_SET, _>(&board, landing, integer);
                     prop_assert_eq!(sum.map(f64::to_bits), fast.map(f64::to_bits), "{} integer", preset);
                 }
                 match fast {

@@ -4,8 +4,8 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
-    full_score, prunable, rows_are_runs, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET, BCTS_MDPTETRIS_SET,
-    BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
+    full_score, prunable, rows_are_runs, Landing, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET,
+    BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
@@ -142,7 +142,7 @@ impl OnePiece {
 
     /// A run of listed candidates of one shape (its box `piece_width` x `piece_height`)
     /// for [`OnePiece::score_listed`].
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the run's rules, board, summary, both weight vectors and the best so far
     #[inline(always)]
     fn score_run<const SET: u32, const INTEGER: bool>(
         &self,
@@ -169,12 +169,13 @@ impl OnePiece {
                 resting &= gap >= 0;
                 gaps[j & 3] = gap as u32;
             }
+            let landing = Landing { shape: cells, width: piece_width, height: piece_height, left, bottom, gaps: &gaps };
             let fast = if !resting {
                 None
             } else if INTEGER {
-                summary.score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
+                summary.score_at::<SET, _>(board, landing, integer)
             } else {
-                summary.score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
+                summary.score_at::<SET, _>(board, landing, weights)
             };
             let rating = match fast {
                 Some(value) => self.evaluator.utility_of_value(value),
@@ -273,7 +274,7 @@ impl OnePiece {
     /// [`OnePiece::choose_straight_drops`] scoring the features of `SET` (0: every feature,
     /// summed by [`Evaluator::fast_utility`]), summed in integers with `integer` when
     /// `INTEGER`, skipping the placements that cannot win when `PRUNE` (real sums only).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the walk's rules, table, view, summary, bounds and both weight vectors
     #[inline(always)]
     fn walk_drops<const SET: u32, const INTEGER: bool, const PRUNE: bool>(
         &self,
@@ -327,7 +328,7 @@ impl OnePiece {
 
     /// Every column of one orientation (number `k` of the piece's table, its box
     /// `piece_width` x `piece_height`) for [`OnePiece::walk_drops`].
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // as walk_drops, with the orientation and the best so far
     #[inline(always)]
     fn walk_columns<const SET: u32, const INTEGER: bool, const PRUNE: bool>(
         &self,
@@ -368,38 +369,24 @@ impl OnePiece {
                 continue;
             }
             let placement = || Placement::straight(piece, k, left, bottom, *shape);
+            let landing = Landing { shape: cells, width: piece_width, height: piece_height, left, bottom, gaps: &gaps };
             let fast = if SET == 0 {
-                summary.features_at(board, cells, left, bottom).map(|values| self.evaluator.fast_utility(&values))
+                summary.features_at(board, landing).map(|values| self.evaluator.fast_utility(&values))
             } else if INTEGER {
-                summary
-                    .score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, integer)
-                    .map(|value| self.evaluator.utility_of_value(value))
+                summary.score_at::<SET, _>(board, landing, integer).map(|value| self.evaluator.utility_of_value(value))
             } else if PRUNE {
                 // The evaluator maximises: utilities are values.
                 let threshold = match best {
                     Some((b, _, _)) if prune => *b,
                     _ => f64::NEG_INFINITY,
                 };
-                match summary.score_or_prune::<SET>(
-                    board,
-                    cells,
-                    piece_width,
-                    piece_height,
-                    left,
-                    bottom,
-                    &gaps,
-                    weights,
-                    bounds,
-                    threshold,
-                ) {
+                match summary.score_or_prune::<SET>(board, landing, weights, bounds, threshold) {
                     Scored::Value(value) => Some(value),
                     Scored::Pruned => continue,
                     Scored::Declined => None,
                 }
             } else {
-                summary
-                    .score_with_gaps::<SET, _>(board, cells, piece_width, piece_height, left, bottom, &gaps, weights)
-                    .map(|value| self.evaluator.utility_of_value(value))
+                summary.score_at::<SET, _>(board, landing, weights).map(|value| self.evaluator.utility_of_value(value))
             };
             let rating = match fast {
                 Some(rating) => rating,

@@ -1,17 +1,17 @@
-//! `tetris-lab versus A B`: two E-Tetris searches compared beyond chance
+//! `tetris-lab etetris versus A B`: two E-Tetris searches compared beyond chance
 //! ([`crate::tune::versus`]). Each side is a weights file, optionally followed by the
 //! search's refinement flags; both run under the same jitter seeds, and the paired gains
 //! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs, and
 //! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
 //! moment continues, when run again with the same arguments, without searching again.
 
-use super::solve::{
-    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, with_suffix,
-    SearchArgs,
-};
-use super::Ended;
+use super::{install_ctrl_c, moves_parser, SearchArgs};
+use crate::cli::Ended;
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
+use crate::etetris::runs::{
+    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, with_suffix,
+};
 use crate::etetris::search_state::SearchState;
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
@@ -40,11 +40,11 @@ pub struct Args {
     #[arg(long, default_value_t = 1000)]
     pub beam: usize,
     /// Move set, both sides.
-    #[arg(long, value_enum, default_value_t = MoveSet::Seed)]
+    #[arg(long, value_parser = moves_parser(), default_value = "seed")]
     pub moves: MoveSet,
     /// Pieces to place (the game has 10,000).
     #[arg(long, default_value_t = PIECE_LIMIT)]
-    pub pieces: usize,
+    pub max_pieces: usize,
     /// Pairs of searches: jitter seeds 1 to N, each jittering both sides' weights alike.
     #[arg(long, default_value_t = 4)]
     pub jitters: u64,
@@ -79,7 +79,8 @@ struct SideArgs {
 fn side(name: &str, text: &str) -> Result<Side> {
     let fail = |cause: String| anyhow!("side {name} (\"{text}\"): {cause}");
     ensure!(!text.trim().is_empty(), fail("empty: give a weights file (or `seed`), then any refinement flags".into()));
-    let parsed = SideArgs::try_parse_from(text.split_whitespace()).map_err(|e| fail(super::clap_error_line(&e)))?;
+    let parsed =
+        SideArgs::try_parse_from(text.split_whitespace()).map_err(|e| fail(crate::cli::clap_error_line(&e)))?;
     let weights = if parsed.weights == "seed" {
         Weights::default()
     } else if !Path::new(&parsed.weights).exists() && crate::names::closest(&parsed.weights, &["seed"]).is_some() {
@@ -96,7 +97,7 @@ fn side(name: &str, text: &str) -> Result<Side> {
 }
 
 pub fn run(args: Args) -> Result<Ended> {
-    check_beam_and_pieces(args.beam, args.pieces)?;
+    check_beam_and_pieces(args.beam, args.max_pieces)?;
     ensure!((1..=1000).contains(&args.jitters), "--jitters must be in 1..=1000, got {}", args.jitters);
     check_jitter_percent(args.jitter_percent)?;
     let every = checkpoint_cadence(args.checkpoint_every)?;
@@ -123,7 +124,7 @@ pub fn run(args: Args) -> Result<Ended> {
     let settings = Settings {
         beam: args.beam,
         moves: args.moves,
-        pieces: args.pieces,
+        pieces: args.max_pieces,
         seeds: (1..=args.jitters).collect(),
         jitter: args.jitter_percent / 100.0,
     };
@@ -132,7 +133,7 @@ pub fn run(args: Args) -> Result<Ended> {
         "beam {}, moves {}, {} pieces; both sides' weights jittered by up to {}% with seeds 1 to {}",
         args.beam,
         args.moves.name(),
-        args.pieces,
+        args.max_pieces,
         args.jitter_percent,
         args.jitters
     );
@@ -154,7 +155,7 @@ pub fn run(args: Args) -> Result<Ended> {
     if kept.is_some() {
         install_ctrl_c();
     }
-    let bar = pieces_bar(searches * args.pieces, true);
+    let bar = pieces_bar(searches * args.max_pieces, true);
     bar.set_message(format!("{searches} searches"));
     bar.set_position(earlier.iter().map(|f| f.pieces).sum::<usize>() as u64);
     let started = Instant::now();
@@ -172,10 +173,10 @@ pub fn run(args: Args) -> Result<Ended> {
     };
     let seconds = started.elapsed().as_secs_f64();
     print!("{}", table(&pairs));
-    for p in pairs.iter().filter(|p| p.a_pieces < args.pieces || p.b_pieces < args.pieces) {
+    for p in pairs.iter().filter(|p| p.a_pieces < args.max_pieces || p.b_pieces < args.max_pieces) {
         println!(
             "seed {}: a search ended early (A placed {}, B {} of {} pieces: every kept board topped out)",
-            p.seed, p.a_pieces, p.b_pieces, args.pieces
+            p.seed, p.a_pieces, p.b_pieces, args.max_pieces
         );
     }
     print!("{}", verdict(&Verdict::of(&pairs)));
@@ -186,7 +187,7 @@ pub fn run(args: Args) -> Result<Ended> {
             "b": args.b,
             "moves": args.moves.name(),
             "beam": args.beam,
-            "pieces": args.pieces,
+            "pieces": args.max_pieces,
             "jitter_seeds": settings.seeds,
             "jitter_percent": args.jitter_percent,
             "threads": pool.current_num_threads(),
@@ -297,7 +298,7 @@ fn fingerprint(args: &Args, a: &Side, b: &Side) -> String {
         "b_refinements": b.refinements,
         "beam": args.beam,
         "moves": args.moves.name(),
-        "pieces": args.pieces,
+        "pieces": args.max_pieces,
         "jitter_percent": args.jitter_percent,
         "rule_set_version": crate::etetris::game::RULES_VERSION,
         "crate_version": env!("CARGO_PKG_VERSION"),
@@ -308,7 +309,7 @@ fn fingerprint(args: &Args, a: &Side, b: &Side) -> String {
 /// The journal of a comparison's finished searches: one line `seed,side,score,pieces` per
 /// search, appended as it ends.
 const SEARCHES: JournalKind = JournalKind {
-    title: "# tetris-lab versus searches: ",
+    title: "# tetris-lab etetris versus searches: ",
     header: "seed,side,score,pieces",
     another_run: "the searches of another comparison (other sides or settings): give another --csv, \
                   or delete it to start afresh",

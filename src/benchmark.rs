@@ -1,7 +1,7 @@
 //! The simulator benchmark: one-piece Dellacherie decisions per second per core on
 //! `simplified` 10x10 and 10x20, nanoseconds per place-and-clear, and games per second at
 //! 1 and 2 threads with the parallel efficiency. Run by `cargo bench --bench simulator`
-//! (and `tetris-lab bench simulator`, which also rates every preset); never by a test, since
+//! (and `tetris-lab bench`, which also rates every preset); never by a test, since
 //! timings are not test material.
 
 use crate::piece::Piece;
@@ -65,7 +65,7 @@ pub fn bench_build(preset: &presets::Preset) -> anyhow::Result<(Built, String)> 
     Ok((built, label))
 }
 
-/// `tetris-lab bench simulator`: decisions per CPU-second of every preset (each for about
+/// `tetris-lab bench`: decisions per CPU-second of every preset (each for about
 /// `budget` of CPU time, games capped at `max_pieces`), then games per second of
 /// `dellacherie-simplified` 10x10 on 1 and 2 threads and the parallel efficiency.
 pub fn run_presets(budget: Duration, max_pieces: u64, games: u64) -> anyhow::Result<Vec<Measurement>> {

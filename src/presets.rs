@@ -199,7 +199,7 @@ impl Preset {
         }
         let written_for = if named == ETETRIS {
             anyhow::bail!(
-                "the weights are for the E-Tetris search (`tetris-lab solve --weights`), not preset {}",
+                "the weights are for the E-Tetris search (`tetris-lab etetris solve --weights`), not preset {}",
                 self.name
             )
         } else {
@@ -272,7 +272,7 @@ impl Built {
 }
 
 /// The E-Tetris contest evaluator. Not a preset of the game loop (it is a beam search
-/// over one known sequence, not a policy of [`REGISTRY`]'s kind): `tetris-lab solve`
+/// over one known sequence, not a policy of [`REGISTRY`]'s kind): `tetris-lab etetris solve`
 /// plays it, and tuning experiments name it as their `preset`.
 pub const ETETRIS: &str = "etetris";
 
@@ -281,7 +281,7 @@ pub fn find(name: &str) -> Result<&'static Preset> {
     if name == ETETRIS {
         anyhow::bail!(
             "preset \"{ETETRIS}\" is the E-Tetris contest's beam search, not a game of this command: \
-             run it with `tetris-lab solve` (or tune it with `preset = \"{ETETRIS}\"` in an experiment file)"
+             run it with `tetris-lab etetris solve` (or tune it with `preset = \"{ETETRIS}\"` in an experiment file)"
         );
     }
     REGISTRY
@@ -318,6 +318,6 @@ mod tests {
         assert!(e.contains("did you mean \"el-tetris\""), "{e}");
         // Not "did you mean el-tetris": the contest has its own commands.
         let e = find(ETETRIS).err().unwrap().to_string();
-        assert!(e.contains("tetris-lab solve") && !e.contains("did you mean"), "{e}");
+        assert!(e.contains("tetris-lab etetris solve") && !e.contains("did you mean"), "{e}");
     }
 }

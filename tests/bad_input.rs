@@ -698,14 +698,15 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
     files.extend([("binary.txt", BINARY), ("binary.toml", BINARY), ("folder/", b""), ("keep.txt", b"N,D19\n")]);
     files.push(("good.toml", WEIGHTS.as_bytes()));
     files.push(("record.png", b"N,D19\n"));
-    let mut cases: Vec<Case> = records.iter().map(|(name, _, needle)| refused(&["replay", name], needle)).collect();
+    let mut cases: Vec<Case> =
+        records.iter().map(|(name, _, needle)| refused(&["etetris", "replay", name], needle)).collect();
     cases.extend([
-        refused(&["replay", "binary.txt"], "binary.txt"),
-        refused(&["replay", "folder"], "folder"),
-        refused(&["replay", "no-such.txt"], "no-such.txt"),
+        refused(&["etetris", "replay", "binary.txt"], "binary.txt"),
+        refused(&["etetris", "replay", "folder"], "folder"),
+        refused(&["etetris", "replay", "no-such.txt"], "no-such.txt"),
     ]);
     let solve = |extra: &[&str]| {
-        with_defaults(&["solve"], &[("--beam", "2"), ("--pieces", "5"), ("--record", "keep.txt")], extra)
+        with_defaults(&["etetris", "solve"], &[("--beam", "2"), ("--max-pieces", "5"), ("--record", "keep.txt")], extra)
     };
     for (name, _, needle) in &weights {
         cases.push(refused(&solve(&["--weights", name]), needle));
@@ -715,8 +716,8 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&solve(&["--weights", "folder"]), "folder"),
         refused(&solve(&["--beam", "0"]), "--beam"),
         refused(&solve(&["--beam", "18446744073709551615"]), "--beam"),
-        refused(&solve(&["--pieces", "0"]), "--pieces"),
-        refused(&solve(&["--pieces", "10001"]), "--pieces"),
+        refused(&solve(&["--max-pieces", "0"]), "--max-pieces"),
+        refused(&solve(&["--max-pieces", "10001"]), "--max-pieces"),
         refused(&solve(&["--lookahead", "17"]), "--lookahead"),
         refused(&solve(&["--lookahead", "2", "--lookahead-blend", "101"]), "--lookahead-blend"),
         refused(&solve(&["--lookahead-blend", "50"]), "--lookahead-blend"),
@@ -734,71 +735,71 @@ fn etetris_commands_refuse_bad_records_weights_and_counts() {
         refused(&solve(&["--jitter", "1", "--jitter-percent", "51"]), "--jitter-percent"),
         refused(&solve(&["--jitter-percent", "2"]), "--jitter"),
         usage(&solve(&["--jitter=-1"]), "--jitter"),
-        usage(&solve(&["--pieces=-1"]), "--pieces"),
+        usage(&solve(&["--pieces=-1"]), "--max-pieces"),
         usage(&solve(&["--moves", "all"]), "--moves"),
-        refused(&["solve", "--beam", "2", "--pieces", "5", "--record", "folder"], "folder"),
-        refused(&["solve", "--beam", "2", "--pieces", "5", "--record", "keep.txt/x.txt"], "keep.txt"),
-        refused(&["bench", "etetris", "--beams", "0", "--pieces", "5"], "--beam"),
-        refused(&["polish", "no-such.txt", "--record", "out.txt"], "no-such.txt"),
-        refused(&["polish", "keep.txt", "--record", "./keep.txt"], "is the record being polished"),
-        refused(&["polish", "keep.txt", "--record", "good.toml", "--weights", "good.toml"], "is the --weights file"),
+        refused(&["etetris", "solve", "--beam", "2", "--max-pieces", "5", "--record", "folder"], "folder"),
+        refused(&["etetris", "solve", "--beam", "2", "--max-pieces", "5", "--record", "keep.txt/x.txt"], "keep.txt"),
+        refused(&["etetris", "bench", "--beams", "0", "--max-pieces", "5"], "--beam"),
+        refused(&["etetris", "polish", "no-such.txt", "--record", "out.txt"], "no-such.txt"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "./keep.txt"], "is the record being polished"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "good.toml", "--weights", "good.toml"], "is the --weights file"),
         refused(
             &solve(&["--weights", "good.toml", "--record", "good.toml"]),
             "--record good.toml is the --weights file",
         ),
-        refused(&["replay", "keep.txt", "--png", "keep.txt"], "--png keep.txt: the file name must end in .png"),
-        refused(&["replay", "record.png", "--png", "./record.png"], "--png ./record.png is the record replayed"),
+        refused(&["etetris", "replay", "keep.txt", "--png", "keep.txt"], "--png keep.txt: the file name must end in .png"),
+        refused(&["etetris", "replay", "record.png", "--png", "./record.png"], "--png ./record.png is the record replayed"),
         refused(
-            &["replay", "keep.txt", "--png", "out.png", "--gif", "out.png"],
+            &["etetris", "replay", "keep.txt", "--png", "out.png", "--gif", "out.png"],
             "--gif out.png: the file name must end in .gif",
         ),
         refused(
-            &["versus", "good.toml", "seed", "--beam", "2", "--pieces", "5", "--csv", "good.toml"],
+            &["etetris", "versus", "good.toml", "seed", "--beam", "2", "--max-pieces", "5", "--csv", "good.toml"],
             "side A's weights",
         ),
-        usage(&["versus", "seed", "seed", "--beam", "2", "--pieces", "5", "--checkpoint-every", "5"], "--csv <CSV>"),
+        usage(&["etetris", "versus", "seed", "seed", "--beam", "2", "--max-pieces", "5", "--checkpoint-every", "5"], "--csv <CSV>"),
         // A side's flags are parsed as the command's: clap's message and its tip, on one line.
         refused(
-            &["versus", "seed", "seed --lookahed 2", "--beam", "2", "--pieces", "5"],
+            &["etetris", "versus", "seed", "seed --lookahed 2", "--beam", "2", "--max-pieces", "5"],
             "side B (\"seed --lookahed 2\"): unexpected argument '--lookahed' found; tip: a similar argument exists: '--lookahead'",
         ),
-        usage(&["solve", "--bem", "3"], "unexpected argument '--bem' found; tip: a similar argument exists: '--beam' (see --help)"),
-        refused(&["polish", "folder", "--record", "out.txt"], "folder"),
-        refused(&["polish", "binary.txt", "--record", "out.txt"], "binary.txt"),
-        refused(&["polish", "unknown-op.txt", "--record", "out.txt"], "X3"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--beam", "0"], "--beam"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--window", "0"], "--window"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--window", "10001"], "--window"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--stride", "0"], "--stride"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--guide", "NaN"], "--guide"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--from", "1"], "--from"),
-        usage(&["polish", "keep.txt", "--record", "out.txt", "--from=-1"], "--from"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--guide=-1"], "--guide"),
-        usage(&["polish", "keep.txt", "--record", "out.txt", "--guide", "much"], "--guide"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--weights", "nan.toml"], "holes"),
-        refused(&["polish", "keep.txt", "--record", "out.txt", "--second-ply", "2"], "--second-ply"),
-        refused(&["polish", "keep.txt", "--record", "keep.txt"], "keep.txt"),
-        refused(&["polish", "keep.txt", "--record", "./keep.txt"], "keep.txt"),
-        refused(&["polish", "keep.txt", "--record", "folder"], "folder"),
-        usage(&["polish", "keep.txt", "--window=-1"], "--window"),
-        usage(&["polish"], "required arguments"),
-        refused(&["bench", "etetris", "--beams", "2,1000000000", "--pieces", "5"], "--beam"),
-        refused(&["bench", "etetris", "--beams", "2", "--pieces", "0"], "--pieces"),
-        refused(&["bench", "simulator", "--seconds", "1e20", "--games", "2"], "--seconds"),
-        refused(&["bench", "simulator", "--seconds", "86401", "--games", "2"], "--seconds"),
-        refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--threads", "0"], "--threads"),
+        usage(&["etetris", "solve", "--bem", "3"], "unexpected argument '--bem' found; tip: a similar argument exists: '--beam' (see --help)"),
+        refused(&["etetris", "polish", "folder", "--record", "out.txt"], "folder"),
+        refused(&["etetris", "polish", "binary.txt", "--record", "out.txt"], "binary.txt"),
+        refused(&["etetris", "polish", "unknown-op.txt", "--record", "out.txt"], "X3"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--beam", "0"], "--beam"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--window", "0"], "--window"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--window", "10001"], "--window"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--stride", "0"], "--stride"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--guide", "NaN"], "--guide"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--from", "1"], "--from"),
+        usage(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--from=-1"], "--from"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--guide=-1"], "--guide"),
+        usage(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--guide", "much"], "--guide"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--weights", "nan.toml"], "holes"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "out.txt", "--second-ply", "2"], "--second-ply"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "keep.txt"], "keep.txt"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "./keep.txt"], "keep.txt"),
+        refused(&["etetris", "polish", "keep.txt", "--record", "folder"], "folder"),
+        usage(&["etetris", "polish", "keep.txt", "--window=-1"], "--window"),
+        usage(&["etetris", "polish"], "required arguments"),
+        refused(&["etetris", "bench", "--beams", "2,1000000000", "--max-pieces", "5"], "--beam"),
+        refused(&["etetris", "bench", "--beams", "2", "--max-pieces", "0"], "--max-pieces"),
+        refused(&["bench", "--seconds", "1e20", "--games", "2"], "--seconds"),
+        refused(&["bench", "--seconds", "86401", "--games", "2"], "--seconds"),
+        refused(&["etetris", "bench", "--beams", "2", "--max-pieces", "5", "--threads", "0"], "--threads"),
         // `--threads` means one thing everywhere: at least 1, all cores when not given.
-        refused(&["solve", "--beam", "2", "--pieces", "5", "--threads", "0"], "--threads must be at least 1"),
-        refused(&["polish", "keep.txt", "--threads", "0"], "--threads must be at least 1"),
+        refused(&["etetris", "solve", "--beam", "2", "--max-pieces", "5", "--threads", "0"], "--threads must be at least 1"),
+        refused(&["etetris", "polish", "keep.txt", "--threads", "0"], "--threads must be at least 1"),
         refused(&["compare", "bcts", "bcts", "--threads", "0"], "--threads must be at least 1"),
-        refused(&["splice", "keep.txt", "keep.txt", "--bridge", "--threads", "0"], "--threads must be at least 1"),
-        refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--threads", "100000,200000"], "--threads"),
-        refused(&["bench", "etetris", "--beams", "2", "--pieces", "5", "--weights", "nan.toml"], "nan.toml"),
+        refused(&["etetris", "splice", "keep.txt", "keep.txt", "--bridge", "--threads", "0"], "--threads must be at least 1"),
+        refused(&["etetris", "bench", "--beams", "2", "--max-pieces", "5", "--threads", "100000,200000"], "--threads"),
+        refused(&["etetris", "bench", "--beams", "2", "--max-pieces", "5", "--weights", "nan.toml"], "nan.toml"),
         usage(&["bench", "tetris"], "tetris"),
-        refused(&["sequence", "etetris", "-n", "0"], "--count"),
-        refused(&["sequence", "etetris", "-n", "18446744073709551615"], "--count"),
-        usage(&["sequence", "etetris", "-n", "-1"], "-1"),
-        usage(&["sequence", "tetris"], "tetris"),
+        refused(&["etetris", "sequence", "--max-pieces", "0"], "--max-pieces"),
+        refused(&["etetris", "sequence", "--max-pieces", "18446744073709551615"], "--max-pieces"),
+        usage(&["etetris", "sequence", "--max-pieces", "-1"], "-1"),
+        usage(&["etetris", "sequence", "tetris"], "tetris"),
     ]);
     battery(&files, cases);
 }
@@ -1045,7 +1046,7 @@ fn watch_and_play_refuse_bad_traces_games_and_pictures() {
         // The GIF's options without a GIF would be ignored: refused instead.
         usage(&watch(&["--gif-from", "3"]), "--gif"),
         usage(&watch(&["--gif-frames", "3"]), "--gif"),
-        usage(&["replay", "x.txt", "--gif-delay-ms", "50"], "--gif"),
+        usage(&["etetris", "replay", "x.txt", "--gif-delay-ms", "50"], "--gif"),
         refused(&watch(&["--gif", "folder"]), "folder"),
         refused(&watch(&["--png", "no-such/x.png"]), "x.png"),
         refused(&watch(&["--gif", "out.gif", "--gif-from", "100"]), "--gif-from"),
@@ -1056,9 +1057,9 @@ fn watch_and_play_refuse_bad_traces_games_and_pictures() {
         ),
         refused(&["play", "--preset", "bcts", "--games", "1", "--max-pieces", "5", "--trace", "folder"], "folder"),
         refused(&["play", "--preset", "bcts", "--games", "2", "--game", "1"], "--game 1: it picks the game --trace"),
-        refused(&["replay", "good.trace", "--watch"], "good.trace"),
-        refused(&["replay", "x.txt", "--watch", "--delay-ms", "10001"], "--delay-ms"),
-        refused(&["replay", "x.txt", "--watch", "--max-pieces", "0"], "--max-pieces"),
+        refused(&["etetris", "replay", "good.trace", "--watch"], "good.trace"),
+        refused(&["etetris", "replay", "x.txt", "--watch", "--delay-ms", "10001"], "--delay-ms"),
+        refused(&["etetris", "replay", "x.txt", "--watch", "--max-pieces", "0"], "--max-pieces"),
     ]);
     battery(&files, cases);
 }
@@ -1069,7 +1070,7 @@ fn a_thread_count_beyond_the_cores_is_capped_not_started() {
     let started = Instant::now();
     for args in [
         vec!["play", "--preset", "dellacherie-simplified", "--board", "10x10", "--games", "2", "--max-pieces", "5"],
-        vec!["solve", "--beam", "2", "--pieces", "5", "--record", "r.txt"],
+        vec!["etetris", "solve", "--beam", "2", "--max-pieces", "5", "--record", "r.txt"],
     ] {
         let mut args: Vec<String> = args.into_iter().map(String::from).collect();
         args.extend(["--threads".to_string(), "100000".to_string()]);
@@ -1091,7 +1092,7 @@ fn a_huge_bad_token_is_quoted_short() {
     let files: [(&str, &[u8]); 2] = [("huge.txt", record.as_bytes()), ("boards.txt", board.as_bytes())];
     let cases = || {
         vec![
-            refused(&["replay", "huge.txt"], "(1048576 characters)"),
+            refused(&["etetris", "replay", "huge.txt"], "(1048576 characters)"),
             refused(&["features", "--preset", "bcts", "boards.txt"], "(1048576 characters)"),
         ]
     };
@@ -1126,10 +1127,23 @@ fn output_names_are_checked_whole_before_the_work() {
     let cases = vec![
         refused(&play(&long), "more than the 255 a file name may have"),
         refused(&play(&near), "manifest.json"),
-        refused(&["solve", "--beam", "5", "--pieces", "20", "--record", &record], "manifest.json"),
+        refused(&["etetris", "solve", "--beam", "5", "--max-pieces", "20", "--record", &record], "manifest.json"),
         // Its CSV and manifest names fit; the checkpoint of its last search would not.
         refused(
-            &["versus", "seed", "seed", "--beam", "5", "--pieces", "20", "--jitters", "4", "--csv", &versus_csv],
+            &[
+                "etetris",
+                "versus",
+                "seed",
+                "seed",
+                "--beam",
+                "5",
+                "--max-pieces",
+                "20",
+                "--jitters",
+                "4",
+                "--csv",
+                &versus_csv,
+            ],
             "4-B.checkpoint",
         ),
     ];

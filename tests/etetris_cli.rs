@@ -45,8 +45,8 @@ fn expect_error(args: &[&str], dir: &Path, needle: &str) {
 fn sequence_equals_the_published_sequence() {
     let dir = tempfile::tempdir().unwrap();
     let expected = std::fs::read_to_string(repository_file("tests/data/etetris/sequence.txt")).unwrap();
-    assert_eq!(stdout(&run(&["sequence", "etetris"], dir.path())), expected);
-    let first = stdout(&run(&["sequence", "etetris", "-n", "3"], dir.path()));
+    assert_eq!(stdout(&run(&["etetris", "sequence"], dir.path())), expected);
+    let first = stdout(&run(&["etetris", "sequence", "--max-pieces", "3"], dir.path()));
     assert_eq!(first, "Z 0\nI 1\nO 2\n");
 }
 
@@ -54,13 +54,13 @@ fn sequence_equals_the_published_sequence() {
 fn the_published_record_replays_to_its_score() {
     let dir = tempfile::tempdir().unwrap();
     let path = repository_file("data/etetris/published_1378178.txt");
-    let line = stdout(&run(&["replay", path.to_str().unwrap()], dir.path()));
+    let line = stdout(&run(&["etetris", "replay", path.to_str().unwrap()], dir.path()));
     assert_eq!(line.trim(), "pieces=10000 score=1378178");
     // Pieces after the game's end are not played, and a note says so.
     let best = repository_file("data/etetris/k10000-1427634.txt");
     let longer = format!("{},N,D5,N,D7", std::fs::read_to_string(best).unwrap().trim_end());
     std::fs::write(dir.path().join("longer.txt"), longer).unwrap();
-    let output = run(&["replay", "longer.txt"], dir.path());
+    let output = run(&["etetris", "replay", "longer.txt"], dir.path());
     assert_eq!(stdout(&output).trim(), "pieces=10000 score=1427634");
     let note = String::from_utf8_lossy(&output.stderr);
     assert!(note.contains("the game ended at piece 10000; the record's 2 piece(s) after it were not played"), "{note}");
@@ -74,12 +74,25 @@ fn solve_writes_records_that_replay_to_the_printed_score() {
     for moves in ["seed", "full"] {
         let record = format!("{moves}.txt");
         let line = stdout(&run(
-            &["solve", "--beam", "30", "--threads", "2", "--moves", moves, "--pieces", "3000", "--record", &record],
+            &[
+                "etetris",
+                "solve",
+                "--beam",
+                "30",
+                "--threads",
+                "2",
+                "--moves",
+                moves,
+                "--max-pieces",
+                "3000",
+                "--record",
+                &record,
+            ],
             dir.path(),
         ));
         let score = field(&line, "score");
         assert!(score > 0, "{line}");
-        let replayed = stdout(&run(&["replay", &record], dir.path()));
+        let replayed = stdout(&run(&["etetris", "replay", &record], dir.path()));
         assert_eq!(field(&replayed, "score"), score, "{moves}: {line} vs {replayed}");
         assert_eq!(field(&replayed, "pieces"), field(&line, "pieces"), "{moves}: {line} vs {replayed}");
         // Beside the record, what the run was: the record's format has no room for it.
@@ -105,10 +118,11 @@ fn read_manifest(path: &Path) -> serde_json::Value {
 #[test]
 fn polish_improves_a_record_and_writes_one_that_replays_to_the_printed_score() {
     let dir = tempfile::tempdir().unwrap();
-    stdout(&run(&["solve", "--beam", "15", "--pieces", "400", "--record", "weak.txt"], dir.path()));
-    let before = field(&stdout(&run(&["replay", "weak.txt"], dir.path())), "score");
+    stdout(&run(&["etetris", "solve", "--beam", "15", "--max-pieces", "400", "--record", "weak.txt"], dir.path()));
+    let before = field(&stdout(&run(&["etetris", "replay", "weak.txt"], dir.path())), "score");
     let polish = |threads: &str, out: &str| {
-        let args = ["polish", "weak.txt", "--moves", "full", "--beam", "50", "--window", "60", "--stride", "30"];
+        let args =
+            ["etetris", "polish", "weak.txt", "--moves", "full", "--beam", "50", "--window", "60", "--stride", "30"];
         stdout(&run(&args.into_iter().chain(["--threads", threads, "--record", out]).collect::<Vec<_>>(), dir.path()))
     };
     let line = polish("1", "one.txt");
@@ -117,7 +131,7 @@ fn polish_improves_a_record_and_writes_one_that_replays_to_the_printed_score() {
     assert!(score > before, "{line}");
     assert_eq!(field(&line, "gain"), score - before, "{line}");
     assert!(field(&line, "detours") > 0, "{line}");
-    let replayed = stdout(&run(&["replay", "one.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "one.txt"], dir.path()));
     assert_eq!((field(&replayed, "score"), field(&replayed, "pieces")), (score, 400), "{replayed}");
     polish("2", "two.txt");
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
@@ -127,11 +141,15 @@ fn polish_improves_a_record_and_writes_one_that_replays_to_the_printed_score() {
     assert_eq!((&manifest["score"], &manifest["score_before"]), (&score.into(), &before.into()));
     assert_eq!((&manifest["window"], &manifest["stride"], &manifest["threads"]), (&60.into(), &30.into(), &1.into()));
     // The default output is beside the other results, named after the record.
-    let line = stdout(&run(&["polish", "weak.txt", "--beam", "5", "--window", "50"], dir.path()));
+    let line = stdout(&run(&["etetris", "polish", "weak.txt", "--beam", "5", "--window", "50"], dir.path()));
     assert!(line.ends_with("record=results/weak-polished.txt\n"), "{line}");
     assert!(field(&line, "score") >= before);
-    expect_error(&["polish", "weak.txt", "--record", "weak.txt"], dir.path(), "the record being polished");
-    assert_eq!(field(&stdout(&run(&["replay", "weak.txt"], dir.path())), "score"), before, "the input is kept");
+    expect_error(&["etetris", "polish", "weak.txt", "--record", "weak.txt"], dir.path(), "the record being polished");
+    assert_eq!(
+        field(&stdout(&run(&["etetris", "replay", "weak.txt"], dir.path())), "score"),
+        before,
+        "the input is kept"
+    );
 }
 
 #[test]
@@ -140,12 +158,13 @@ fn jittered_searches_are_seeded_and_say_their_weights() {
     let solve = |seed: &str, record: &str| {
         run(
             &[
+                "etetris",
                 "solve",
                 "--beam",
                 "20",
                 "--moves",
                 "full",
-                "--pieces",
+                "--max-pieces",
                 "400",
                 "--jitter",
                 seed,
@@ -165,9 +184,11 @@ fn jittered_searches_are_seeded_and_say_their_weights() {
     assert_eq!(stderr, String::from_utf8_lossy(&again.stderr), "the same seed gives the same weights");
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
     assert_eq!(read("a.txt"), read("b.txt"), "the same seed gives the same game");
-    let plain =
-        stdout(&run(&["solve", "--beam", "20", "--moves", "full", "--pieces", "400", "--record", "c.txt"], dir.path()));
-    let replayed = stdout(&run(&["replay", "a.txt"], dir.path()));
+    let plain = stdout(&run(
+        &["etetris", "solve", "--beam", "20", "--moves", "full", "--max-pieces", "400", "--record", "c.txt"],
+        dir.path(),
+    ));
+    let replayed = stdout(&run(&["etetris", "replay", "a.txt"], dir.path()));
     assert_eq!(field(&replayed, "score"), field(&stdout(&first), "score"));
     assert_ne!(read("a.txt"), read("c.txt"), "30% moves the game ({plain})");
 }
@@ -178,18 +199,30 @@ fn weights_files_are_read_and_checked() {
     let good = "cells = -1.0\nrow_transitions = 3.2\ncolumn_transitions = 9.3\nholes = 7.9\nscore_divisor = 38\n";
     std::fs::write(dir.path().join("w.toml"), good).unwrap();
     let line = stdout(&run(
-        &["solve", "--beam", "5", "--pieces", "300", "--weights", "w.toml", "--record", "r.txt"],
+        &["etetris", "solve", "--beam", "5", "--max-pieces", "300", "--weights", "w.toml", "--record", "r.txt"],
         dir.path(),
     ));
     assert!(field(&line, "score") > 0);
     std::fs::write(dir.path().join("typo.toml"), good.replace("holes", "hole")).unwrap();
-    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"], dir.path(), "typo.toml");
-    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "typo.toml"], dir.path(), "\"hole\"");
+    expect_error(
+        &["etetris", "solve", "--beam", "5", "--max-pieces", "10", "--weights", "typo.toml"],
+        dir.path(),
+        "typo.toml",
+    );
+    expect_error(
+        &["etetris", "solve", "--beam", "5", "--max-pieces", "10", "--weights", "typo.toml"],
+        dir.path(),
+        "\"hole\"",
+    );
     std::fs::write(dir.path().join("nan.toml"), good.replace("= 7.9", "= nan")).unwrap();
-    expect_error(&["solve", "--beam", "5", "--pieces", "10", "--weights", "nan.toml"], dir.path(), "\"holes\"");
+    expect_error(
+        &["etetris", "solve", "--beam", "5", "--max-pieces", "10", "--weights", "nan.toml"],
+        dir.path(),
+        "\"holes\"",
+    );
     std::fs::write(dir.path().join("short.toml"), good.replace("cells = -1.0\n", "")).unwrap();
     expect_error(
-        &["solve", "--beam", "5", "--pieces", "10", "--weights", "short.toml"],
+        &["etetris", "solve", "--beam", "5", "--max-pieces", "10", "--weights", "short.toml"],
         dir.path(),
         "missing key \"cells\"",
     );
@@ -205,11 +238,11 @@ fn bad_input_gives_a_one_line_error() {
         ("start.txt", "D5,N,D5", "must start with N"),
     ] {
         std::fs::write(dir.path().join(name), text).unwrap();
-        expect_error(&["replay", name], dir.path(), needle);
-        expect_error(&["replay", name], dir.path(), name);
+        expect_error(&["etetris", "replay", name], dir.path(), needle);
+        expect_error(&["etetris", "replay", name], dir.path(), name);
     }
-    expect_error(&["replay", "missing.txt"], dir.path(), "missing.txt");
-    expect_error(&["solve", "--beam", "0"], dir.path(), "--beam");
+    expect_error(&["etetris", "replay", "missing.txt"], dir.path(), "missing.txt");
+    expect_error(&["etetris", "solve", "--beam", "0"], dir.path(), "--beam");
 }
 
 #[test]
@@ -219,7 +252,7 @@ fn output_into_a_closed_pipe_ends_quietly() {
     // Every move's picture of a whole game: megabytes, far more than a pipe holds.
     let record = repository_file("data/etetris/published_1378178.txt");
     let mut child = binary()
-        .args(["replay", record.to_str().unwrap(), "--watch", "--delay-ms", "0", "--all-frames"])
+        .args(["etetris", "replay", record.to_str().unwrap(), "--watch", "--delay-ms", "0", "--all-frames"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -237,10 +270,11 @@ fn output_into_a_closed_pipe_ends_quietly() {
 #[test]
 fn a_stopped_polish_resumes_to_the_same_record() {
     let dir = tempfile::tempdir().unwrap();
-    stdout(&run(&["solve", "--beam", "15", "--pieces", "400", "--record", "weak.txt"], dir.path()));
+    stdout(&run(&["etetris", "solve", "--beam", "15", "--max-pieces", "400", "--record", "weak.txt"], dir.path()));
     let settings = ["--moves", "full", "--beam", "50", "--window", "60", "--stride", "30", "--guide", "10"];
     let polish = |extra: &[&str]| {
-        let args: Vec<&str> = ["polish", "weak.txt"].into_iter().chain(settings).chain(extra.iter().copied()).collect();
+        let args: Vec<&str> =
+            ["etetris", "polish", "weak.txt"].into_iter().chain(settings).chain(extra.iter().copied()).collect();
         stdout(&run(&args, dir.path()))
     };
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
@@ -250,11 +284,11 @@ fn a_stopped_polish_resumes_to_the_same_record() {
     let line = polish(&["--record", "part.txt", "--max-windows", "4"]);
     let manifest = read_manifest(&dir.path().join("part.manifest.json"));
     assert_eq!((&manifest["finished"], &manifest["resume_from"]), (&false.into(), &120.into()), "{line}");
-    let replayed = stdout(&run(&["replay", "part.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "part.txt"], dir.path()));
     assert_eq!((field(&replayed, "pieces"), field(&replayed, "score")), (400, manifest["score"].as_u64().unwrap()));
-    stdout(&run(&["polish", "--resume", "part.txt", "--max-windows", "3"], dir.path()));
+    stdout(&run(&["etetris", "polish", "--resume", "part.txt", "--max-windows", "3"], dir.path()));
     assert_eq!(read_manifest(&dir.path().join("part.manifest.json"))["resume_from"], 210);
-    let resumed = stdout(&run(&["polish", "--resume", "part.txt", "--threads", "1"], dir.path()));
+    let resumed = stdout(&run(&["etetris", "polish", "--resume", "part.txt", "--threads", "1"], dir.path()));
     assert_eq!(read("part.txt"), read("whole.txt"));
     for key in ["score", "before", "gain", "detours", "pieces"] {
         assert_eq!(field(&resumed, key), field(&whole, key), "{key}: {resumed} against {whole}");
@@ -269,7 +303,7 @@ fn a_stopped_polish_resumes_to_the_same_record() {
     let line = polish(&["--record", "ahead.txt", "--max-windows", "9"]);
     assert!(field(&line, "gain") > 0, "the ninth window gains: {line}");
     std::fs::write(dir.path().join("ahead.manifest.json"), behind).unwrap();
-    stdout(&run(&["polish", "--resume", "ahead.txt"], dir.path()));
+    stdout(&run(&["etetris", "polish", "--resume", "ahead.txt"], dir.path()));
     assert_eq!(read("ahead.txt"), read("whole.txt"));
     // The same after the last window (from piece 360, which reaches the end and gains here):
     // nothing is left to search, and the polish is recorded as finished.
@@ -280,23 +314,39 @@ fn a_stopped_polish_resumes_to_the_same_record() {
     assert_eq!(before_last["resume_from"], 360);
     assert!(field(&line, "score") > before_last["score"].as_u64().unwrap(), "the last window gains: {line}");
     std::fs::write(dir.path().join("last.manifest.json"), behind).unwrap();
-    let resumed = stdout(&run(&["polish", "--resume", "last.txt"], dir.path()));
+    let resumed = stdout(&run(&["etetris", "polish", "--resume", "last.txt"], dir.path()));
     assert_eq!(read("last.txt"), read("whole.txt"));
     assert_eq!(field(&resumed, "detours"), field(&whole, "detours"), "{resumed}");
     let manifest = read_manifest(&dir.path().join("last.manifest.json"));
     assert_eq!((&manifest["finished"], &manifest["detours"]), (&true.into(), &field(&whole, "detours").into()));
     // Resuming needs a polish's output, and takes no other settings.
-    expect_error(&["polish", "--resume", "weak.txt"], dir.path(), "weak.manifest.json is not a polish's manifest");
-    expect_error(&["polish", "--resume", "part.txt", "--beam", "3"], dir.path(), "'--resume' cannot be used with");
-    expect_error(&["polish", "--resume", "nothing.txt"], dir.path(), "cannot resume nothing.txt");
-    expect_error(&["polish", "weak.txt", "--max-windows", "0"], dir.path(), "--max-windows must be at least 1");
+    expect_error(
+        &["etetris", "polish", "--resume", "weak.txt"],
+        dir.path(),
+        "weak.manifest.json is not a polish's manifest",
+    );
+    expect_error(
+        &["etetris", "polish", "--resume", "part.txt", "--beam", "3"],
+        dir.path(),
+        "'--resume <RECORD>' cannot be used with",
+    );
+    expect_error(&["etetris", "polish", "--resume", "nothing.txt"], dir.path(), "cannot resume nothing.txt");
+    expect_error(
+        &["etetris", "polish", "weak.txt", "--max-windows", "0"],
+        dir.path(),
+        "--max-windows must be at least 1",
+    );
     // A manifest edited to a piece where no window starts (windows from 0 every 30 pieces).
     polish(&["--record", "edited.txt", "--max-windows", "2"]);
     for piece in ["99999", "45", "400"] {
         let edited = read("edited.manifest.json").replace("\"resume_from\": 60", &format!("\"resume_from\": {piece}"));
         assert!(edited.contains(&format!("\"resume_from\": {piece}")), "{edited}");
         std::fs::write(dir.path().join("edited.manifest.json"), &edited).unwrap();
-        expect_error(&["polish", "--resume", "edited.txt"], dir.path(), "is not where one of its windows starts");
+        expect_error(
+            &["etetris", "polish", "--resume", "edited.txt"],
+            dir.path(),
+            "is not where one of its windows starts",
+        );
         assert_eq!(read("edited.manifest.json"), edited, "nothing written");
         std::fs::write(
             dir.path().join("edited.manifest.json"),
@@ -310,14 +360,22 @@ fn a_stopped_polish_resumes_to_the_same_record() {
     let wrapped = manifest.replace(&format!("\"score\": {score}"), &format!("\"score\": {}", score + (1u64 << 32)));
     assert_ne!(wrapped, manifest);
     std::fs::write(dir.path().join("edited.manifest.json"), &wrapped).unwrap();
-    expect_error(&["polish", "--resume", "edited.txt"], dir.path(), "\"score\" is larger than any E-Tetris score");
+    expect_error(
+        &["etetris", "polish", "--resume", "edited.txt"],
+        dir.path(),
+        "\"score\" is larger than any E-Tetris score",
+    );
     std::fs::write(dir.path().join("edited.manifest.json"), &manifest).unwrap();
     // The weights file it read must still hold the weights it played.
     std::fs::copy(repository_file("weights/etetris-full.toml"), dir.path().join("w.toml")).unwrap();
     polish(&["--weights", "w.toml", "--record", "w.txt", "--max-windows", "1"]);
     std::fs::write(dir.path().join("w.toml"), read("w.toml").replace("holes = ", "holes = 1")).unwrap();
     let kept = read("w.txt");
-    expect_error(&["polish", "--resume", "w.txt"], dir.path(), "no longer holds the weights the polish played");
+    expect_error(
+        &["etetris", "polish", "--resume", "w.txt"],
+        dir.path(),
+        "no longer holds the weights the polish played",
+    );
     assert_eq!(read("w.txt"), kept, "nothing written");
 }
 
@@ -325,13 +383,28 @@ fn a_stopped_polish_resumes_to_the_same_record() {
 #[test]
 fn a_jittered_polish_says_and_records_its_weights() {
     let dir = tempfile::tempdir().unwrap();
-    stdout(&run(&["solve", "--beam", "15", "--pieces", "400", "--record", "weak.txt"], dir.path()));
-    let solve = run(&["solve", "--beam", "5", "--pieces", "5", "--jitter", "2", "--jitter-percent", "5"], dir.path());
+    stdout(&run(&["etetris", "solve", "--beam", "15", "--max-pieces", "400", "--record", "weak.txt"], dir.path()));
+    let solve = run(
+        &["etetris", "solve", "--beam", "5", "--max-pieces", "5", "--jitter", "2", "--jitter-percent", "5"],
+        dir.path(),
+    );
     let said = |output: &Output| {
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         stderr.lines().find(|l| l.starts_with("weights jittered (seed 2, up to 5%)")).map(str::to_string)
     };
-    let args = ["polish", "weak.txt", "--beam", "30", "--jitter", "2", "--jitter-percent", "5", "--record", "j.txt"];
+    let args = [
+        "etetris",
+        "polish",
+        "weak.txt",
+        "--beam",
+        "30",
+        "--jitter",
+        "2",
+        "--jitter-percent",
+        "5",
+        "--record",
+        "j.txt",
+    ];
     let polish = run(&args, dir.path());
     stdout(&polish);
     assert_eq!(said(&polish), said(&solve), "the same jittered weights as solve's");
@@ -339,7 +412,7 @@ fn a_jittered_polish_says_and_records_its_weights() {
     let manifest = read_manifest(&dir.path().join("j.manifest.json"));
     assert_eq!(manifest["jitter_seed"], 2);
     assert_ne!(manifest["weights"]["score_divisor"], 38.0, "the seed's weights, jittered");
-    expect_error(&["polish", "weak.txt", "--jitter-percent", "5"], dir.path(), "give --jitter SEED too");
+    expect_error(&["etetris", "polish", "weak.txt", "--jitter-percent", "5"], dir.path(), "give --jitter SEED too");
 }
 
 /// A polish killed at any moment (`kill -9`), or stopped by Ctrl-C (after the window being
@@ -347,8 +420,9 @@ fn a_jittered_polish_says_and_records_its_weights() {
 #[test]
 fn a_killed_or_interrupted_polish_resumes_to_the_same_record() {
     let dir = tempfile::tempdir().unwrap();
-    stdout(&run(&["solve", "--beam", "30", "--pieces", "2000", "--record", "weak.txt"], dir.path()));
-    let settings = ["polish", "weak.txt", "--moves", "full", "--beam", "400", "--window", "100", "--stride", "50"];
+    stdout(&run(&["etetris", "solve", "--beam", "30", "--max-pieces", "2000", "--record", "weak.txt"], dir.path()));
+    let settings =
+        ["etetris", "polish", "weak.txt", "--moves", "full", "--beam", "400", "--window", "100", "--stride", "50"];
     let whole = stdout(&run(&[&settings[..], &["--threads", "1", "--record", "whole.txt"]].concat(), dir.path()));
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
     for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT"), ("terminated", "-TERM")] {
@@ -369,7 +443,7 @@ fn a_killed_or_interrupted_polish_resumes_to_the_same_record() {
         }
         let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
         assert_eq!(left["finished"], false, "{name}: stopped before its end");
-        let resumed = stdout(&run(&["polish", "--resume", &record, "--threads", "2"], dir.path()));
+        let resumed = stdout(&run(&["etetris", "polish", "--resume", &record, "--threads", "2"], dir.path()));
         assert_eq!(read(&record), read("whole.txt"), "{name}");
         assert_eq!(field(&resumed, "score"), field(&whole, "score"), "{name}");
     }
@@ -381,9 +455,12 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
     let weights = repository_file("weights/etetris-full.toml");
     let weights = weights.to_str().unwrap();
     let with_lookahead = format!("{weights} --lookahead 2");
-    let common = ["--moves", "full", "--beam", "30", "--pieces", "300", "--jitters", "3", "--jitter-percent", "5"];
-    let args: Vec<&str> =
-        ["versus", weights, &with_lookahead].into_iter().chain(common).chain(["--csv", "pairs.csv"]).collect();
+    let common = ["--moves", "full", "--beam", "30", "--max-pieces", "300", "--jitters", "3", "--jitter-percent", "5"];
+    let args: Vec<&str> = ["etetris", "versus", weights, &with_lookahead]
+        .into_iter()
+        .chain(common)
+        .chain(["--csv", "pairs.csv"])
+        .collect();
     let out = stdout(&run(&args, dir.path()));
     // Each pair is what solve plays with the same jitter: A's weights, then B's flags too.
     let csv = std::fs::read_to_string(dir.path().join("pairs.csv")).unwrap();
@@ -393,10 +470,21 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
     for (i, row) in rows.iter().enumerate() {
         let seed = (i + 1).to_string();
         let solve = |extra: &[&str], record: &str| {
-            let base = ["solve", "--weights", weights, "--jitter", &seed, "--jitter-percent", "5", "--record", record];
+            let base = [
+                "etetris",
+                "solve",
+                "--weights",
+                weights,
+                "--jitter",
+                &seed,
+                "--jitter-percent",
+                "5",
+                "--record",
+                record,
+            ];
             let args: Vec<&str> = base
                 .into_iter()
-                .chain(["--moves", "full", "--beam", "30", "--pieces", "300"])
+                .chain(["--moves", "full", "--beam", "30", "--max-pieces", "300"])
                 .chain(extra.iter().copied())
                 .collect();
             field(&stdout(&run(&args, dir.path())), "score")
@@ -429,24 +517,28 @@ fn versus_pairs_solves_jittered_searches_and_reads_them() {
     assert_eq!(manifest["jitter_seeds"], serde_json::json!([1, 2, 3]));
     // Bad sides name the side and the cause; nothing is written.
     expect_error(
-        &["versus", weights, "seed --lookahed 2", "--pieces", "50"],
+        &["etetris", "versus", weights, "seed --lookahed 2", "--max-pieces", "50"],
         dir.path(),
         "side B (\"seed --lookahed 2\")",
     );
-    expect_error(&["versus", weights, "seed --lookahed 2", "--pieces", "50"], dir.path(), "'--lookahead'");
     expect_error(
-        &["versus", "missing.toml", "seed", "--pieces", "50"],
+        &["etetris", "versus", weights, "seed --lookahed 2", "--max-pieces", "50"],
+        dir.path(),
+        "'--lookahead'",
+    );
+    expect_error(
+        &["etetris", "versus", "missing.toml", "seed", "--max-pieces", "50"],
         dir.path(),
         "side A (\"missing.toml\"): cannot read",
     );
     expect_error(
-        &["versus", "seed", "sed", "--pieces", "50"],
+        &["etetris", "versus", "seed", "sed", "--max-pieces", "50"],
         dir.path(),
         "side B (\"sed\"): no weights file \"sed\" (did you mean \"seed\", the contest solver's published weights?)",
     );
-    expect_error(&["versus", "seed", "seed", "--jitters", "0"], dir.path(), "--jitters must be in 1..=1000");
+    expect_error(&["etetris", "versus", "seed", "seed", "--jitters", "0"], dir.path(), "--jitters must be in 1..=1000");
     expect_error(
-        &["versus", "seed", "seed --second-ply 2", "--pieces", "50", "--csv", "pairs.csv"],
+        &["etetris", "versus", "seed", "seed --second-ply 2", "--max-pieces", "50", "--csv", "pairs.csv"],
         dir.path(),
         "give --lookahead too",
     );
@@ -497,12 +589,13 @@ fn a_stopped_solve_resumes_to_the_same_record() {
     let exists = |name: &str| dir.path().join(name).exists();
     std::fs::copy(repository_file("weights/etetris-full.toml"), dir.path().join("w.toml")).unwrap();
     let settings = [
+        "etetris",
         "solve",
         "--moves",
         "full",
         "--beam",
         "40",
-        "--pieces",
+        "--max-pieces",
         "600",
         "--lookahead",
         "2",
@@ -523,9 +616,9 @@ fn a_stopped_solve_resumes_to_the_same_record() {
     expect_error(&[&settings[..], &["--record", "part.txt"]].concat(), dir.path(), "holds a stopped solve");
     // The weights file changes: the resume plays the weights the solve played (jittered).
     std::fs::write(dir.path().join("w.toml"), "this is not TOML").unwrap();
-    let resume = |extra: &[&str]| run(&[&["solve", "--resume", "part.txt.checkpoint"][..], extra].concat(), dir.path());
-    expect_error(&["solve", "--resume", "part.txt.checkpoint", "--beam", "3"], dir.path(), "cannot be used with");
-    expect_error(&["solve", "--resume", "part.txt.checkpoint", "--stop-after", "100"], dir.path(), "--stop-after");
+    let resume = |extra: &[&str]| run(&[&["etetris", "solve", "--resume", "part.txt"][..], extra].concat(), dir.path());
+    expect_error(&["etetris", "solve", "--resume", "part.txt", "--beam", "3"], dir.path(), "cannot be used with");
+    expect_error(&["etetris", "solve", "--resume", "part.txt", "--stop-after", "100"], dir.path(), "--stop-after");
     assert_eq!(read("part.txt.checkpoint"), kept, "a refused resume changes nothing");
     stdout(&resume(&["--stop-after", "400", "--threads", "1", "--checkpoint-every", "0"]));
     assert_eq!(checkpoint_pieces(&dir.path().join("part.txt.checkpoint")), Some(400));
@@ -543,7 +636,11 @@ fn a_stopped_solve_resumes_to_the_same_record() {
     assert_eq!(manifest["solve_arguments"][15], "--stop-after", "the first run's arguments");
     assert_eq!(manifest["score"], first["score"]);
     // Bad checkpoints and names.
-    expect_error(&["solve", "--resume", "nothing.checkpoint"], dir.path(), "cannot resume nothing.checkpoint");
+    expect_error(
+        &["etetris", "solve", "--resume", "nothing.txt"],
+        dir.path(),
+        "cannot resume nothing.txt: no nothing.txt.checkpoint",
+    );
     std::fs::write(dir.path().join("w.toml"), std::fs::read(repository_file("weights/etetris-full.toml")).unwrap())
         .unwrap();
     solve(&["--record", "bad.txt", "--stop-after", "20"]);
@@ -551,15 +648,21 @@ fn a_stopped_solve_resumes_to_the_same_record() {
     let middle = damaged.len() / 2;
     damaged[middle] ^= 1;
     std::fs::write(dir.path().join("bad.txt.checkpoint"), &damaged).unwrap();
-    expect_error(&["solve", "--resume", "bad.txt.checkpoint"], dir.path(), "is damaged (its checksum does not match)");
+    expect_error(&["etetris", "solve", "--resume", "bad.txt"], dir.path(), "is damaged (its checksum does not match)");
     std::fs::copy(dir.path().join("whole.txt"), dir.path().join("record.txt")).unwrap();
-    expect_error(&["solve", "--resume", "record.txt"], dir.path(), "is named <record>.checkpoint");
-    std::fs::copy(dir.path().join("whole.txt"), dir.path().join("x.checkpoint")).unwrap();
-    expect_error(&["solve", "--resume", "x.checkpoint"], dir.path(), "not a search state");
-    expect_error(&["solve", "--pieces", "50", "--stop-after", "50"], dir.path(), "--stop-after must be");
-    expect_error(&["solve", "--pieces", "50", "--checkpoint-every", "NaN"], dir.path(), "--checkpoint-every must be");
-    let never =
-        stdout(&run(&["solve", "--pieces", "50", "--checkpoint-every", "1e30", "--record", "n.txt"], dir.path()));
+    expect_error(&["etetris", "solve", "--resume", "record.txt"], dir.path(), "no record.txt.checkpoint");
+    std::fs::copy(dir.path().join("whole.txt"), dir.path().join("x.txt.checkpoint")).unwrap();
+    expect_error(&["etetris", "solve", "--resume", "x.txt"], dir.path(), "not a search state");
+    expect_error(&["etetris", "solve", "--max-pieces", "50", "--stop-after", "50"], dir.path(), "--stop-after must be");
+    expect_error(
+        &["etetris", "solve", "--max-pieces", "50", "--checkpoint-every", "NaN"],
+        dir.path(),
+        "--checkpoint-every must be",
+    );
+    let never = stdout(&run(
+        &["etetris", "solve", "--max-pieces", "50", "--checkpoint-every", "1e30", "--record", "n.txt"],
+        dir.path(),
+    ));
     assert_eq!(field(&never, "pieces"), 50, "a cadence past what a duration holds: no save by time");
     assert!(!exists("bad.txt"), "nothing written by a failed resume");
 }
@@ -569,7 +672,7 @@ fn a_stopped_solve_resumes_to_the_same_record() {
 #[test]
 fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
     let dir = tempfile::tempdir().unwrap();
-    let settings = ["solve", "--moves", "full", "--beam", "500", "--pieces", "1500", "--threads", "1"];
+    let settings = ["etetris", "solve", "--moves", "full", "--beam", "500", "--max-pieces", "1500", "--threads", "1"];
     let whole = stdout(&run(&[&settings[..], &["--record", "whole.txt"]].concat(), dir.path()));
     let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
     for (name, signal) in [("killed.txt", "-KILL"), ("interrupted.txt", "-INT"), ("terminated.txt", "-TERM")] {
@@ -584,7 +687,7 @@ fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
         let left = checkpoint_pieces(&checkpoint).expect("a checkpoint is left");
         assert!((300..1500).contains(&left), "{name}: stopped after {left} pieces");
         assert!(!dir.path().join(name).exists(), "{name}: stopped before its end");
-        let resumed = stdout(&run(&["solve", "--resume", &format!("{name}.checkpoint"), "--threads", "2"], dir.path()));
+        let resumed = stdout(&run(&["etetris", "solve", "--resume", name, "--threads", "2"], dir.path()));
         assert_eq!(read(name), read("whole.txt"), "{name}");
         assert_eq!(field(&resumed, "score"), field(&whole, "score"));
     }
@@ -595,9 +698,10 @@ fn a_killed_or_interrupted_solve_resumes_to_the_same_record() {
 #[test]
 fn a_second_ctrl_c_exits_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    stdout(&run(&["solve", "--beam", "30", "--pieces", "2000", "--record", "weak.txt"], dir.path()));
+    stdout(&run(&["etetris", "solve", "--beam", "30", "--max-pieces", "2000", "--record", "weak.txt"], dir.path()));
     // A wide beam, so that a window takes far longer than the wait for the presses.
-    let args = ["polish", "weak.txt", "--moves", "full", "--beam", "100000", "--window", "200", "--threads", "1"];
+    let args =
+        ["etetris", "polish", "weak.txt", "--moves", "full", "--beam", "100000", "--window", "200", "--threads", "1"];
     let child = common::spawn_in(dir.path(), &[&args[..], &["--record", "twice.txt"]].concat(), true);
     let started = std::time::Instant::now();
     // Past reading the record (where the handler is installed), inside the first window.
@@ -628,7 +732,7 @@ fn a_killed_versus_continues_from_its_finished_searches() {
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
     // Saving often (a save is a few ms, synced to disk) only in the runs that are stopped.
     let versus = |jitters: &str, csv: &str, every: &str| -> Vec<String> {
-        ["versus", "seed", "seed --lookahead 2", "--beam", "150", "--pieces", "1500", "--threads", "1"]
+        ["etetris", "versus", "seed", "seed --lookahead 2", "--beam", "150", "--max-pieces", "1500", "--threads", "1"]
             .into_iter()
             .chain(["--jitters", jitters, "--csv", csv, "--checkpoint-every", every])
             .map(String::from)
@@ -668,7 +772,8 @@ fn a_killed_versus_continues_from_its_finished_searches() {
         std::io::Write::write_all(&mut file, b"3,B,1").unwrap();
         // Another comparison's file is refused, and left as it is.
         let before = read(&format!("{csv}.searches"));
-        let other = ["versus", "seed", "seed --lookahead 3", "--beam", "150", "--pieces", "1500", "--csv", csv];
+        let other =
+            ["etetris", "versus", "seed", "seed --lookahead 3", "--beam", "150", "--max-pieces", "1500", "--csv", csv];
         expect_error(&other, dir.path(), "keeps the searches of another comparison");
         assert_eq!(read(&format!("{csv}.searches")), before);
         // Asking for four jitters now: the kept searches of seeds 1 to 3 count.
@@ -691,18 +796,19 @@ fn splice_recombines_records_where_their_boards_meet() {
     let mut scores = Vec::new();
     for jitter in ["1", "2", "3", "4"] {
         let record = format!("j{jitter}.txt");
-        let args = ["solve", "--moves", "full", "--beam", "100", "--pieces", "2000", "--threads", "1"];
+        let args = ["etetris", "solve", "--moves", "full", "--beam", "100", "--max-pieces", "2000", "--threads", "1"];
         let extra = ["--jitter", jitter, "--jitter-percent", "3", "--record", &record];
         scores.push(field(&stdout(&run(&[&args[..], &extra[..]].concat(), dir.path())), "score"));
     }
     let records = ["j1.txt", "j2.txt", "j3.txt", "j4.txt"];
-    let out = stdout(&run(&[&["splice"][..], &records[..], &["--record", "spliced.txt"]].concat(), dir.path()));
+    let out =
+        stdout(&run(&[&["etetris", "splice"][..], &records[..], &["--record", "spliced.txt"]].concat(), dir.path()));
     let best = *scores.iter().max().unwrap();
     assert_eq!(field(&out, "before"), best, "{out}");
     // These four searches part and meet again: the splice gains (36 points, 10 switches).
     assert!(field(&out, "score") > best && field(&out, "switches") > 0, "{out}");
     assert_eq!(field(&out, "gain"), field(&out, "score") - best);
-    let replayed = stdout(&run(&["replay", "spliced.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "spliced.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&out, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("spliced.manifest.json")).unwrap()).unwrap();
@@ -715,20 +821,22 @@ fn splice_recombines_records_where_their_boards_meet() {
     let (met, stretches) = (manifest["pieces_met"].as_u64().unwrap(), manifest["meeting_stretches"].as_u64().unwrap());
     assert!(stretches > 0 && stretches <= met && met < 2000, "{met} pieces met in {stretches} stretches");
     // Splicing the result with its records again finds nothing more.
-    let again = stdout(&run(&["splice", "spliced.txt", "j1.txt", "j4.txt", "--record", "again.txt"], dir.path()));
+    let again =
+        stdout(&run(&["etetris", "splice", "spliced.txt", "j1.txt", "j4.txt", "--record", "again.txt"], dir.path()));
     assert_eq!(field(&again, "gain"), 0, "{again}");
     // Bad input: an output over an input, a missing record, a single record.
     let kept = std::fs::read(dir.path().join("j1.txt")).unwrap();
-    expect_error(&["splice", "j1.txt", "j2.txt", "--record", "j1.txt"], dir.path(), "j1.txt");
+    expect_error(&["etetris", "splice", "j1.txt", "j2.txt", "--record", "j1.txt"], dir.path(), "j1.txt");
     assert_eq!(std::fs::read(dir.path().join("j1.txt")).unwrap(), kept);
-    expect_error(&["splice", "j1.txt", "missing.txt", "--record", "x.txt"], dir.path(), "missing.txt");
-    expect_error(&["splice", "j1.txt", "--record", "x.txt"], dir.path(), "2 values required");
+    expect_error(&["etetris", "splice", "j1.txt", "missing.txt", "--record", "x.txt"], dir.path(), "missing.txt");
+    expect_error(&["etetris", "splice", "j1.txt", "--record", "x.txt"], dir.path(), "2 values required");
     assert!(!dir.path().join("x.txt").exists());
 
     // With bridges: searched where the records never meet, spliced in, never worse than the
     // splice alone, the same at one thread and two.
     let bridged = |threads: &str, record: &str| {
-        let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "80"]].concat();
+        let args =
+            [&["etetris", "splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "80"]].concat();
         let more = ["--moves", "full", "--threads", threads, "--record", record];
         stdout(&run(&[&args[..], &more[..]].concat(), dir.path()))
     };
@@ -738,7 +846,7 @@ fn splice_recombines_records_where_their_boards_meet() {
     // These records have bridges between them that gain (28 of 57 jumps, 626 points).
     assert!(field(&out, "score") > spliced, "{out}");
     assert!(field(&out, "plan") >= spliced, "the plan is never below the splice: {out}");
-    let replayed = stdout(&run(&["replay", "bridged.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "bridged.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&out, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("bridged.manifest.json")).unwrap()).unwrap();
@@ -758,19 +866,24 @@ fn splice_recombines_records_where_their_boards_meet() {
         assert!(detour["records"].as_array().is_some_and(|records| !records.is_empty()), "{detour}");
     }
     // The bridges' search takes solve's refinements: a real game, never below the splice.
-    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--lookahead", "2", "--moves", "full"]];
+    let args = [
+        &["etetris", "splice"][..],
+        &records[..],
+        &["--bridge", "--beam", "100", "--lookahead", "2", "--moves", "full"],
+    ];
     let ahead = stdout(&run(&[&args.concat()[..], &["--record", "ahead.txt"]].concat(), dir.path()));
     assert!(field(&ahead, "score") >= spliced, "{ahead}");
-    let replayed = stdout(&run(&["replay", "ahead.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "ahead.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&ahead, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("ahead.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["refinements"]["lookahead"], 2);
     // Bridges every 500 pieces along the splice's game: a real game, never below the splice.
-    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--every", "500"]];
+    let args =
+        [&["etetris", "splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--every", "500"]];
     let every = stdout(&run(&[&args.concat()[..], &["--record", "every.txt"]].concat(), dir.path()));
     assert!(field(&every, "score") >= spliced, "{every}");
-    let replayed = stdout(&run(&["replay", "every.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "every.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&every, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("every.manifest.json")).unwrap()).unwrap();
@@ -778,11 +891,12 @@ fn splice_recombines_records_where_their_boards_meet() {
     assert_eq!(manifest["bridges"]["jumps"], 3, "pieces 500, 1000 and 1500");
     // Bridges with jittered weights: solve's jitter (the weights of `solve --jitter 3`, which
     // played j3.txt), a real game never below the splice, the seed in the manifest.
-    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--every", "500"]];
+    let args =
+        [&["etetris", "splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--every", "500"]];
     let jitter = ["--jitter", "3", "--jitter-percent", "3", "--record", "jittered.txt"];
     let jittered = stdout(&run(&[&args.concat()[..], &jitter[..]].concat(), dir.path()));
     assert!(field(&jittered, "score") >= spliced, "{jittered}");
-    let replayed = stdout(&run(&["replay", "jittered.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "jittered.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&jittered, "score")));
     let read = |name: &str| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap()
@@ -794,13 +908,17 @@ fn splice_recombines_records_where_their_boards_meet() {
     // Bridges along the plan's detours, chained: a real game, never below the splice, the
     // settings in the manifest, the same at one thread and two.
     let detours = |threads: &str, record: &str| {
-        let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
+        let args = [
+            &["etetris", "splice"][..],
+            &records[..],
+            &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"],
+        ];
         let more = ["--within", "0..1900", "--chain", "--moves", "full", "--threads", threads, "--record", record];
         stdout(&run(&[&args.concat()[..], &more[..]].concat(), dir.path()))
     };
     let along = detours("1", "detours.txt");
     assert!(field(&along, "score") >= spliced, "{along}");
-    let replayed = stdout(&run(&["replay", "detours.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "detours.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&along, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("detours.manifest.json")).unwrap()).unwrap();
@@ -810,22 +928,23 @@ fn splice_recombines_records_where_their_boards_meet() {
     assert!(manifest["bridges"]["jumps"].as_u64().unwrap() > 0, "the plan has detours: {manifest}");
     assert_eq!(detours("2", "detours2.txt").replace("detours2.txt", "detours.txt"), along);
     // Aimed at the game, with starts on the game 30 pieces before each detour: the manifest says so, a real game never below the splice.
-    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
+    let args =
+        [&["etetris", "splice"][..], &records[..], &["--bridge", "--beam", "100", "--window", "40", "--detours", "25"]];
     let more = ["--aim", "game", "--lead", "30", "--record", "aimed.txt"];
     let aimed = stdout(&run(&[&args.concat()[..], &more[..]].concat(), dir.path()));
     assert!(field(&aimed, "score") >= spliced, "{aimed}");
-    let replayed = stdout(&run(&["replay", "aimed.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "aimed.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&aimed, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("aimed.manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["bridges"]["aim"], "game");
     assert_eq!(manifest["bridges"]["lead"], 30);
     // Carried: one search over the whole game, the records' boards carried along.
-    let args = [&["splice"][..], &records[..], &["--bridge", "--beam", "100", "--carry", "--guide", "0"]];
+    let args = [&["etetris", "splice"][..], &records[..], &["--bridge", "--beam", "100", "--carry", "--guide", "0"]];
     let carried = stdout(&run(&[&args.concat()[..], &["--record", "carried.txt"][..]].concat(), dir.path()));
     assert!(field(&carried, "score") >= spliced, "{carried}");
     assert!(carried.contains(" bridges=1/1 "), "{carried}");
-    let replayed = stdout(&run(&["replay", "carried.txt"], dir.path()));
+    let replayed = stdout(&run(&["etetris", "replay", "carried.txt"], dir.path()));
     assert_eq!(replayed.trim(), format!("pieces=2000 score={}", field(&carried, "score")));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("carried.manifest.json")).unwrap()).unwrap();
@@ -844,7 +963,8 @@ fn splice_recombines_records_where_their_boards_meet() {
     // whole, the best game found so far, never below the splice without bridges; the same
     // command run again searches only the jumps left and writes what an uninterrupted run
     // writes.
-    let wide = [&["splice"][..], &records[..], &["--bridge", "--beam", "300", "--window", "80", "--moves", "full"]];
+    let wide =
+        [&["etetris", "splice"][..], &records[..], &["--bridge", "--beam", "300", "--window", "80", "--moves", "full"]];
     let whole = stdout(&run(&[&wide.concat()[..], &["--threads", "1", "--record", "whole.txt"]].concat(), dir.path()));
     assert!(!dir.path().join("whole.txt.bridges").exists(), "the searches kept are removed once the run ends");
     for (name, signal) in [("killed", "-KILL"), ("interrupted", "-INT"), ("terminated", "-TERM")] {
@@ -863,7 +983,7 @@ fn splice_recombines_records_where_their_boards_meet() {
             ready,
         );
         let left: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
-        let replayed = field(&stdout(&run(&["replay", &record], dir.path())), "score");
+        let replayed = field(&stdout(&run(&["etetris", "replay", &record], dir.path())), "score");
         assert!(replayed >= left["score"].as_u64().unwrap() && replayed >= spliced, "{name}: {replayed}");
         if signal != "-KILL" {
             assert_eq!(exit.code(), Some(130), "Ctrl-C stops after the jump being searched");
@@ -876,7 +996,11 @@ fn splice_recombines_records_where_their_boards_meet() {
         // Other settings with the same record: refused, the searches kept left as they are.
         let before = std::fs::read(&kept).unwrap();
         let other = [&records[..], &["--bridge", "--beam", "301", "--moves", "full", "--record", &record]].concat();
-        expect_error(&[&["splice"][..], &other[..]].concat(), dir.path(), "keeps the bridges of another run");
+        expect_error(
+            &[&["etetris", "splice"][..], &other[..]].concat(),
+            dir.path(),
+            "keeps the bridges of another run",
+        );
         assert_eq!(std::fs::read(&kept).unwrap(), before);
         let output = run(&[&wide.concat()[..], &["--threads", "2", "--record", &record]].concat(), dir.path());
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -922,7 +1046,7 @@ fn splice_recombines_records_where_their_boards_meet() {
         (&["--bridge", "--carry", "--within", "1999..2100"][..], "the records have 2000 pieces"),
         (&["--bridge", "--within", "5000..6000"][..], "the records have 2000 pieces"),
     ] {
-        let args = [&["splice", "j1.txt", "j2.txt"][..], flags, &["--record", "x.txt"]].concat();
+        let args = [&["etetris", "splice", "j1.txt", "j2.txt"][..], flags, &["--record", "x.txt"]].concat();
         expect_error(&args, dir.path(), cause);
     }
     assert!(!dir.path().join("x.txt").exists());

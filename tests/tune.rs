@@ -265,7 +265,7 @@ generations = 8
 "#;
 
 fn solve_score(dir: &Path, args: &[&str]) -> u64 {
-    let out = Command::new(BINARY).arg("solve").args(args).current_dir(dir).output().unwrap();
+    let out = Command::new(BINARY).args(["etetris", "solve"]).args(args).current_dir(dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let score = stdout.split_whitespace().find_map(|f| f.strip_prefix("score=")).expect("score=");
@@ -328,12 +328,15 @@ fn an_etetris_campaign_writes_every_output_and_its_best_toml_solves() {
         line.rsplit_once("score ").unwrap().1.parse().unwrap()
     };
     let best = std::fs::read_to_string(a.join("best.toml")).unwrap();
-    assert!(best.contains("# Play it: tetris-lab solve --beam 40 --pieces 300 --weights best.toml"), "{best}");
+    assert!(
+        best.contains("# Play it: tetris-lab etetris solve --beam 40 --max-pieces 300 --weights best.toml"),
+        "{best}"
+    );
     assert!(!best.contains("overflow"), "the overflow term is off, so its pair is left out: {best}");
     let path = a.join("best.toml");
-    let tuned = solve_score(d, &["--beam", "40", "--pieces", "300", "--weights", path.to_str().unwrap()]);
+    let tuned = solve_score(d, &["--beam", "40", "--max-pieces", "300", "--weights", path.to_str().unwrap()]);
     assert_eq!(tuned, reported("held-out (beam 40): best score "));
-    let published = solve_score(d, &["--beam", "40", "--pieces", "300"]);
+    let published = solve_score(d, &["--beam", "40", "--max-pieces", "300"]);
     assert_eq!(published, reported("published etetris weights measured the same way: score "));
     assert_ne!(tuned, published, "the tuned weights should play another game than the published ones");
 }
@@ -386,7 +389,7 @@ fn an_etetris_campaign_tunes_the_overflow_term_and_its_best_toml_solves() {
     let best = std::fs::read_to_string(folder.join("best.toml")).unwrap();
     assert!(best.contains("overflow = ") && best.contains("overflow_capacity = 100"), "{best}");
     let path = folder.join("best.toml");
-    let solved = solve_score(d, &["--beam", "40", "--pieces", "300", "--weights", path.to_str().unwrap()]);
+    let solved = solve_score(d, &["--beam", "40", "--max-pieces", "300", "--weights", path.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&run.stdout);
     let line = stdout.lines().find(|l| l.starts_with("held-out (beam 40): best score ")).expect("the held-out line");
     assert_eq!(solved, line.rsplit_once("score ").unwrap().1.parse::<u64>().unwrap());

@@ -133,12 +133,12 @@ fn a_trace_round_trips_and_a_changed_move_is_named() {
 #[test]
 fn replay_watch_draws_an_etetris_record() {
     let record = concat!(env!("CARGO_MANIFEST_DIR"), "/data/etetris/published_1378178.txt");
-    let plain = run(&["replay", record]);
+    let plain = run(&["etetris", "replay", record]);
     assert!(plain.status.success(), "{}", stderr(&plain));
-    let o = run(&["replay", record, "--watch", "--delay-ms", "0", "--max-pieces", "40"]);
+    let o = run(&["etetris", "replay", record, "--watch", "--delay-ms", "0", "--max-pieces", "40"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.ends_with(&stdout(&plain)), "the record's result is unchanged:\n{out}");
     assert!(out.contains("piece  40 of 10000") && out.contains("steps  N,") && out.contains("[]"), "{out}");
-    assert_eq!(out.matches("tetris-lab replay · ").count(), 1, "only the last picture off a terminal");
+    assert_eq!(out.matches("tetris-lab etetris replay · ").count(), 1, "only the last picture off a terminal");
 }

@@ -8,20 +8,15 @@ pub mod bench;
 pub mod best;
 pub mod boards;
 pub mod compare;
+pub mod etetris;
 pub mod extrapolate;
 pub mod features;
 pub mod list;
 pub mod pictures;
 pub mod play;
 pub mod plot;
-pub mod polish;
-pub mod replay;
 pub mod reproduce;
-pub mod sequence;
-pub mod solve;
-pub mod splice;
 pub mod tune;
-pub mod versus;
 pub mod watch;
 pub mod weights;
 
@@ -58,19 +53,9 @@ pub enum Command {
     Extrapolate(extrapolate::ExtrapolateArgs),
     /// Watch a game of any preset move by move (or replay a game trace or a frames file).
     Watch(watch::WatchArgs),
-    /// Replay an E-Tetris record and print its pieces and score (--watch draws it).
-    Replay(replay::Args),
-    /// Print a game's fixed piece sequence.
-    Sequence(sequence::Args),
-    /// Solve E-Tetris with the beam search and write the record.
-    Solve(solve::Args),
-    /// Improve an E-Tetris record window by window (the second stage of a two-stage search).
-    Polish(polish::Args),
-    /// Recombine E-Tetris records: the best game through their boards, changing record where two meet.
-    Splice(splice::Args),
-    /// Compare two E-Tetris searches (weights and refinements) beyond chance, over paired jitters.
-    Versus(versus::Args),
-    /// Time a solver at several settings.
+    /// The E-Tetris contest game: solve, replay, polish and splice records.
+    Etetris(etetris::Args),
+    /// Time the game loop: every preset's decisions per CPU-second, games per second.
     Bench(bench::Args),
     /// Run a tuning campaign from an experiment file (default experiments/quickstart.toml).
     Tune(tune::TuneArgs),
@@ -80,7 +65,7 @@ pub enum Command {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    // Rust ignores SIGPIPE, so `println!` into a pipe whose reader has gone (`replay ...
+    // Rust ignores SIGPIPE, so `println!` into a pipe whose reader has gone (`etetris replay ...
     // | head`) panics. Ending quietly, as other Unix tools do, is what a user expects.
     #[cfg(unix)]
     // SAFETY: setting a signal's disposition to the default, before any thread starts.
@@ -206,14 +191,12 @@ fn run(cli: Cli) -> Result<Ended> {
     }
     // Commands with no point to stop at and go on from end at once on Ctrl-C, SIGTERM or
     // SIGHUP, removing the temporary of any output being written (the others install their
-    // own stop: `tune`, `reproduce`, `solve`, `polish`, `splice`, `versus`, `watch`).
+    // own stop: `tune`, `reproduce`, `etetris`, `watch`).
     if matches!(
         cli.command,
         Command::Play(_)
             | Command::Features(_)
             | Command::Best(_)
-            | Command::Replay(_)
-            | Command::Sequence(_)
             | Command::Bench(_)
             | Command::Plot(_)
             | Command::Extrapolate(_)
@@ -230,12 +213,7 @@ fn run(cli: Cli) -> Result<Ended> {
         Command::Reproduce(args) => reproduce::run(args).map(|()| Ended::Finished),
         Command::Extrapolate(args) => extrapolate::run(args).map(|()| Ended::Finished),
         Command::Watch(args) => watch::run(args).map(|()| Ended::Finished),
-        Command::Replay(args) => replay::run(args).map(|()| Ended::Finished),
-        Command::Sequence(args) => sequence::run(args).map(|()| Ended::Finished),
-        Command::Solve(args) => solve::run(args),
-        Command::Polish(args) => polish::run(args),
-        Command::Splice(args) => splice::run(args),
-        Command::Versus(args) => versus::run(args),
+        Command::Etetris(args) => etetris::run(args),
         Command::Bench(args) => bench::run(args).map(|()| Ended::Finished),
         Command::Tune(args) => tune::run(args),
         Command::Plot(args) => plot::run(args).map(|()| Ended::Finished),

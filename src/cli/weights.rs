@@ -22,7 +22,7 @@ pub fn weights_file(preset: &str) -> Result<String> {
         let weights = crate::etetris::weights::Weights::default();
         return Ok(format!(
             "# The E-Tetris contest solver's published weights (the beam keeps the boards with the\n\
-             # smallest key; see docs/etetris.md). Search with them: tetris-lab solve --weights FILE\n{}",
+             # smallest key; see docs/etetris.md). Search with them: tetris-lab etetris solve --weights FILE\n{}",
             weights.to_toml()
         ));
     }

@@ -1,4 +1,4 @@
-//! What a record's points are made of (`tetris-lab replay FILE --breakdown`): its clears by
+//! What a record's points are made of (`tetris-lab etetris replay FILE --breakdown`): its clears by
 //! size (how many, the rows and points, the cells on the board at each), by the shape that
 //! made them, how high the stack stood and how many holes the board had before each, and the
 //! I pieces that cleared nothing, with how many of those could have cleared four rows where

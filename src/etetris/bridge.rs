@@ -1,4 +1,4 @@
-//! Bridges between records (`tetris-lab splice --bridge`): new ways from one record's board
+//! Bridges between records (`tetris-lab etetris splice --bridge`): new ways from one record's board
 //! to another record's later board, found by beam search, so that a splice can change
 //! records where they never meet.
 //!
@@ -86,7 +86,7 @@ pub struct Bridging {
 }
 
 /// What the bridges' searches are pulled towards: see [`Bridging::aim`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Aim {
     /// The plan's boards.
     #[default]
@@ -99,6 +99,14 @@ pub enum Aim {
 }
 
 impl Aim {
+    /// Every aim, in the order a listing shows them.
+    pub const ALL: [Aim; 3] = [Aim::Plan, Aim::Game, Aim::Either];
+
+    /// The aim of an [`Aim::name`].
+    pub fn from_name(name: &str) -> Option<Aim> {
+        Aim::ALL.into_iter().find(|aim| aim.name() == name)
+    }
+
     /// Its name as the command line spells it.
     pub fn name(self) -> &'static str {
         match self {
@@ -921,12 +929,11 @@ mod tests {
         assert!(led.iter().any(|&(t, board)| board == spliced.line.boards[t]));
     }
 
-    /// `name` (the manifest's) is what `--aim` spells.
+    /// `name` (the manifest's) is what `--aim` spells and `from_name` reads.
     #[test]
     fn the_aims_names_are_the_command_lines() {
-        use clap::ValueEnum;
-        for aim in Aim::value_variants() {
-            assert_eq!(aim.to_possible_value().unwrap().get_name(), aim.name());
+        for aim in Aim::ALL {
+            assert_eq!(Aim::from_name(aim.name()), Some(aim));
         }
     }
 

@@ -13,6 +13,7 @@ pub mod full;
 pub mod game;
 pub mod polish;
 pub mod record;
+pub mod runs;
 pub mod search_state;
 pub mod solver;
 pub mod splice;

@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
 /// Which placements a piece may take (`--moves` and a tuning experiment's `moves`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MoveSet {
     /// The seed's: rotate at the spawn point, shift along the top row, drop straight down.
@@ -43,6 +43,14 @@ pub enum MoveSet {
 }
 
 impl MoveSet {
+    /// Every move set, in the order a listing shows them.
+    pub const ALL: [MoveSet; 2] = [MoveSet::Seed, MoveSet::Full];
+
+    /// The move set of a [`MoveSet::name`].
+    pub fn from_name(name: &str) -> Option<MoveSet> {
+        MoveSet::ALL.into_iter().find(|moves| moves.name() == name)
+    }
+
     /// The name `--moves` and experiment files use.
     pub fn name(self) -> &'static str {
         match self {
@@ -59,11 +67,13 @@ const _: fn() = || {
     is_send_sync::<Weights>();
 };
 
-/// Opt-in changes to the seed's search (`solve --lookahead`, `--children-per-parent`,
-/// `--lookahead-blend`, `--endgame`, `--second-ply`, `--phase-quota`, `--phase-pool`), the
-/// field [`Options::refinements`].
-/// The default changes nothing: the search stays the seed's, bit for bit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+/// Opt-in changes to the seed's search (`etetris solve --lookahead`, `--children-per-parent`,
+/// `--lookahead-blend`, `--endgame`, `--second-ply`, `--phase-quota`, `--phase-pool`; an
+/// experiment file's `[etetris]` keys of the same names), the field [`Options::refinements`].
+/// The default changes nothing: the search stays the seed's, bit for bit. Its serde form
+/// (the field names, each 0 if left out) is the one the experiment files and manifests use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Refinements {
     /// 0: off. Otherwise the best-valued `lookahead x beam` new boards (never fewer than the
     /// seed's merge already builds) are ranked for the cut by the value of their best
@@ -113,6 +123,19 @@ pub const MAX_LOOKAHEAD: usize = 16;
 pub const MAX_SECOND_PLY: usize = 16;
 
 impl Refinements {
+    /// Each refinement by its field name, with its value (0: off), in the order of the fields.
+    pub fn named(&self) -> [(&'static str, usize); 7] {
+        [
+            ("lookahead", self.lookahead),
+            ("children_per_parent", self.children_per_parent),
+            ("lookahead_blend", self.lookahead_blend as usize),
+            ("endgame", self.endgame),
+            ("second_ply", self.second_ply),
+            ("phase_quota", self.phase_quota as usize),
+            ("phase_pool", self.phase_pool),
+        ]
+    }
+
     /// Refuses what the search cannot do: a lookahead or phase pool above [`MAX_LOOKAHEAD`]
     /// beams, a blend or quota above 100 %, an endgame longer than the game, a second ply
     /// above [`MAX_SECOND_PLY`], or a blend, second ply or phase pool without the lookahead
@@ -1267,12 +1290,11 @@ mod tests {
         }
     }
 
-    /// `name` is what `--moves` and the experiment files spell: clap's and serde's names.
+    /// `name` is what `--moves` and the experiment files spell: `from_name`'s and serde's names.
     #[test]
     fn the_move_sets_names_are_the_command_lines_and_the_files() {
-        use clap::ValueEnum;
-        for moves in MoveSet::value_variants() {
-            assert_eq!(moves.to_possible_value().unwrap().get_name(), moves.name());
+        for moves in MoveSet::ALL {
+            assert_eq!(MoveSet::from_name(moves.name()), Some(moves));
             assert_eq!(serde_json::to_value(moves).unwrap(), moves.name());
         }
     }

@@ -1,4 +1,4 @@
-//! Recombination of finished games (`tetris-lab splice`): the best game through the
+//! Recombination of finished games (`tetris-lab etetris splice`): the best game through the
 //! boards of several records.
 //!
 //! After a piece, the game's state is its board and its score: the next piece is the

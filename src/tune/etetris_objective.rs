@@ -2,7 +2,7 @@
 //! they steer (`preset = "etetris"` in an experiment file).
 //!
 //! One job is one [`BeamSearch`] from the empty grid over the contest's known piece
-//! sequence, exactly what `tetris-lab solve --beam K --weights FILE` runs; its fitness is
+//! sequence, exactly what `tetris-lab etetris solve --beam K --weights FILE` runs; its fitness is
 //! the contest score it reaches (the game's count) and its pieces are the pieces placed
 //! (fewer than 10,000 when every kept board tops out). The search is deterministic, so
 //! the job's seed is ignored and a candidate plays one "game". The held-out round, the
@@ -30,7 +30,7 @@ use std::time::Instant;
 
 /// The experiment file's `[etetris]` table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(try_from = "Table")]
 pub struct Settings {
     /// Boards kept after each piece while tuning (`solve --beam`).
     pub beam: usize,
@@ -38,21 +38,58 @@ pub struct Settings {
     pub moves: MoveSet,
     /// Boards kept in the final scoring of the best and the published weights.
     pub held_out_beam: usize,
-    /// The search's refinements while tuning and in the final scoring, as `solve`'s flags
-    /// of the same names (`--lookahead`, ...; see [`Refinements`]): 0 is off.
-    pub lookahead: usize,
-    pub children_per_parent: usize,
-    pub lookahead_blend: u32,
-    pub endgame: usize,
-    pub second_ply: usize,
-    pub phase_quota: u32,
-    pub phase_pool: usize,
+    /// The search's refinements while tuning and in the final scoring, as `etetris solve`'s
+    /// flags of the same names (`--lookahead`, ...; see [`Refinements`]): 0 is off. Their
+    /// keys stand in the table itself (`lookahead = 2`).
+    #[serde(flatten)]
+    pub refinements: Refinements,
     /// 0: off, one deterministic search a candidate. Otherwise each of a candidate's
     /// `games` is a search with its weights jittered by up to this many percent, as
     /// `solve --jitter SEED --jitter-percent P`, the game's seed drawing the jitter: the
     /// mean over a few such searches measures weights above the chance that moves a
     /// single search (see the README). The final scoring is not jittered.
     pub jitter_percent: f64,
+}
+
+/// [`Settings`] as the file holds it: its own keys and the refinements' flattened, any
+/// other key refused as serde refuses an unknown field (naming the keys it expects, for a
+/// did-you-mean).
+#[derive(Deserialize)]
+#[serde(default)]
+struct Table {
+    beam: usize,
+    moves: MoveSet,
+    held_out_beam: usize,
+    jitter_percent: f64,
+    #[serde(flatten)]
+    refinements: Refinements,
+    #[serde(flatten)]
+    unknown: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
+}
+
+impl Default for Table {
+    fn default() -> Table {
+        let Settings { beam, moves, held_out_beam, refinements, jitter_percent } = Settings::default();
+        Table { beam, moves, held_out_beam, jitter_percent, refinements, unknown: Default::default() }
+    }
+}
+
+impl TryFrom<Table> for Settings {
+    type Error = String;
+
+    fn try_from(table: Table) -> Result<Settings, String> {
+        if let Some(key) = table.unknown.keys().next() {
+            let own = ["beam", "moves", "held_out_beam", "jitter_percent"];
+            let expected: Vec<String> = own
+                .into_iter()
+                .chain(Refinements::default().named().map(|(name, _)| name))
+                .map(|name| format!("`{name}`"))
+                .collect();
+            return Err(format!("unknown field `{key}`, expected one of {}", expected.join(", ")));
+        }
+        let Table { beam, moves, held_out_beam, jitter_percent, refinements, .. } = table;
+        Ok(Settings { beam, moves, held_out_beam, refinements, jitter_percent })
+    }
 }
 
 impl Default for Settings {
@@ -64,13 +101,7 @@ impl Default for Settings {
             beam: 100,
             moves: MoveSet::Seed,
             held_out_beam: 1000,
-            lookahead: 0,
-            children_per_parent: 0,
-            lookahead_blend: 0,
-            endgame: 0,
-            second_ply: 0,
-            phase_quota: 0,
-            phase_pool: 0,
+            refinements: Refinements::default(),
             jitter_percent: 0.0,
         }
     }
@@ -89,24 +120,11 @@ impl Settings {
                 bail!("[etetris] {key} = {beam} is more than the limit of {}", crate::limits::MAX_BEAM);
             }
         }
-        self.refinements().check(|field| format!("[etetris] {field}"))?;
+        self.refinements.check(|field| format!("[etetris] {field}"))?;
         if !(self.jitter_percent.is_finite() && (0.0..=50.0).contains(&self.jitter_percent)) {
             bail!("[etetris] jitter_percent = {}: must be in 0..=50 (0: off)", self.jitter_percent);
         }
         Ok(())
-    }
-
-    /// The searches' refinements (all off by default: the seed's search).
-    pub fn refinements(&self) -> Refinements {
-        Refinements {
-            lookahead: self.lookahead,
-            children_per_parent: self.children_per_parent,
-            lookahead_blend: self.lookahead_blend,
-            endgame: self.endgame,
-            second_ply: self.second_ply,
-            phase_quota: self.phase_quota,
-            phase_pool: self.phase_pool,
-        }
     }
 
     /// Whether a candidate's searches are jittered (then it may play several).
@@ -206,7 +224,7 @@ impl Objective for ETetrisObjective {
         } else {
             weights
         };
-        let options = Options { refinements: self.settings.refinements(), ..Options::new(beam, moves, weights) };
+        let options = Options { refinements: self.settings.refinements, ..Options::new(beam, moves, weights) };
         let solution = BeamSearch::new(options).solve(Grid::default(), &self.spawns, &mut |_| {
             live.fetch_add(1, Ordering::Relaxed);
         });
@@ -275,12 +293,13 @@ mod tests {
     #[test]
     fn jittered_refined_searches_are_solves_searches_drawn_by_the_games_seed() {
         let settings = Settings { beam: 20, moves: MoveSet::Full, held_out_beam: 20, ..Settings::default() };
-        let refined = Settings { lookahead: 2, endgame: 50, second_ply: 2, jitter_percent: 5.0, ..settings.clone() };
+        let refinements = Refinements { lookahead: 2, endgame: 50, second_ply: 2, ..Refinements::default() };
+        let refined = Settings { refinements, jitter_percent: 5.0, ..settings.clone() };
         let objective = ETetrisObjective::new(refined.clone(), 300);
         let live = AtomicU64::new(0);
         let published = vector(&Weights::default());
         let solve = |weights: Weights| {
-            let options = Options { refinements: refined.refinements(), ..Options::new(20, MoveSet::Full, weights) };
+            let options = Options { refinements: refined.refinements, ..Options::new(20, MoveSet::Full, weights) };
             BeamSearch::new(options).solve(Grid::default(), &sequence(300), &mut |_| {}).score as f64
         };
         let (one, two) = (Weights::default().jittered(7, 0.05), Weights::default().jittered(8, 0.05));
@@ -361,12 +380,11 @@ mod tests {
 
     #[test]
     fn the_table_has_every_refinement_and_carries_it_to_the_search() {
-        // `[etetris]` repeats the refinements' fields (serde cannot flatten a struct into a
-        // table that refuses unknown keys): a refinement added to one and not the other fails.
+        // `[etetris]` holds the refinements' keys (flattened): each is read and carried.
         let fields = every_refinement();
         let table: String = fields.iter().map(|(name, value)| format!("{name} = {value}\n")).collect();
         let settings: Settings = toml::from_str(&table).unwrap_or_else(|e| panic!("{table}: {e}"));
-        let carried = serde_json::to_value(settings.refinements()).unwrap();
+        let carried = serde_json::to_value(settings.refinements).unwrap();
         for (name, value) in &fields {
             assert_eq!(carried[name], *value, "{name}");
         }

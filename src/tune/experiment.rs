@@ -836,7 +836,7 @@ games = 40
         let Target::ETetris { settings, .. } = &e.target else { panic!("not an E-Tetris target") };
         assert!(settings.is_jittered());
         assert_eq!(
-            settings.refinements(),
+            settings.refinements,
             Refinements {
                 lookahead: 2,
                 endgame: 25,

@@ -109,7 +109,7 @@ impl Target {
                     settings.moves.name(),
                     settings.beam,
                     settings.held_out_beam,
-                    match refinement_flags(&settings.refinements()) {
+                    match refinement_flags(&settings.refinements) {
                         flags if flags.is_empty() => flags,
                         flags => format!(",{flags}"),
                     }
@@ -160,15 +160,15 @@ impl Target {
             ),
             Target::ETetris { settings, pieces } => {
                 format!(
-                    "tetris-lab solve --beam {}{}{} --weights best.toml",
+                    "tetris-lab etetris solve --beam {}{}{} --weights best.toml",
                     settings.held_out_beam,
                     if settings.moves == MoveSet::Seed {
                         String::new()
                     } else {
                         format!(" --moves {}", settings.moves.name())
                     },
-                    if *pieces == PIECE_LIMIT { String::new() } else { format!(" --pieces {pieces}") }
-                ) + &refinement_flags(&settings.refinements())
+                    if *pieces == PIECE_LIMIT { String::new() } else { format!(" --max-pieces {pieces}") }
+                ) + &refinement_flags(&settings.refinements)
             }
         }
     }
@@ -199,27 +199,21 @@ impl Target {
     }
 }
 
-/// The search's refinements as `solve` flags, each after a space (" --lookahead 2
+/// The search's refinements as `etetris solve` flags, each after a space (" --lookahead 2
 /// --endgame 25"), or nothing for the seed's search.
 fn refinement_flags(refinements: &crate::etetris::solver::Refinements) -> String {
-    [
-        ("lookahead", refinements.lookahead),
-        ("children-per-parent", refinements.children_per_parent),
-        ("lookahead-blend", refinements.lookahead_blend as usize),
-        ("endgame", refinements.endgame),
-        ("second-ply", refinements.second_ply),
-        ("phase-quota", refinements.phase_quota as usize),
-        ("phase-pool", refinements.phase_pool),
-    ]
-    .iter()
-    .filter(|(_, value)| *value > 0)
-    .map(|(flag, value)| format!(" --{flag} {value}"))
-    .collect()
+    refinements
+        .named()
+        .iter()
+        .filter(|(_, value)| *value > 0)
+        .map(|(field, value)| format!(" --{} {value}", field.replace('_', "-")))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etetris::solver::Refinements;
 
     fn etetris(pieces: usize) -> Target {
         Target::ETetris { settings: Default::default(), pieces }
@@ -230,12 +224,18 @@ mod tests {
         let plain = etetris(PIECE_LIMIT);
         assert_eq!(plain.measured_on(1, None), "of one beam search keeping 100 boards");
         assert!(plain.about().unwrap().policy.ends_with("(1000 in the held-out scoring)"));
-        let settings =
-            etetris_objective::Settings { lookahead: 2, endgame: 25, jitter_percent: 1.0, ..Default::default() };
-        let quota = etetris_objective::Settings { phase_quota: 60, phase_pool: 3, ..Default::default() };
+        let settings = etetris_objective::Settings {
+            refinements: Refinements { lookahead: 2, endgame: 25, ..Default::default() },
+            jitter_percent: 1.0,
+            ..Default::default()
+        };
+        let quota = etetris_objective::Settings {
+            refinements: Refinements { phase_quota: 60, phase_pool: 3, ..Default::default() },
+            ..Default::default()
+        };
         assert_eq!(
             Target::ETetris { settings: quota, pieces: PIECE_LIMIT }.play_command(),
-            "tetris-lab solve --beam 1000 --weights best.toml --phase-quota 60 --phase-pool 3"
+            "tetris-lab etetris solve --beam 1000 --weights best.toml --phase-quota 60 --phase-pool 3"
         );
         let refined = Target::ETetris { settings, pieces: PIECE_LIMIT };
         assert_eq!(
@@ -244,9 +244,9 @@ mod tests {
         );
         assert_eq!(
             refined.play_command(),
-            "tetris-lab solve --beam 1000 --weights best.toml --lookahead 2 --endgame 25"
+            "tetris-lab etetris solve --beam 1000 --weights best.toml --lookahead 2 --endgame 25"
         );
-        assert_eq!(plain.play_command(), "tetris-lab solve --beam 1000 --weights best.toml");
+        assert_eq!(plain.play_command(), "tetris-lab etetris solve --beam 1000 --weights best.toml");
         assert!(
             refined.about().unwrap().policy.ends_with("scoring), --lookahead 2 --endgame 25"),
             "{}",
@@ -288,12 +288,15 @@ mod tests {
 
     #[test]
     fn etetris_descriptions() {
-        assert_eq!(etetris(PIECE_LIMIT).play_command(), "tetris-lab solve --beam 1000 --weights best.toml");
+        assert_eq!(etetris(PIECE_LIMIT).play_command(), "tetris-lab etetris solve --beam 1000 --weights best.toml");
         let full = Target::ETetris {
             settings: etetris_objective::Settings { moves: MoveSet::Full, ..Default::default() },
             pieces: 300,
         };
-        assert_eq!(full.play_command(), "tetris-lab solve --beam 1000 --moves full --pieces 300 --weights best.toml");
+        assert_eq!(
+            full.play_command(),
+            "tetris-lab etetris solve --beam 1000 --moves full --max-pieces 300 --weights best.toml"
+        );
         assert_eq!(etetris(PIECE_LIMIT).held_out_on(1), "beam 1000");
         let about = etetris(PIECE_LIMIT).about().unwrap();
         assert_eq!((about.rule_set.as_str(), about.rule_set_version.as_str()), ("etetris", "etetris/1"));

@@ -1,4 +1,4 @@
-//! Two E-Tetris searches compared beyond chance (`tetris-lab versus A B`).
+//! Two E-Tetris searches compared beyond chance (`tetris-lab etetris versus A B`).
 //!
 //! One search is deterministic, so two searches compared once differ by the idea and by
 //! chance together: weights within 1 % of each other play other games, hundreds of points

@@ -1,4 +1,4 @@
-//! `tetris-lab splice RECORD...`: the best game through the boards of several records
+//! `tetris-lab etetris splice RECORD...`: the best game through the boards of several records
 //! ([`crate::etetris::splice`]): where two records have the same board after the same
 //! piece, either may go on from there, so the game takes, between such meeting points,
 //! the stretch that scores most. Writes the record (replayed and checked) and its manifest,
@@ -10,15 +10,15 @@
 //! so far, and each jump's search is kept in `<record>.bridges` as it ends, so the same
 //! command run again searches only the rest.
 
-use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, weights_json, with_suffix,
-    write_record_with_manifest, JitterArgs, SearchArgs,
-};
-use super::Ended;
+use super::{aim_parser, install_ctrl_c, moves_parser, JitterArgs, SearchArgs};
+use crate::cli::Ended;
 use crate::etetris::bridge::{bridge_along, plan, Aim, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
+use crate::etetris::runs::{
+    checked_options, etetris_manifest, prepare_record_path, weights_json, with_suffix, write_record_with_manifest,
+};
 use crate::etetris::solver::{MoveSet, Refinements};
 use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
@@ -76,7 +76,7 @@ pub struct Args {
     /// detours: the plan's (on a detour, the detour's own until it ends), the splice's
     /// game's (from a detour, straight back onto the game), or after each piece the nearer
     /// of the two (either).
-    #[arg(long, value_enum, default_value_t = Aim::Plan, requires = "bridge", conflicts_with = "every")]
+    #[arg(long, value_parser = aim_parser(), default_value = "plan", requires = "bridge", conflicts_with = "every")]
     pub aim: Aim,
     /// With --bridge: each bridge found joins the records at once, so later searches start
     /// from its boards (its points banked) and may land on it: a way into a record and a way
@@ -102,7 +102,7 @@ pub struct Args {
     pub weights: Option<PathBuf>,
     /// With --bridge: move set of the bridges (the records' own pieces keep their key
     /// presses).
-    #[arg(long, value_enum, default_value_t = MoveSet::Seed, requires = "bridge")]
+    #[arg(long, value_parser = moves_parser(), default_value = "seed", requires = "bridge")]
     pub moves: MoveSet,
     /// With --bridge: worker threads (default: all cores). The result is the same at any count.
     #[arg(long, requires = "bridge")]
@@ -331,7 +331,7 @@ pub fn run(args: Args) -> Result<Ended> {
 
 /// `A..B`, pieces A (included) to B (not), A < B <= the game's pieces.
 fn parse_piece_range(text: &str) -> Result<(usize, usize), String> {
-    let (first, end) = super::parse_range(text, "A..B")?;
+    let (first, end) = crate::cli::parse_range(text, "A..B")?;
     if first >= end || end > PIECE_LIMIT {
         return Err(format!("{}: a range A..B needs A < B <= {PIECE_LIMIT}", crate::names::Quoted(text)));
     }
@@ -341,7 +341,7 @@ fn parse_piece_range(text: &str) -> Result<(usize, usize), String> {
 /// The journal of a bridge run's searches: one line per jump searched, as [`Searched`]
 /// writes it.
 const BRIDGES: JournalKind = JournalKind {
-    title: "# tetris-lab splice bridges: ",
+    title: "# tetris-lab etetris splice bridges: ",
     header: "piece placements",
     another_run: "the bridges of another run (other records, their order, or other settings): \
                   give another --record, or delete it to start afresh",

@@ -1,33 +1,29 @@
-//! `tetris-lab versus A B`: two E-Tetris searches compared beyond chance
+//! `tetris-lab etetris versus A B`: two E-Tetris searches compared beyond chance
 //! ([`crate::tune::versus`]). Each side is a weights file, optionally followed by the
 //! search's refinement flags; both run under the same jitter seeds, and the paired gains
 //! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs, and
 //! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
 //! moment continues, when run again with the same arguments, without searching again.
 
-use super::solve::{
-    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, install_ctrl_c, with_suffix,
-    SearchArgs,
-};
-use super::Ended;
+use super::{install_ctrl_c, moves_parser, SearchArgs};
+use crate::cli::Ended;
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
-use crate::etetris::search_state::SearchState;
+use crate::etetris::runs::{
+    check_beam_and_pieces, check_jitter_percent, checkpoint_cadence, etetris_manifest, with_suffix,
+};
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
-use crate::interrupt::stop_flag;
-use crate::report::ledger::{Journal, JournalKind};
-use crate::support::atomic_file::{check_distinct, remove_with_temporaries, target_of_temporary, AtomicFile};
+use crate::support::atomic_file::{check_distinct, AtomicFile};
 use crate::support::run_dir::{manifest_beside, write_manifest_beside};
 use crate::support::text::group;
 use crate::support::threads::thread_pool;
-use crate::tune::versus::{run_keeping, Finished, Keep, Pair, Reading, Settings, Side, Verdict};
-use anyhow::{anyhow, bail, ensure, Context, Result};
+use crate::tune::versus::{run_keeping, Pair, Reading, Settings, Side, Verdict};
+use crate::tune::versus_files::{searches_beside, write_csv, Keeper, Searches};
+use anyhow::{anyhow, ensure, Result};
 use clap::Parser;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,11 +36,11 @@ pub struct Args {
     #[arg(long, default_value_t = 1000)]
     pub beam: usize,
     /// Move set, both sides.
-    #[arg(long, value_enum, default_value_t = MoveSet::Seed)]
+    #[arg(long, value_parser = moves_parser(), default_value = "seed")]
     pub moves: MoveSet,
     /// Pieces to place (the game has 10,000).
     #[arg(long, default_value_t = PIECE_LIMIT)]
-    pub pieces: usize,
+    pub max_pieces: usize,
     /// Pairs of searches: jitter seeds 1 to N, each jittering both sides' weights alike.
     #[arg(long, default_value_t = 4)]
     pub jitters: u64,
@@ -79,7 +75,8 @@ struct SideArgs {
 fn side(name: &str, text: &str) -> Result<Side> {
     let fail = |cause: String| anyhow!("side {name} (\"{text}\"): {cause}");
     ensure!(!text.trim().is_empty(), fail("empty: give a weights file (or `seed`), then any refinement flags".into()));
-    let parsed = SideArgs::try_parse_from(text.split_whitespace()).map_err(|e| fail(super::clap_error_line(&e)))?;
+    let parsed =
+        SideArgs::try_parse_from(text.split_whitespace()).map_err(|e| fail(crate::cli::clap_error_line(&e)))?;
     let weights = if parsed.weights == "seed" {
         Weights::default()
     } else if !Path::new(&parsed.weights).exists() && crate::names::closest(&parsed.weights, &["seed"]).is_some() {
@@ -96,7 +93,7 @@ fn side(name: &str, text: &str) -> Result<Side> {
 }
 
 pub fn run(args: Args) -> Result<Ended> {
-    check_beam_and_pieces(args.beam, args.pieces)?;
+    check_beam_and_pieces(args.beam, args.max_pieces)?;
     ensure!((1..=1000).contains(&args.jitters), "--jitters must be in 1..=1000, got {}", args.jitters);
     check_jitter_percent(args.jitter_percent)?;
     let every = checkpoint_cadence(args.checkpoint_every)?;
@@ -123,7 +120,7 @@ pub fn run(args: Args) -> Result<Ended> {
     let settings = Settings {
         beam: args.beam,
         moves: args.moves,
-        pieces: args.pieces,
+        pieces: args.max_pieces,
         seeds: (1..=args.jitters).collect(),
         jitter: args.jitter_percent / 100.0,
     };
@@ -132,7 +129,7 @@ pub fn run(args: Args) -> Result<Ended> {
         "beam {}, moves {}, {} pieces; both sides' weights jittered by up to {}% with seeds 1 to {}",
         args.beam,
         args.moves.name(),
-        args.pieces,
+        args.max_pieces,
         args.jitter_percent,
         args.jitters
     );
@@ -154,7 +151,7 @@ pub fn run(args: Args) -> Result<Ended> {
     if kept.is_some() {
         install_ctrl_c();
     }
-    let bar = pieces_bar(searches * args.pieces, true);
+    let bar = pieces_bar(searches * args.max_pieces, true);
     bar.set_message(format!("{searches} searches"));
     bar.set_position(earlier.iter().map(|f| f.pieces).sum::<usize>() as u64);
     let started = Instant::now();
@@ -172,10 +169,10 @@ pub fn run(args: Args) -> Result<Ended> {
     };
     let seconds = started.elapsed().as_secs_f64();
     print!("{}", table(&pairs));
-    for p in pairs.iter().filter(|p| p.a_pieces < args.pieces || p.b_pieces < args.pieces) {
+    for p in pairs.iter().filter(|p| p.a_pieces < args.max_pieces || p.b_pieces < args.max_pieces) {
         println!(
             "seed {}: a search ended early (A placed {}, B {} of {} pieces: every kept board topped out)",
-            p.seed, p.a_pieces, p.b_pieces, args.pieces
+            p.seed, p.a_pieces, p.b_pieces, args.max_pieces
         );
     }
     print!("{}", verdict(&Verdict::of(&pairs)));
@@ -186,7 +183,7 @@ pub fn run(args: Args) -> Result<Ended> {
             "b": args.b,
             "moves": args.moves.name(),
             "beam": args.beam,
-            "pieces": args.pieces,
+            "pieces": args.max_pieces,
             "jitter_seeds": settings.seeds,
             "jitter_percent": args.jitter_percent,
             "threads": pool.current_num_threads(),
@@ -258,31 +255,6 @@ fn verdict(v: &Verdict) -> String {
     out
 }
 
-fn write_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
-    let mut file = AtomicFile::create(path)?;
-    {
-        let mut writer = csv::Writer::from_writer(file.writer());
-        writer.write_record(["seed", "a", "b", "gain", "a_pieces", "b_pieces"])?;
-        for p in pairs {
-            writer.write_record([
-                p.seed.to_string(),
-                p.a.to_string(),
-                p.b.to_string(),
-                p.gain().to_string(),
-                p.a_pieces.to_string(),
-                p.b_pieces.to_string(),
-            ])?;
-        }
-        writer.flush().with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    file.commit()
-}
-
-/// Where `versus --csv FILE` keeps its finished searches.
-fn searches_beside(csv: &Path) -> PathBuf {
-    with_suffix(csv, ".searches")
-}
-
 /// What makes two runs the same comparison, so that one may use the other's searches:
 /// both sides (as given and as read: weights and refinements), the beam, move set, pieces,
 /// jitter size, the game's rules version and the crate's version. Not the number of
@@ -297,185 +269,10 @@ fn fingerprint(args: &Args, a: &Side, b: &Side) -> String {
         "b_refinements": b.refinements,
         "beam": args.beam,
         "moves": args.moves.name(),
-        "pieces": args.pieces,
+        "pieces": args.max_pieces,
         "jitter_percent": args.jitter_percent,
         "rule_set_version": crate::etetris::game::RULES_VERSION,
         "crate_version": env!("CARGO_PKG_VERSION"),
     })
     .to_string()
-}
-
-/// The journal of a comparison's finished searches: one line `seed,side,score,pieces` per
-/// search, appended as it ends.
-const SEARCHES: JournalKind = JournalKind {
-    title: "# tetris-lab versus searches: ",
-    header: "seed,side,score,pieces",
-    another_run: "the searches of another comparison (other sides or settings): give another --csv, \
-                  or delete it to start afresh",
-};
-
-/// A comparison's finished searches ([`SEARCHES`]), read back and appended to.
-struct Searches {
-    journal: Journal,
-    finished: Vec<Finished>,
-}
-
-impl Searches {
-    /// Opens the file at `path` for the comparison `fingerprint`, creating it if missing;
-    /// one of another comparison is an error (and is left as it is).
-    fn open(path: &Path, fingerprint: &str) -> Result<Searches> {
-        let (journal, finished) = Journal::open(path, &SEARCHES, fingerprint, parse_search)?;
-        Ok(Searches { journal, finished })
-    }
-
-    /// The searches read back whose seed is among `seeds`.
-    fn wanted(&self, seeds: &[u64]) -> Vec<Finished> {
-        self.finished.iter().filter(|f| seeds.contains(&f.seed)).copied().collect()
-    }
-
-    /// Appends one finished search (whole, one write) and hands it to the system.
-    fn append(&self, f: &Finished) -> Result<()> {
-        self.journal.append(&format!("{},{},{},{}", f.seed, ["A", "B"][f.side], f.score, f.pieces))
-    }
-
-    /// Where the state of the search of `seed` and `side` in progress is saved.
-    fn checkpoint(&self, seed: u64, side: usize) -> PathBuf {
-        with_suffix(self.journal.path(), &format!(".{seed}-{}.checkpoint", ["A", "B"][side]))
-    }
-
-    /// Removes the file (its searches are in the CSV now) and any search's checkpoint left
-    /// beside it (of seeds an earlier, stopped run asked for and this one did not).
-    fn remove(self) {
-        let path = self.journal.remove();
-        let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else { return };
-        let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
-        let prefix = format!("{}.", name.to_string_lossy());
-        for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
-            // A checkpoint, or the temporary of one whose first save a `kill -9` cut short
-            // (removing its checkpoint removes it).
-            let checkpoint = target_of_temporary(&entry.path()).unwrap_or_else(|| entry.path());
-            let file = checkpoint.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            if file.starts_with(&prefix) && file.ends_with(".checkpoint") {
-                remove_with_temporaries(&checkpoint);
-            }
-        }
-    }
-}
-
-/// `versus`'s [`Keep`]: with `--csv`, the searches file and a checkpoint per search in
-/// progress; without, nothing.
-struct Keeper<'a> {
-    searches: Option<&'a Searches>,
-    earlier: Vec<Finished>,
-    fingerprint: &'a str,
-    every: Duration,
-    bar: &'a indicatif::ProgressBar,
-}
-
-impl Keeper<'_> {
-    /// What a search's checkpoint holds beside its state: the comparison and the search.
-    fn note(&self, seed: u64, side: usize) -> String {
-        format!("{} seed {seed} side {}", self.fingerprint, ["A", "B"][side])
-    }
-}
-
-impl Keep for Keeper<'_> {
-    fn earlier(&self) -> &[Finished] {
-        &self.earlier
-    }
-
-    fn finished(&self, search: &Finished) -> Result<()> {
-        let Some(searches) = self.searches else { return Ok(()) };
-        searches.append(search)?;
-        // Only now: a stop before the line is written leaves the state to go on from.
-        remove_with_temporaries(&searches.checkpoint(search.seed, search.side));
-        Ok(())
-    }
-
-    fn saved(&self, seed: u64, side: usize) -> Result<Option<SearchState>> {
-        let Some(searches) = self.searches else { return Ok(None) };
-        let path = searches.checkpoint(seed, side);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let (state, note) = SearchState::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
-        ensure!(
-            note == self.note(seed, side),
-            "{} holds a search of another comparison: delete it to search again",
-            path.display()
-        );
-        Ok(Some(state))
-    }
-
-    fn save(&self, seed: u64, side: usize, state: &SearchState) -> Result<()> {
-        let Some(searches) = self.searches else { return Ok(()) };
-        let path = searches.checkpoint(seed, side);
-        let mut out = AtomicFile::create(&path)?;
-        out.writer()
-            .write_all(&state.to_bytes(&self.note(seed, side)))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        out.commit()
-    }
-
-    fn every(&self) -> Duration {
-        if self.searches.is_some() {
-            self.every
-        } else {
-            Duration::MAX
-        }
-    }
-
-    fn stop(&self) -> &AtomicBool {
-        stop_flag()
-    }
-
-    fn warn(&self, message: &str) {
-        self.bar.println(message);
-    }
-}
-
-/// One line of the searches file: `seed,side,score,pieces`, side `A` or `B`.
-fn parse_search(line: &str) -> Result<Finished> {
-    let fields: Vec<&str> = line.split(',').collect();
-    let [seed, side, score, pieces] = fields[..] else {
-        bail!("expected 4 fields (seed,side,score,pieces), found {}", fields.len());
-    };
-    let number = |name: &str, text: &str| -> Result<u64> {
-        text.parse().with_context(|| format!("{name} {} is not a count", crate::names::Quoted(text)))
-    };
-    let side = match side {
-        "A" => 0,
-        "B" => 1,
-        other => bail!("side {other:?} is not A or B"),
-    };
-    let pieces = number("pieces", pieces)?;
-    ensure!(pieces <= PIECE_LIMIT as u64, "pieces {pieces} is more than the game's {PIECE_LIMIT}");
-    Ok(Finished { seed: number("seed", seed)?, side, score: number("score", score)?, pieces: pieces as usize })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A kill while the file's first two lines were being written leaves them cut: the
-    /// file opens as the same comparison's, with its title and header whole again.
-    #[test]
-    fn a_searches_file_cut_in_its_first_lines_is_mended() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("pairs.csv.searches");
-        let title = format!("{}sides A and B", SEARCHES.title);
-        let whole = format!("{title}\n{}\n", SEARCHES.header);
-        for cut in [3, title.len(), title.len() + 1, title.len() + 6, whole.len()] {
-            std::fs::write(&path, &whole[..cut]).unwrap();
-            let searches = Searches::open(&path, "sides A and B").unwrap();
-            assert!(searches.finished.is_empty());
-            searches.append(&Finished { seed: 1, side: 1, score: 1000, pieces: 10 }).unwrap();
-            drop(searches);
-            assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{whole}1,B,1000,10\n"), "cut at {cut}");
-            let again = Searches::open(&path, "sides A and B").unwrap();
-            assert_eq!(again.finished.len(), 1, "cut at {cut}");
-        }
-    }
 }

@@ -1,39 +1,40 @@
-//! `tetris-lab polish RECORD`: the second stage of a two-stage search
+//! `tetris-lab etetris polish RECORD`: the second stage of a two-stage search
 //! ([`crate::etetris::polish`]). Searches the record's game window by window for better
 //! ways back to its own boards, writes the improved record (never worse; replayed and
 //! checked) and prints the score before and after; shows a progress bar on stderr. The
 //! record and its manifest are rewritten as the windows go, so a polish killed at any
 //! moment (or stopped by `--max-windows`, or by Ctrl-C after the window being searched)
-//! continues with `--resume` and ends as one never stopped.
+//! continues with `--resume RECORD` (the record it was writing) and ends as one never
+//! stopped.
 
-use super::solve::{
-    checked_options, etetris_manifest, install_ctrl_c, prepare_record_path, resume_conflicts, weights_json,
-    write_record, write_record_with_manifest, JitterArgs, SearchArgs,
-};
-use super::Ended;
+use super::{install_ctrl_c, moves_parser, resume_conflicts, JitterArgs, SearchArgs};
+use crate::cli::Ended;
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
 use crate::etetris::polish::{polish, Line, Windows};
-use crate::etetris::record::Record;
+use crate::etetris::runs::{
+    checked_options, etetris_manifest, prepare_record_path, read_record, weights_json, write_record,
+    write_record_with_manifest,
+};
 use crate::etetris::solver::MoveSet;
 use crate::interrupt::stop_flag;
 use crate::support::atomic_file::check_distinct;
 use crate::support::run_dir::{manifest_beside, write_manifest_beside};
 use crate::support::threads::thread_pool;
-use anyhow::{anyhow, bail, ensure, Context, Result};
+use anyhow::{anyhow, bail, ensure, Result};
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// The settings of its own `--resume` reads back (and those of the search).
-const SETTINGS: [&str; 8] = ["beam", "from", "window", "stride", "guide", "record", "weights", "moves"];
+const SETTINGS: [&str; 9] = ["file", "beam", "from", "window", "stride", "guide", "record", "weights", "moves"];
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The record to improve (bare, or the contest's JavaScript line); with --resume, the
-    /// record a stopped polish wrote, continued in place.
-    pub file: PathBuf,
+    /// The record to improve (bare, or the contest's JavaScript line).
+    #[arg(required_unless_present = "resume")]
+    pub file: Option<PathBuf>,
     /// Boards kept after each piece of a window's search.
     #[arg(long, default_value_t = 1000)]
     pub beam: usize,
@@ -62,7 +63,7 @@ pub struct Args {
     #[arg(long)]
     pub weights: Option<PathBuf>,
     /// Move set of the detours (the record's own pieces keep their key presses).
-    #[arg(long, value_enum, default_value_t = MoveSet::Seed)]
+    #[arg(long, value_parser = moves_parser(), default_value = "seed")]
     pub moves: MoveSet,
     #[command(flatten)]
     pub search: SearchArgs,
@@ -72,11 +73,11 @@ pub struct Args {
     /// `--resume` continues from the next window.
     #[arg(long)]
     pub max_windows: Option<usize>,
-    /// Continue the polish that wrote FILE (stopped by --max-windows, or killed): its
-    /// settings are read from the manifest beside FILE; only --threads and --max-windows
-    /// may be given again.
-    #[arg(long, conflicts_with_all = resume_conflicts(&SETTINGS))]
-    pub resume: bool,
+    /// Continue the polish that was writing RECORD (stopped by --max-windows or Ctrl-C, or
+    /// killed), in place: its settings are read from the manifest beside RECORD; only
+    /// --threads and --max-windows may be given again.
+    #[arg(long, value_name = "RECORD", conflicts_with_all = resume_conflicts(&SETTINGS))]
+    pub resume: Option<PathBuf>,
 }
 
 /// Parses a polish's own arguments back (`--resume` reads them from its manifest).
@@ -88,27 +89,26 @@ struct Stored {
 }
 
 pub fn run(args: Args) -> Result<Ended> {
-    if args.resume {
-        return resume(args);
+    if let Some(record) = args.resume.clone() {
+        return resume(&record, args);
     }
-    let original: Vec<String> = std::env::args().skip(1).collect();
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read record file {}", args.file.display()))?;
-    let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;
-    let before = Line::new(&record);
-    ensure!(before.pieces() > 0, "record file {}: no piece locks", args.file.display());
+    // From the command's name on (`polish FILE ...`), as `--resume` parses them back.
+    let original: Vec<String> = std::env::args().skip(2).collect();
+    let file = args.file.clone().expect("clap requires FILE without --resume");
+    let before = Line::new(&read_record(&file)?);
+    ensure!(before.pieces() > 0, "record file {}: no piece locks", file.display());
     let path = args.record.clone().unwrap_or_else(|| {
-        let stem = args.file.file_stem().map_or("record".into(), |s| s.to_string_lossy().into_owned());
+        let stem = file.file_stem().map_or("record".into(), |s| s.to_string_lossy().into_owned());
         PathBuf::from(format!("results/{stem}-polished.txt"))
     });
     let manifest = manifest_beside(&path);
     check_distinct(
         &[("--record", Some(&path)), ("the manifest beside --record", Some(&manifest))],
-        &[("the record being polished", Some(&args.file)), ("the --weights file", args.weights.as_deref())],
+        &[("the record being polished", Some(&file)), ("the --weights file", args.weights.as_deref())],
     )?;
     let score_before = before.score();
     let run = Run {
-        input: args.file.display().to_string(),
+        input: file.display().to_string(),
         score_before,
         original,
         output: path,
@@ -252,7 +252,7 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     if let Some(next) = polished.resume_from {
         eprintln!(
             "stopped after {windows_searched} windows ({}); the next starts at piece {next}: \
-             `tetris-lab polish --resume {}` continues",
+             `tetris-lab etetris polish --resume {}` continues",
             if interrupted { "Ctrl-C" } else { "--max-windows" },
             path.display()
         );
@@ -272,11 +272,11 @@ fn polish_from(args: Args, run: Run, line: Line, resume_from: Option<usize>) -> 
     Ok(Ended::Finished)
 }
 
-/// `polish --resume FILE`: the polish that wrote FILE, continued from its next window with
-/// the settings its manifest records.
-fn resume(args: Args) -> Result<Ended> {
-    let manifest_path = manifest_beside(&args.file);
-    let fail = |cause: String| anyhow!("cannot resume {}: {cause}", args.file.display());
+/// `polish --resume RECORD`: the polish that was writing RECORD, continued from its next
+/// window with the settings its manifest records.
+fn resume(file: &Path, args: Args) -> Result<Ended> {
+    let manifest_path = manifest_beside(file);
+    let fail = |cause: String| anyhow!("cannot resume {}: {cause}", file.display());
     let text = std::fs::read_to_string(&manifest_path)
         .map_err(|e| fail(format!("cannot read {}: {e}", manifest_path.display())))?;
     let manifest: serde_json::Value =
@@ -290,7 +290,7 @@ fn resume(args: Args) -> Result<Ended> {
     let original: Vec<String> = serde_json::from_value(field("polish_arguments")?.clone())
         .map_err(|e| fail(format!("\"polish_arguments\": {e}")))?;
     let stored = <Stored as clap::Parser>::try_parse_from(&original)
-        .map_err(|e| fail(format!("its arguments no longer parse: {}", super::clap_error_line(&e))))?;
+        .map_err(|e| fail(format!("its arguments no longer parse: {}", crate::cli::clap_error_line(&e))))?;
     let number =
         |name: &str| -> Result<u64> { field(name)?.as_u64().ok_or_else(|| fail(format!("\"{name}\" is not a count"))) };
     // A score beyond u32 is no game's (the contest's best are about 1.4 million): refused,
@@ -300,10 +300,7 @@ fn resume(args: Args) -> Result<Ended> {
     };
     let (score_before, recorded_score) = (score("score_before")?, score("score")?);
     let input = field("polished")?.as_str().unwrap_or_default().to_string();
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read record file {}", args.file.display()))?;
-    let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;
-    let line = Line::new(&record);
+    let line = Line::new(&read_record(file)?);
     let windows = Windows {
         from: stored.args.from,
         length: stored.args.window,
@@ -312,14 +309,14 @@ fn resume(args: Args) -> Result<Ended> {
     };
     let next = match field("resume_from")? {
         serde_json::Value::Null => {
-            eprintln!("{}: its polish had finished; nothing to resume", args.file.display());
+            eprintln!("{}: its polish had finished; nothing to resume", file.display());
             println!(
                 "score={} before={score_before} gain={} detours={} pieces={} seconds=0.00 record={}",
                 line.score(),
                 line.score().saturating_sub(score_before),
                 number("detours")?,
                 line.pieces(),
-                args.file.display()
+                file.display()
             );
             return Ok(Ended::Finished);
         }
@@ -357,7 +354,7 @@ fn resume(args: Args) -> Result<Ended> {
     settings.max_windows = args.max_windows;
     let seconds = field("seconds")?.as_f64().unwrap_or(0.0);
     let weights = Some(field("weights")?.clone());
-    let run = Run { input, score_before, original, output: args.file.clone(), detours, seconds, weights };
+    let run = Run { input, score_before, original, output: file.to_path_buf(), detours, seconds, weights };
     polish_from(settings, run, line, Some(next))
 }
 
@@ -368,7 +365,7 @@ mod tests {
     #[test]
     fn resume_refuses_every_setting_it_reads_back() {
         let command = <Stored as clap::CommandFactory>::command();
-        let allowed = ["file", "threads", "max_windows", "resume", "help"];
-        super::super::solve::tests::assert_resume_refuses_all(command, &allowed, &resume_conflicts(&SETTINGS));
+        let allowed = ["threads", "max_windows", "resume", "help"];
+        super::super::tests::assert_resume_refuses_all(command, &allowed, &resume_conflicts(&SETTINGS));
     }
 }

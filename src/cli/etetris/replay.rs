@@ -1,10 +1,10 @@
-//! `tetris-lab replay FILE`: replays an E-Tetris record under the game's rules and prints
+//! `tetris-lab etetris replay FILE`: replays an E-Tetris record under the game's rules and prints
 //! `pieces=<n> score=<s>`. The record may be bare (`N,C1,L3,D17,...`) or the contest's
 //! JavaScript line (`game.playRecord('...')`). `--watch` draws the replay piece by piece
 //! (board, the piece's steps, score); `--gif`/`--png` draw it to images; `--breakdown` adds
 //! what the points are made of ([`crate::etetris::breakdown`]).
 
-use super::pictures::{check_delay, PictureArgs, Screen};
+use crate::cli::pictures::{check_delay, PictureArgs, Screen};
 use crate::etetris::breakdown::Breakdown;
 use crate::etetris::game::Game;
 use crate::etetris::record::{replay_game_observed, Record};
@@ -48,7 +48,7 @@ pub fn run(args: Args) -> Result<()> {
     let record = Record::parse(&text).with_context(|| format!("record file {}", args.file.display()))?;
     let draws = args.watch || args.pictures.gif.is_some() || args.pictures.png.is_some() || args.pictures.all_frames;
     let result = if draws {
-        let title = format!("tetris-lab replay · {}", args.file.display());
+        let title = format!("tetris-lab etetris replay · {}", args.file.display());
         let text = args.watch || args.pictures.all_frames;
         let mut screen = Screen::new(&args.pictures, args.delay_ms, text);
         let cap = args.max_pieces.unwrap_or(u64::MAX);

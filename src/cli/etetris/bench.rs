@@ -17,9 +17,9 @@ pub struct Args {
     /// Beam widths, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [100, 300, 1000])]
     pub beams: Vec<usize>,
-    /// Thread counts, comma-separated.
+    /// Thread counts to time at, comma-separated (each at most the cores).
     #[arg(long, value_delimiter = ',', default_values_t = [1, 2])]
-    pub threads: Vec<usize>,
+    pub thread_counts: Vec<usize>,
     /// Move set (as `etetris solve --moves`).
     #[arg(long, value_parser = moves_parser(), default_value = "seed")]
     pub moves: MoveSet,
@@ -49,15 +49,15 @@ fn cpu_seconds() -> f64 {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    ensure!(!args.threads.contains(&0), "--threads must be at least 1");
+    ensure!(!args.thread_counts.contains(&0), "--thread-counts must be at least 1");
     // Timings at more threads than cores would measure the scheduler, not the solver:
     // such counts are left out (the default 1,2 still runs on one core).
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let (mut thread_counts, left_out): (Vec<usize>, Vec<usize>) = args.threads.iter().partition(|&&t| t <= cores);
+    let (mut thread_counts, left_out): (Vec<usize>, Vec<usize>) = args.thread_counts.iter().partition(|&&t| t <= cores);
     thread_counts.dedup();
-    ensure!(!thread_counts.is_empty(), "--threads: every count is above the {cores} core(s) of this machine");
+    ensure!(!thread_counts.is_empty(), "--thread-counts: every count is above the {cores} core(s) of this machine");
     for threads in left_out {
-        eprintln!("note: --threads {threads} left out: this machine has {cores} core(s)");
+        eprintln!("note: --thread-counts {threads} left out: this machine has {cores} core(s)");
     }
     // Validate every setting before the first run.
     let settings = args

@@ -137,12 +137,12 @@ fn plot_redraws_a_study_and_writes_beside_what_it_draws() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(study.join("comparison.png").is_file());
     assert!(!dir.path().join("comparison.png").exists() && !dir.path().join("fitness-comparison.png").exists());
-    // Runs that share no folder below the current one: --out is needed, nothing written.
+    // Runs that share no folder below the current one: --image is needed, nothing written.
     std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
     let moved = dir.path().join("elsewhere/run");
     common::copy_tree(&study.join("wide/run-02"), &moved);
     let out = plot(&[&a, "elsewhere/run"]);
-    assert_clean_error(&out, "--out");
+    assert_clean_error(&out, "--image");
     // A study with other folders, or a study's curves with run-only flags.
     assert_clean_error(&plot(&[&study_arg, &a]), "a study folder");
     assert_clean_error(&plot(&[&study_arg, "--log-scale"]), "--log-scale");

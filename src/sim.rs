@@ -597,14 +597,24 @@ mod tests {
         let mut game = SteppedGame::new(rules, seed);
         let mut scratch = Scratch::default();
         while !game.is_over() && game.pieces() < max_pieces {
-            let view =
-                GameView { board: game.board(), current: game.current(), preview: game.preview(), hold: None, can_hold: false };
+            let view = GameView {
+                board: game.board(),
+                current: game.current(),
+                preview: game.preview(),
+                hold: None,
+                can_hold: false,
+            };
             let chosen = policy.choose(rules, &view, &mut scratch).unwrap().placement;
-            let index = game.placements().iter().position(|p| *p == chosen).expect("the policy chose a listed placement");
+            let index =
+                game.placements().iter().position(|p| *p == chosen).expect("the policy chose a listed placement");
             game.step(rules, index).unwrap();
         }
         let record = play_game(built.driver(), seed, GameLimits { max_pieces: Some(max_pieces) }, None);
-        assert_eq!((game.pieces(), game.lines(), game.score()), (record.pieces, record.lines, record.score), "{preset}");
+        assert_eq!(
+            (game.pieces(), game.lines(), game.score()),
+            (record.pieces, record.lines, record.score),
+            "{preset}"
+        );
         assert_eq!(game.is_over(), record.end == GameEnd::GameOver, "{preset}");
         assert!(game.step(rules, usize::MAX).is_none());
     }

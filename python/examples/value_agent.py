@@ -21,6 +21,7 @@ def main():
     parser.add_argument("--max-pieces", type=int, default=1000)
     parser.add_argument("--step-size", type=float, default=0.001)
     parser.add_argument("--epsilon", type=float, default=0.05)
+    parser.add_argument("--survival-bonus", type=float, default=1.0, help="reward per piece placed, besides rows")
     options = parser.parse_args()
 
     features = tetris_lab.features("bcts")
@@ -45,13 +46,14 @@ def main():
             observation, reward, terminated, truncated, _ = env.step(actions[chosen])
             lines += int(reward)
             if previous is not None:  # TD(0) on after-states: V(previous) <- r + V(this one)
-                target = reward + (0.0 if terminated else phi[chosen] @ weights)
+                target = reward + options.survival_bonus + (0.0 if terminated else phi[chosen] @ weights)
                 weights += options.step_size * (target - previous @ weights) * previous
             previous = phi[chosen]
             if terminated or truncated:
                 break
         if episode % max(1, options.episodes // 10) == 0 or episode == options.episodes - 1:
             print(f"episode {episode}: {lines} rows")
+    print(f"last episode: {lines} rows")
     print("learned weights:", {name: round(float(value), 3) for name, value in zip(features, weights)})
 
 

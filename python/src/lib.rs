@@ -138,7 +138,10 @@ fn play<'py>(
     out.set_item("pieces", column(|r| r.pieces))?;
     out.set_item("score", column(|r| r.score))?;
     out.set_item("end", records.iter().map(|r| r.end.as_str()).collect::<Vec<_>>())?;
-    out.set_item("level", records.iter().map(|r| r.level.map_or(-1, i64::from)).collect::<Vec<i64>>().into_pyarray(py))?;
+    out.set_item(
+        "level",
+        records.iter().map(|r| r.level.map_or(-1, i64::from)).collect::<Vec<i64>>().into_pyarray(py),
+    )?;
     Ok(out)
 }
 
@@ -219,7 +222,8 @@ fn board_of(cells: numpy::ndarray::ArrayView2<u8>) -> Board {
 }
 
 fn check_grid(height: usize, width: usize) -> PyResult<()> {
-    Board::check_size(width, height).map_err(|e| field_error("boards", format!("{e} (the array is N x height x width)")))
+    Board::check_size(width, height)
+        .map_err(|e| field_error("boards", format!("{e} (the array is N x height x width)")))
 }
 
 /// The features `names` of N boards (N x H x W, top row first): N x F values.
@@ -391,12 +395,8 @@ impl Games {
         extra: Vec<T>,
         work: impl Fn(&Context, &mut Slot, Observation<'a>, T) + Send + Sync,
     ) {
-        let context = Context {
-            rules: self.rules.as_ref(),
-            features: &self.features,
-            width: self.width,
-            height: self.height,
-        };
+        let context =
+            Context { rules: self.rules.as_ref(), features: &self.features, width: self.width, height: self.height };
         let count = self.slots.len();
         let items = self.slots.iter_mut().zip(shares).zip(extra);
         match &self.pool {
@@ -474,7 +474,13 @@ impl Games {
     /// of `features`, on `threads` threads (all cores when `None`).
     #[new]
     #[pyo3(signature = (rules, board, features, count, threads=None))]
-    fn new(rules: &str, board: Option<&str>, features: Vec<String>, count: usize, threads: Option<usize>) -> PyResult<Games> {
+    fn new(
+        rules: &str,
+        board: Option<&str>,
+        features: Vec<String>,
+        count: usize,
+        threads: Option<usize>,
+    ) -> PyResult<Games> {
         let rule_set = rule_set(rules, board_size(board)?)?;
         if rule_set.frame_rules().is_some() {
             return Err(field_error(
@@ -489,7 +495,11 @@ impl Games {
         if threads == Some(0) {
             return Err(field_error("threads", "must be at least 1"));
         }
-        let pool = if count >= PARALLEL_FROM { Some(thread_pool(threads).map_err(|e| field_error("threads", e))?) } else { None };
+        let pool = if count >= PARALLEL_FROM {
+            Some(thread_pool(threads).map_err(|e| field_error("threads", e))?)
+        } else {
+            None
+        };
         let empty = rule_set.new_board();
         let preview = rule_set.preview().min(7);
         let mut games = Games {

@@ -129,3 +129,21 @@ def test_bad_environment_arguments():
         TetrisEnv(rules="guideline")
     with pytest.raises(ValueError, match="^board:"):
         TetrisEnv(board="3x3")
+
+
+def test_the_vector_environment_steps_as_gymnasium_s_sync_vector_of_single_environments():
+    ours = gym.make_vec("tetris_lab/Tetris-v0", num_envs=3, vectorization_mode="vector_entry_point", board="6x6")
+    sync = gym.make_vec("tetris_lab/Tetris-v0", num_envs=3, vectorization_mode="sync", board="6x6")
+    (observation, info), (expected, expected_info) = ours.reset(seed=20), sync.reset(seed=20)
+    generator = np.random.default_rng(2)
+    ends = 0
+    for _ in range(150):
+        assert np.array_equal(observation["board"], expected["board"])
+        assert np.array_equal(observation["piece"], expected["piece"])
+        assert np.array_equal(info["action_mask"], expected_info["action_mask"])
+        actions = [generator.choice(np.flatnonzero(mask)) if mask.any() else 0 for mask in info["action_mask"]]
+        observation, rewards, terminated, _, info = ours.step(actions)
+        expected, expected_rewards, expected_terminated, _, expected_info = sync.step(actions)
+        assert np.array_equal(rewards, expected_rewards) and np.array_equal(terminated, expected_terminated)
+        ends += terminated.sum()
+    assert ends > 3, "the check of autoreset needs games that end"

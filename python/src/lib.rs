@@ -90,7 +90,6 @@ fn build_preset(
 }
 
 /// Plays a batch as `tetris-lab play` does, the GIL released.
-#[allow(clippy::too_many_arguments)]
 fn play_records(
     py: Python<'_>,
     built: &Built,

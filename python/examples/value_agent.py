@@ -1,5 +1,5 @@
 """A value-based agent over after-state features, a skeleton to build on: a linear value
-V(s') = w . phi(s') of the board a placement leaves (BCTS's 8 features, scaled), greedy
+V(s') = w . phi(s') of the board a placement leaves (a constant and BCTS's 8 features over the board height), greedy
 placements with epsilon exploration, and TD(0) updates towards r + V(next after-state).
 Swap the linear value for a network (PyTorch) to go further.
 
@@ -19,21 +19,21 @@ def main():
     parser.add_argument("--episodes", type=int, default=50)
     parser.add_argument("--board", default="10x10")
     parser.add_argument("--max-pieces", type=int, default=1000)
-    parser.add_argument("--step-size", type=float, default=0.001)
+    parser.add_argument("--step-size", type=float, default=0.01)
     parser.add_argument("--epsilon", type=float, default=0.05)
     parser.add_argument("--survival-bonus", type=float, default=1.0, help="reward per piece placed, besides rows")
     options = parser.parse_args()
 
     features = tetris_lab.features("bcts")
     env = gym.make("tetris_lab/Tetris-v0", board=options.board)
-    height, width = env.observation_space["board"].shape
-    scale = 1.0 / (height * width)
-    weights = np.zeros(len(features))
+    height, _ = env.observation_space["board"].shape
+    weights = np.zeros(1 + len(features))  # a constant term, then the features
     generator = np.random.default_rng(0)
 
     def after_states(observation):
         states = tetris_lab.after_states(env.unwrapped.board(), observation["piece"], features)
-        return states["action"], states["features"] * scale, states["rows_cleared"]
+        phi = np.hstack([np.ones((len(states["action"]), 1)), states["features"] / height])
+        return states["action"], phi, states["rows_cleared"]
 
     for episode in range(options.episodes):
         observation, _ = env.reset(seed=episode)
@@ -54,7 +54,7 @@ def main():
         if episode % max(1, options.episodes // 10) == 0 or episode == options.episodes - 1:
             print(f"episode {episode}: {lines} rows")
     print(f"last episode: {lines} rows")
-    print("learned weights:", {name: round(float(value), 3) for name, value in zip(features, weights)})
+    print("learned weights:", {name: round(float(value), 3) for name, value in zip(["constant", *features], weights)})
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """A value-based agent over after-state features, a skeleton to build on: a linear value
-V(s') = w . phi(s') of the board a placement leaves (a constant and BCTS's 8 features over the board height), greedy
-placements with epsilon exploration, and TD(0) updates towards r + V(next after-state).
-Swap the linear value for a network (PyTorch) to go further.
+V(s') = w . phi(s') of the board a placement leaves (a constant, then BCTS's 8 features
+over the board height), greedy placements with epsilon exploration, and TD(0) updates
+towards r + V(next after-state), r being the rows cleared plus a bonus per piece placed
+(random early play clears no rows: the bonus gives it a signal). It learns little as it
+stands: swap the linear value for a network (PyTorch) to go further.
 
     python python/examples/value_agent.py [--episodes N] [--board WxH]
 """

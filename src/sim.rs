@@ -399,6 +399,133 @@ pub fn batch_game_seed(driver: GameDriver, master_seed: u64, index: u64) -> u64 
     driver.randomizer().game_seed(master_seed, index)
 }
 
+/// A placement game played one move at a time by a player outside the library (a learning
+/// agent, a Python environment): the pieces of [`play_game`] with the same rule set and
+/// seed (its generator, its preview), locked by the same rules. There is no hold: the
+/// player places the current piece. After every move the placements of the next piece are
+/// listed (in the rule set's order); the game is over when the lock ends it, the next piece
+/// cannot spawn, or it has no placement.
+#[derive(Clone, Debug)]
+pub struct SteppedGame {
+    board: Board,
+    randomizer: Randomizer,
+    /// The current piece, then the visible preview.
+    queue: Vec<Piece>,
+    placements: Vec<Placement>,
+    last: PlacementInfo,
+    pieces: u64,
+    lines: u64,
+    score: u64,
+    over: bool,
+}
+
+impl SteppedGame {
+    /// A new game of `rules` whose pieces come from the rule set's generator seeded with
+    /// `seed` (game `i` of a batch with master seed `m` is seeded [`batch_game_seed`]).
+    pub fn new(rules: &dyn RuleSet, seed: u64) -> SteppedGame {
+        let mut game = SteppedGame {
+            board: rules.new_board(),
+            randomizer: Randomizer::new(rules.randomizer(), seed),
+            queue: Vec::with_capacity(QUEUE),
+            placements: Vec::new(),
+            last: PlacementInfo::default(),
+            pieces: 0,
+            lines: 0,
+            score: 0,
+            over: false,
+        };
+        game.next_turn(rules);
+        game
+    }
+
+    /// Refills the queue and lists the current piece's placements (the game ends when it
+    /// cannot spawn or has none).
+    fn next_turn(&mut self, rules: &dyn RuleSet) {
+        let wanted = 1 + rules.preview().min(QUEUE - 1);
+        while self.queue.len() < wanted {
+            self.queue.push(self.randomizer.next_piece());
+        }
+        if rules.can_spawn(&self.board, self.queue[0]) {
+            rules.candidates(&self.board, self.queue[0], &mut self.placements);
+        } else {
+            self.placements.clear();
+        }
+        self.over = self.placements.is_empty();
+    }
+
+    /// Locks `self.placements()[index]` and moves to the next piece; returns what the lock
+    /// did. `None` (nothing changed) when the game is over or `index` is not a placement.
+    pub fn step(&mut self, rules: &dyn RuleSet, index: usize) -> Option<Outcome> {
+        if self.over || index >= self.placements.len() {
+            return None;
+        }
+        let outcome = rules.lock(&mut self.board, &self.placements[index]);
+        self.pieces += 1;
+        self.lines += outcome.info.rows_cleared as u64;
+        self.score += outcome.score;
+        self.last = outcome.info;
+        self.queue.remove(0);
+        if outcome.game_over {
+            self.placements.clear();
+            self.over = true;
+        } else {
+            self.next_turn(rules);
+        }
+        Some(outcome)
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    /// The piece to place (the last one drawn when the game is over).
+    pub fn current(&self) -> Piece {
+        self.queue[0]
+    }
+    /// The visible upcoming pieces, next first.
+    pub fn preview(&self) -> &[Piece] {
+        &self.queue[1..]
+    }
+    /// The current piece's placements, in the rule set's order (empty when the game is over).
+    pub fn placements(&self) -> &[Placement] {
+        &self.placements
+    }
+    /// What the last lock did (zeros before the first), for the placement features.
+    pub fn last_placement(&self) -> PlacementInfo {
+        self.last
+    }
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+    pub fn pieces(&self) -> u64 {
+        self.pieces
+    }
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+    pub fn score(&self) -> u64 {
+        self.score
+    }
+}
+
+/// The after-states of `placements` on `board`: for each, the values of `features` (in
+/// that order, appended to `out`) on the board the placement leaves as the rule set's
+/// players see it ([`RuleSet::apply`]: rows removed), with what the placement did. What
+/// value-based learners rate.
+pub fn after_state_features(
+    rules: &dyn RuleSet,
+    board: &Board,
+    placements: &[Placement],
+    features: &[&crate::features::Feature],
+    out: &mut Vec<f64>,
+) {
+    for placement in placements {
+        let mut after = *board;
+        let info = rules.apply(&mut after, placement);
+        let context = crate::features::FeatureContext::new(&after, info);
+        out.extend(features.iter().map(|feature| (feature.compute)(&context)));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,5 +589,56 @@ mod tests {
         assert_eq!((placements, rows, score), (record.pieces, record.lines, record.score));
         assert!(record.lines > 0, "the check of cleared rows needs a game that clears some");
         assert_eq!(progress.load(Ordering::Relaxed), record.pieces);
+    }
+    /// A stepped game whose moves are the preset's policy's choices is the game `play` plays.
+    fn stepped_as_policy(preset: &str, size: Option<(usize, usize)>, seed: u64, max_pieces: u64) {
+        let built = presets::find(preset).unwrap().build(size, None).unwrap();
+        let (rules, policy) = (built.rules.as_ref(), built.policy.as_ref());
+        let mut game = SteppedGame::new(rules, seed);
+        let mut scratch = Scratch::default();
+        while !game.is_over() && game.pieces() < max_pieces {
+            let view = GameView {
+                board: game.board(),
+                current: game.current(),
+                preview: game.preview(),
+                hold: None,
+                can_hold: false,
+            };
+            let chosen = policy.choose(rules, &view, &mut scratch).unwrap().placement;
+            let index =
+                game.placements().iter().position(|p| *p == chosen).expect("the policy chose a listed placement");
+            game.step(rules, index).unwrap();
+        }
+        let record = play_game(built.driver(), seed, GameLimits { max_pieces: Some(max_pieces) }, None);
+        assert_eq!(
+            (game.pieces(), game.lines(), game.score()),
+            (record.pieces, record.lines, record.score),
+            "{preset}"
+        );
+        assert_eq!(game.is_over(), record.end == GameEnd::GameOver, "{preset}");
+        assert!(game.step(rules, usize::MAX).is_none());
+    }
+
+    #[test]
+    fn a_stepped_game_is_the_game_loop_s_game() {
+        stepped_as_policy("bcts", Some((10, 8)), 3, 100_000);
+        stepped_as_policy("dellacherie-simplified", Some((6, 10)), 4, 100_000);
+        stepped_as_policy("lee", None, 5, 2_000);
+        stepped_as_policy("el-tetris", None, 6, 1_000);
+    }
+
+    #[test]
+    fn after_states_are_the_boards_the_placements_leave() {
+        let rules = crate::rules::build("simplified", Some((4, 4))).unwrap();
+        let board = Board::parse("....\nXXX.", None, 4).unwrap();
+        let mut placements = Vec::new();
+        rules.candidates(&board, Piece::I, &mut placements);
+        let features = [crate::features::find("rows_cleared").unwrap(), crate::features::find("holes").unwrap()];
+        let mut values = Vec::new();
+        after_state_features(rules.as_ref(), &board, &placements, &features, &mut values);
+        assert_eq!(values.len(), 2 * placements.len());
+        // The vertical I in the last column clears the bottom row and leaves no hole.
+        let vertical_right = placements.iter().position(|p| p.orientation == 0 && p.left == 3).unwrap();
+        assert_eq!(&values[2 * vertical_right..2 * vertical_right + 2], &[1.0, 0.0]);
     }
 }

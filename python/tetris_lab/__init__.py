@@ -1,0 +1,182 @@
+"""tetris-lab from Python: the library's simulator, board features and Gymnasium environments.
+
+The work is done in Rust (``tetris_lab._core``) with the GIL released; numpy arrays go in
+and out. Importing the package registers the Gymnasium environment
+``tetris_lab/Tetris-v0`` (and its batched version, for ``gymnasium.make_vec``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _core
+
+__all__ = [
+    "PIECES",
+    "presets",
+    "rule_sets",
+    "features",
+    "weights",
+    "play",
+    "fitness",
+    "Fitness",
+    "board_features",
+    "after_states",
+]
+
+#: The seven pieces' letters; a piece number is an index into it.
+PIECES: str = _core.piece_letters()
+
+
+def presets() -> list[str]:
+    """The preset names (``tetris-lab list``)."""
+    return _core.preset_names()
+
+
+def rule_sets() -> list[str]:
+    """The rule set names."""
+    return _core.rule_set_names()
+
+
+def features(preset: str | None = None) -> list[str]:
+    """A preset's feature names in its order (the order of its weights vector); every
+    feature of the library when no preset is named."""
+    if preset is None:
+        return [name for name, _ in _core.feature_list()]
+    return [name for name, _ in _core.preset_weights(preset)]
+
+
+def weights(preset: str) -> dict[str, float]:
+    """A preset's published weights, {feature name: weight} in its feature order."""
+    return dict(_core.preset_weights(preset))
+
+
+def _board_text(board) -> str | None:
+    """A board size given as ``"WxH"`` or ``(width, height)``, as the library parses it."""
+    if board is None or isinstance(board, str):
+        return board
+    try:
+        width, height = board
+        return f"{int(width)}x{int(height)}"
+    except (TypeError, ValueError):
+        raise ValueError(f"board: {board!r} is not a size: give \"WxH\" or (width, height)") from None
+
+
+def _weights_vector(preset: str, weights) -> list[float]:
+    """Weights given as {feature: weight} or as a vector in the preset's feature order."""
+    names = features(preset)
+    if isinstance(weights, dict):
+        unknown = [name for name in weights if name not in names]
+        if unknown:
+            raise ValueError(f"weights: preset {preset} has no feature {unknown[0]!r} (its features: {', '.join(names)})")
+        missing = [name for name in names if name not in weights]
+        if missing:
+            raise ValueError(f"weights: missing weight(s) for {', '.join(missing)} (preset {preset} weighs {', '.join(names)})")
+        return [float(weights[name]) for name in names]
+    vector = np.asarray(weights, dtype=np.float64)
+    if vector.ndim != 1:
+        raise ValueError(f"weights: a vector of {len(names)} values ({', '.join(names)}) or a dict, not shape {vector.shape}")
+    return vector.tolist()
+
+
+def play(
+    preset: str,
+    rules: str | None = None,
+    board=None,
+    games: int = 100,
+    seed: int = 1,
+    threads: int | None = None,
+    weights=None,
+    max_pieces: int | None = None,
+) -> dict[str, np.ndarray]:
+    """Plays ``games`` seeded games of a preset, as ``tetris-lab play`` does with the same
+    arguments (the same games, bit for bit, at any thread count).
+
+    ``weights`` replaces the published weights: a dict {feature: weight}, a vector in the
+    preset's feature order (:func:`features`), or the path of a weights file (TOML, as
+    ``--weights`` reads). Returns the columns of ``play --csv``: ``game``, ``seed``,
+    ``lines`` (rows cleared), ``pieces``, ``score``, ``end`` ("game_over" or "piece_cap")
+    and ``level`` (-1 for rule sets without levels), one entry per game.
+    """
+    vector, weights_file = None, None
+    if isinstance(weights, (str, os.PathLike)):
+        weights_file = os.fspath(weights)
+    elif weights is not None:
+        vector = _weights_vector(preset, weights)
+    out = _core.play(preset, rules, _board_text(board), games, seed, threads, vector, weights_file, max_pieces)
+    out["end"] = np.array(out["end"], dtype=str)
+    return out
+
+
+class Fitness(NamedTuple):
+    """Mean rows per game with its 95% interval (as ``tetris-lab play`` prints them)."""
+
+    mean: float
+    low: float
+    high: float
+
+
+def fitness(
+    weights,
+    preset: str = "bcts",
+    rules: str | None = None,
+    board=None,
+    games: int = 100,
+    seed: int = 1,
+    threads: int | None = None,
+    max_pieces: int | None = None,
+) -> Fitness:
+    """The fitness of a weights vector (or dict) for Python optimizers: mean rows per game
+    with its 95% interval, on common random games (the games of ``seed``, the same for
+    every call, so two vectors are compared on the same pieces)."""
+    vector = _weights_vector(preset, weights)
+    return Fitness(*_core.fitness(preset, vector, rules, _board_text(board), games, seed, threads, max_pieces))
+
+
+def _feature_names(features) -> list[str]:
+    """Features named by a preset (its features), one feature name, or a list of names."""
+    if isinstance(features, str):
+        return globals()["features"](features) if features in presets() else [features]
+    return [str(name) for name in features]
+
+
+def _grid(cells, dimensions: int, field: str) -> np.ndarray:
+    array = np.asarray(cells)
+    if array.ndim != dimensions:
+        shape = "N x height x width" if dimensions == 3 else "height x width"
+        raise ValueError(f"{field}: an array of {shape} cells, not shape {array.shape}")
+    return np.ascontiguousarray(array != 0, dtype=np.uint8)
+
+
+def board_features(boards, features="bcts") -> np.ndarray:
+    """The features of N boards: ``boards`` is N x height x width (bool or integers, top row
+    first, non-zero = filled) or one height x width board; ``features`` a preset (its
+    features, in its order), a feature name or a list of names. Returns N x F float64 (F
+    for one board). Placement features (landing height, eroded cells...) read 0 on a bare
+    board."""
+    names = _feature_names(features)
+    single = np.ndim(boards) == 2
+    grid = _grid(boards, 2 if single else 3, "boards")
+    values = _core.board_features(grid[None] if single else grid, names)
+    return values[0] if single else values
+
+
+def after_states(board, piece, features="bcts", rules: str = "simplified") -> dict[str, np.ndarray]:
+    """Every placement of ``piece`` (a letter of :data:`PIECES` or its number) on ``board``
+    (height x width, top row first) under ``rules``: ``action`` (orientation x width + box
+    column, the environments' action), ``features`` (K x F: the board the placement
+    leaves, rows removed, with what the placement did) and ``rows_cleared``."""
+    if isinstance(piece, str):
+        if len(piece) != 1 or piece.upper() not in PIECES:
+            raise ValueError(f"piece: {piece!r} is not one of {', '.join(PIECES)}")
+        piece = PIECES.index(piece.upper())
+    actions, values, rows = _core.after_states(_grid(board, 2, "board"), int(piece), _feature_names(features), rules)
+    return {"action": actions, "features": values, "rows_cleared": rows}
+
+
+from . import env as _env  # noqa: E402  (registers the environments)
+
+_env.register()

@@ -38,6 +38,8 @@ def main():
     final = tetris_lab.fitness(mean, preset, board="10x10", games=100, seed=options.seed + 1)
     print("mean weights:", {name: round(float(value), 2) for name, value in zip(names, mean)})
     print(f"on 100 other games: {final.mean:.1f} rows per game (95%: {final.low:.1f} to {final.high:.1f})")
+    published = tetris_lab.fitness(tetris_lab.weights(preset), preset, board="10x10", games=100, seed=options.seed + 1)
+    print(f"Dellacherie's published weights on the same games: {published.mean:.1f} rows per game")
 
 
 if __name__ == "__main__":

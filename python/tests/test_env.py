@@ -147,3 +147,38 @@ def test_the_vector_environment_steps_as_gymnasium_s_sync_vector_of_single_envir
         assert np.array_equal(rewards, expected_rewards) and np.array_equal(terminated, expected_terminated)
         ends += terminated.sum()
     assert ends > 3, "the check of autoreset needs games that end"
+
+
+def test_the_reward_is_configurable():
+    # Survival: one a piece, so a game's rewards add up to its pieces.
+    env = TetrisEnv(board="6x6", reward="pieces")
+    _, info = env.reset(seed=4)
+    total, terminated = 0.0, False
+    generator = np.random.default_rng(1)
+    while not terminated:
+        _, reward, terminated, _, info = env.step(generator.choice(np.flatnonzero(info["action_mask"])))
+        total += reward
+    assert total == info["pieces"] > 0
+    # A table: what clearing 0 to 4 rows earns; rows cleared times 10 here.
+    env = TetrisEnv(board="6x6", reward=[0, 10, 20, 30, 40])
+    _, info = env.reset(seed=4)
+    total, terminated = 0.0, False
+    while not terminated:
+        _, reward, terminated, _, info = env.step(generator.choice(np.flatnonzero(info["action_mask"])))
+        total += reward
+    assert total == 10 * info["lines"]
+    # The batched environment earns as Gymnasium's vector of single ones, restarts included.
+    ours = gym.make_vec("tetris_lab/Tetris-v0", num_envs=3, vectorization_mode="vector_entry_point", board="6x6", reward="pieces")
+    sync = gym.make_vec("tetris_lab/Tetris-v0", num_envs=3, vectorization_mode="sync", board="6x6", reward="pieces")
+    (_, info), _ = ours.reset(seed=7), sync.reset(seed=7)
+    ends = 0
+    for _ in range(120):
+        actions = [generator.choice(np.flatnonzero(mask)) if mask.any() else 0 for mask in info["action_mask"]]
+        _, rewards, terminated, _, info = ours.step(actions)
+        _, expected, _, _, _ = sync.step(actions)
+        assert np.array_equal(rewards, expected)
+        ends += terminated.sum()
+    assert ends > 3
+    for bad in ["score", [1, 2, 3], [0, 1, 2, 3, float("nan")], object()]:
+        with pytest.raises(ValueError, match="^reward:"):
+            TetrisEnv(reward=bad)

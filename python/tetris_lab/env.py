@@ -3,7 +3,8 @@ in Rust (``TetrisVectorEnv``), both on the library's placement games.
 
 An action places the current piece: orientation x width + box column (``Discrete(4 x
 width)``); ``info["action_mask"]`` marks the legal ones. An action that is not a legal
-placement ends the game (``info["illegal_action"]``). The reward is the rows cleared.
+placement ends the game (``info["illegal_action"]``). The reward is the rows cleared, or as
+``reward=`` says (see :func:`reward_table`).
 Game ``k`` after ``reset(seed=s)`` (``k`` = 0, then one more for every ``reset()`` without
 a seed) has the pieces of game ``k`` of ``tetris-lab play --seed s``.
 """
@@ -87,6 +88,39 @@ def _observation(buffers: _Buffers, observation: str, preview: bool):
     return parts
 
 
+#: The named rewards: what a placement that clears 0, 1, 2, 3 or 4 rows earns.
+REWARDS = {
+    # The rows cleared (the research game's score).
+    "rows": (0.0, 1.0, 2.0, 3.0, 4.0),
+    # One for every piece placed: survival.
+    "pieces": (1.0, 1.0, 1.0, 1.0, 1.0),
+    # The original Nintendo scoring at level 0 (40, 100, 300, 1200).
+    "nintendo": (0.0, 40.0, 100.0, 300.0, 1200.0),
+}
+
+
+def reward_table(reward) -> np.ndarray:
+    """What a placement clearing 0 to 4 rows earns: a name of :data:`REWARDS` or five
+    numbers. An illegal action, and the step that starts a batched game anew, earn 0."""
+    if isinstance(reward, str):
+        if reward not in REWARDS:
+            raise ValueError(f"reward: {reward!r} is not one of {', '.join(REWARDS)} (or five numbers, for 0 to 4 rows)")
+        return np.array(REWARDS[reward], np.float64)
+    try:
+        table = np.asarray(reward, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"reward: {reward!r} is neither a name nor five numbers") from None
+    if table.shape != (5,) or not np.all(np.isfinite(table)):
+        raise ValueError(f"reward: five finite numbers are needed (for 0 to 4 rows), got {list(table)}")
+    return table
+
+
+def _rewards(table: np.ndarray, rows: np.ndarray, placed: np.ndarray) -> np.ndarray:
+    """The rewards of a step: ``table`` at the rows each game cleared, 0 where no piece
+    was placed."""
+    return np.where(placed, table[np.minimum(rows.astype(np.int64), 4)], 0.0)
+
+
 def _seed_value(seed, field: str = "seed") -> int:
     value = int(seed)
     if not 0 <= value < 2**64:
@@ -103,13 +137,17 @@ class TetrisEnv(gym.Env):
     ``piece`` (0..6, a letter of ``tetris_lab.PIECES``) and ``preview`` when the rule set
     shows one; "features": float32 features of the board just reached, with what the
     last placement did, then the current piece one-hot), ``features`` (a preset name or
-    a list of feature names, for the feature observation), ``render_mode`` ("ansi" or
-    "rgb_array").
+    a list of feature names, for the feature observation), ``reward`` (a name of
+    :data:`REWARDS`, default "rows", or five numbers: what clearing 0 to 4 rows earns),
+    ``render_mode`` ("ansi" or "rgb_array").
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, rules="simplified", board=None, observation="board", features="bcts", render_mode=None):
+    def __init__(
+        self, rules="simplified", board=None, observation="board", features="bcts", reward="rows", render_mode=None
+    ):
+        self._reward_table = reward_table(reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: {render_mode!r} is not one of {', '.join(self.metadata['render_modes'])}")
         self._games, self.feature_names = _games(rules, board, observation, features, 1, None)
@@ -167,7 +205,8 @@ class TetrisEnv(gym.Env):
         observation = self._result(buffers)
         info = self._info()
         info["illegal_action"] = bool(self._illegal[0])
-        return observation, float(self._reward[0]), self._ended, False, info
+        reward = _rewards(self._reward_table, self._reward, ~self._illegal)[0]
+        return observation, float(reward), self._ended, False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now (as ``info["action_mask"]``)."""
@@ -213,8 +252,17 @@ class TetrisVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
-        self, num_envs=1, rules="simplified", board=None, observation="board", features="bcts", threads=None, render_mode=None
+        self,
+        num_envs=1,
+        rules="simplified",
+        board=None,
+        observation="board",
+        features="bcts",
+        reward="rows",
+        threads=None,
+        render_mode=None,
     ):
+        self._reward_table = reward_table(reward)
         if render_mode is not None:
             raise ValueError(f"render_mode: the batched environment does not render ({render_mode!r} asked)")
         self._games, self.feature_names = _games(rules, board, observation, features, num_envs, threads)
@@ -248,6 +296,7 @@ class TetrisVectorEnv(VectorEnv):
             super().reset(seed=int(seed))
             masters = [_seed_value(int(seed) + i) for i in range(self.num_envs)]
         self._seeded = True
+        self._terminated[:] = False
         buffers = _Buffers(self._games, self.num_envs, self.observation_kind)
         self._games.reset(masters, *buffers.arguments())
         observation = _observation(buffers, self.observation_kind, self._games.preview_length > 0)
@@ -258,7 +307,10 @@ class TetrisVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call reset() first")
         actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(self.num_envs)
         buffers = _Buffers(self._games, self.num_envs, self.observation_kind)
+        # Games that ended at the last step start anew at this one: no piece placed.
+        restarting = self._terminated.copy()
         self._games.step(actions, True, self._rewards, self._terminated, self._illegal, *buffers.arguments())
         observation = _observation(buffers, self.observation_kind, self._games.preview_length > 0)
         info = {"action_mask": buffers.masks, "illegal_action": self._illegal.copy()}
-        return observation, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+        rewards = _rewards(self._reward_table, self._rewards, ~self._illegal & ~restarting)
+        return observation, rewards, self._terminated.copy(), self._truncated.copy(), info

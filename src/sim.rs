@@ -413,6 +413,9 @@ pub struct SteppedGame {
     queue: Vec<Piece>,
     placements: Vec<Placement>,
     last: PlacementInfo,
+    /// The board before the last lock and the placement locked (`None` before the first),
+    /// for pictures of the move.
+    last_move: Option<(Board, Placement)>,
     pieces: u64,
     lines: u64,
     score: u64,
@@ -429,6 +432,7 @@ impl SteppedGame {
             queue: Vec::with_capacity(QUEUE),
             placements: Vec::new(),
             last: PlacementInfo::default(),
+            last_move: None,
             pieces: 0,
             lines: 0,
             score: 0,
@@ -459,6 +463,7 @@ impl SteppedGame {
         if self.over || index >= self.placements.len() {
             return None;
         }
+        self.last_move = Some((self.board, self.placements[index]));
         let outcome = rules.lock(&mut self.board, &self.placements[index]);
         self.pieces += 1;
         self.lines += outcome.info.rows_cleared as u64;
@@ -492,6 +497,10 @@ impl SteppedGame {
     /// What the last lock did (zeros before the first), for the placement features.
     pub fn last_placement(&self) -> PlacementInfo {
         self.last
+    }
+    /// The board before the last lock and the placement it locked (`None` before the first).
+    pub fn last_move(&self) -> Option<(Board, Placement)> {
+        self.last_move
     }
     pub fn is_over(&self) -> bool {
         self.over

@@ -551,6 +551,21 @@ impl Games {
         Ok((slot.game.lines(), slot.game.pieces(), slot.game.score()))
     }
 
+    /// Game `index` drawn as `tetris-lab watch` draws a move: the text (`ansi`) or the
+    /// image's RGB pixels (height x width x 3).
+    fn picture<'py>(&self, py: Python<'py>, index: usize, image: bool) -> PyResult<PyObject> {
+        let slot = self.slots.get(index).ok_or_else(|| field_error("index", "no such game"))?;
+        let title = format!("{} | seed {} game {}", self.rules.name(), slot.master, slot.episode);
+        let picture = tetris_lab::view::game::stepped_picture(&slot.game, title);
+        if !image {
+            return Ok(tetris_lab::view::text::render(&picture, false).into_pyobject(py)?.into_any().unbind());
+        }
+        let ((width, height), pixels) = tetris_lab::view::image::rgb_pixels(&picture);
+        let array = numpy::ndarray::Array3::from_shape_vec((height as usize, width as usize, 3), pixels)
+            .map_err(|e| field_error("picture", e))?;
+        Ok(array.into_pyarray(py).into_any().unbind())
+    }
+
     /// Game `index`'s board now: height x width, top row first.
     fn board<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyArray2<u8>>> {
         let slot = self.slots.get(index).ok_or_else(|| field_error("index", "no such game"))?;

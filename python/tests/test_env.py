@@ -182,3 +182,21 @@ def test_the_reward_is_configurable():
     for bad in ["score", [1, 2, 3], [0, 1, 2, 3, float("nan")], object()]:
         with pytest.raises(ValueError, match="^reward:"):
             TetrisEnv(reward=bad)
+
+
+def test_the_pictures_are_those_watch_draws():
+    text = TetrisEnv(board="6x8", render_mode="ansi")
+    image = TetrisEnv(board="6x8", render_mode="rgb_array")
+    (_, info), _ = text.reset(seed=5), image.reset(seed=5)
+    assert "[]" not in text.render() and "piece" in text.render()
+    shapes = set()
+    terminated = False
+    while not terminated:
+        action = np.flatnonzero(info["action_mask"])[0]
+        _, _, terminated, _, info = text.step(action)
+        image.step(action)
+        picture = image.render()
+        assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+        shapes.add(picture.shape)
+    assert len(shapes) == 1, "one image size for the whole game"
+    assert "game over" in text.render()

@@ -224,21 +224,13 @@ class TetrisEnv(gym.Env):
         return self._games.board(0)
 
     def render(self):
+        """The game as ``tetris-lab watch`` draws a move: the board with the piece just
+        placed highlighted and a panel (piece, preview, rows, score); text for "ansi", the
+        image's pixels (height x width x 3 uint8, one size for the whole game) for
+        "rgb_array"."""
         if self.render_mode is None or self._last is None:
             return None
-        cells = self._board_cells()
-        if self.render_mode == "ansi":
-            from . import PIECES
-
-            rows = ["|" + "".join("#" if cell else "." for cell in row) + "|" for row in cells]
-            piece = PIECES[int(self._last.pieces[0])]
-            preview = "".join(PIECES[int(p)] for p in self._last.previews[0])
-            lines, pieces, _ = self._games.totals(0)
-            footer = f"piece {piece}" + (f", next {preview}" if preview else "") + f" | {lines} rows, {pieces} pieces"
-            return "\n".join(rows + ["+" + "-" * cells.shape[1] + "+", footer]) + "\n"
-        scale = 16
-        image = np.where(cells[..., None] != 0, np.array([200, 200, 200], np.uint8), np.array([20, 20, 30], np.uint8))
-        return np.repeat(np.repeat(image, scale, axis=0), scale, axis=1)
+        return self._games.picture(0, self.render_mode == "rgb_array")
 
 
 class TetrisVectorEnv(VectorEnv):

@@ -7,9 +7,10 @@ use super::Picture;
 use crate::board::Board;
 use crate::eval::Evaluator;
 use crate::features::FeatureContext;
+use crate::placement::Placement;
 use crate::presets::Built;
 use crate::rules::{HoldRule, Outcome, RuleSet};
-use crate::sim::{self, GameLimits, GameRecord, MoveRecord};
+use crate::sim::{self, GameLimits, GameRecord, MoveRecord, SteppedGame};
 use crate::support::text::format_number;
 
 /// One move as the game loop made it, with the boards around it: cheap to keep (no
@@ -30,25 +31,61 @@ pub struct MoveShot {
 impl MoveShot {
     /// The rows this move's lock removed (bit y), as the plain lock removes them.
     pub fn cleared_rows(&self) -> u64 {
-        let mut board = self.before;
-        self.record.placement.write(&mut board);
-        board.full_rows()
+        cleared_rows(&self.before, &self.record.placement)
     }
 
     /// The cells of the placed piece (x, y from the floor) before rows were removed.
     pub fn placed_cells(&self) -> Vec<(usize, usize)> {
-        let placement = &self.record.placement;
-        let masks = placement.shape.masks_at(placement.left as usize);
-        let mut cells = Vec::new();
-        for (j, mask) in masks.iter().enumerate().take(placement.shape.height as usize) {
-            for x in 0..16 {
-                if mask >> x & 1 == 1 {
-                    cells.push((x, placement.bottom as usize + j));
-                }
+        placed_cells(&self.record.placement)
+    }
+}
+
+/// The rows locking `placement` on `before` removes (bit y), as the plain lock removes them.
+fn cleared_rows(before: &Board, placement: &Placement) -> u64 {
+    let mut board = *before;
+    placement.write(&mut board);
+    board.full_rows()
+}
+
+/// The cells of `placement`'s piece (x, y from the floor) before rows were removed.
+fn placed_cells(placement: &Placement) -> Vec<(usize, usize)> {
+    let masks = placement.shape.masks_at(placement.left as usize);
+    let mut cells = Vec::new();
+    for (j, mask) in masks.iter().enumerate().take(placement.shape.height as usize) {
+        for x in 0..16 {
+            if mask >> x & 1 == 1 {
+                cells.push((x, placement.bottom as usize + j));
             }
         }
-        cells
     }
+    cells
+}
+
+/// The characters of a [`stepped_picture`]'s panel lines.
+pub const STEPPED_PANEL_WIDTH: usize = 20;
+
+/// The picture of a game played one move at a time ([`SteppedGame`]): the board, the
+/// piece just placed highlighted as `watch` draws it, and a panel with the piece to place,
+/// the preview and the counters. Every picture of a game has the same lines, each padded
+/// to [`STEPPED_PANEL_WIDTH`] characters, so its images share one size (as video frames
+/// must).
+pub fn stepped_picture(game: &SteppedGame, title: String) -> Picture {
+    let board = game.board();
+    let current = if game.is_over() { "-".to_string() } else { game.current().to_string() };
+    let next: Vec<String> = game.preview().iter().map(|p| p.to_string()).collect();
+    let mut panel = vec![format!("move   {}", game.pieces()), format!("piece  {current}")];
+    if !next.is_empty() {
+        panel.push(format!("next   {}", next.join(" ")));
+    }
+    panel.push(format!("lines  {}", game.lines()));
+    panel.push(format!("score  {}", game.score()));
+    panel.push(if game.is_over() { "game over".to_string() } else { String::new() });
+    let panel = panel.into_iter().map(|line| format!("{line:<STEPPED_PANEL_WIDTH$}")).collect();
+    let (placed, cleared) = match game.last_move() {
+        Some((before, placement)) => (placed_cells(&placement), cleared_rows(&before, &placement)),
+        None => (Vec::new(), 0),
+    };
+    Picture::after_lock(title, (board.width(), board.height()), |x, y| board.is_filled(x, y), &placed, cleared, panel)
 }
 
 /// Plays game `index` of `master_seed` (the game `play --seed master_seed` plays as its
@@ -157,6 +194,32 @@ pub fn summary(index: u64, record: &GameRecord) -> String {
 mod tests {
     use super::*;
     use crate::presets;
+
+    #[test]
+    fn a_stepped_game_is_drawn_as_watch_draws_a_move_one_size_throughout() {
+        use crate::view::Cell;
+        let rules = crate::rules::build("simplified", Some((6, 8))).unwrap();
+        let mut game = SteppedGame::new(rules.as_ref(), 5);
+        let first = stepped_picture(&game, "t".into());
+        assert!(first.panel.iter().all(|line| line.chars().count() == STEPPED_PANEL_WIDTH));
+        let size = crate::view::image::rgb_pixels(&first).0;
+        let placed = |picture: &Picture| {
+            (0..8)
+                .flat_map(|y| (0..6).map(move |x| (x, y)))
+                .filter(|&(x, y)| picture.cell(x, y) == Cell::Placed)
+                .count()
+        };
+        assert_eq!(placed(&first), 0, "nothing placed yet");
+        while !game.is_over() {
+            game.step(rules.as_ref(), 0);
+            let picture = stepped_picture(&game, "t".into());
+            // The piece just placed, less its cells in rows its lock removed.
+            let cleared = game.last_placement().piece_cells_cleared as usize;
+            assert_eq!(placed(&picture), 4 - cleared);
+            assert_eq!(crate::view::image::rgb_pixels(&picture).0, size, "one image size for the game");
+        }
+        assert!(stepped_picture(&game, "t".into()).panel.iter().any(|line| line.trim() == "game over"));
+    }
 
     #[test]
     fn the_watched_game_is_the_batch_game_and_its_shots_add_up() {

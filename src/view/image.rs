@@ -108,6 +108,13 @@ impl Canvas {
     }
 }
 
+/// `picture` as the PNG and GIF frames draw it: (width, height) in pixels and the RGB
+/// bytes, row by row from the top (what a Gymnasium `rgb_array` render returns).
+pub fn rgb_pixels(picture: &Picture) -> ((u32, u32), Vec<u8>) {
+    let size = size_of(std::slice::from_ref(picture));
+    (size, rgb(picture, size))
+}
+
 /// Draws `picture` on an image of `size`: the RGB bytes, row by row from the top.
 fn rgb(picture: &Picture, size: (u32, u32)) -> Vec<u8> {
     let mut canvas = Canvas::new(size);

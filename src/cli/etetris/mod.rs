@@ -4,7 +4,7 @@
 //! library's ([`crate::etetris`]); these files read arguments, call it and print.
 
 use super::Ended;
-use crate::etetris::bridge::Aim;
+use crate::etetris::records::bridge::Aim;
 use crate::etetris::solver::{MoveSet, Refinements};
 use crate::etetris::weights::Weights;
 use crate::interrupt::stop_on_ctrl_c;

@@ -1,5 +1,5 @@
 //! `tetris-lab etetris polish RECORD`: the second stage of a two-stage search
-//! ([`crate::etetris::polish`]). Searches the record's game window by window for better
+//! ([`crate::etetris::records::polish`]). Searches the record's game window by window for better
 //! ways back to its own boards, writes the improved record (never worse; replayed and
 //! checked) and prints the score before and after; shows a progress bar on stderr. The
 //! record and its manifest are rewritten as the windows go, so a polish killed at any
@@ -11,7 +11,7 @@ use super::{install_ctrl_c, moves_parser, resume_conflicts, JitterArgs, SearchAr
 use crate::cli::Ended;
 use crate::etetris::checked::pieces_bar;
 use crate::etetris::game::PIECE_LIMIT;
-use crate::etetris::polish::{polish, Line, Windows};
+use crate::etetris::records::polish::{polish, Line, Windows};
 use crate::etetris::runs::{
     checked_options, etetris_manifest, prepare_record_path, read_record, weights_json, write_record,
     write_record_with_manifest,

@@ -1,9 +1,9 @@
 //! `tetris-lab etetris splice RECORD...`: the best game through the boards of several records
-//! ([`crate::etetris::splice`]): where two records have the same board after the same
+//! ([`crate::etetris::records::splice`]): where two records have the same board after the same
 //! piece, either may go on from there, so the game takes, between such meeting points,
 //! the stretch that scores most. Writes the record (replayed and checked) and its manifest,
 //! and prints the score against the best record given. With `--bridge` it first searches
-//! bridges between the records where they never meet ([`crate::etetris::bridge`]) and
+//! bridges between the records where they never meet ([`crate::etetris::records::bridge`]) and
 //! splices them in too (started at the plan's jumps, along the game with `--every`, along
 //! the plan's detours with `--detours`; chained with `--chain`); the record is rewritten
 //! as each bridge is found, so a stopped run (Ctrl-C, a kill) leaves the best game found
@@ -12,15 +12,15 @@
 
 use super::{aim_parser, install_ctrl_c, moves_parser, JitterArgs, SearchArgs};
 use crate::cli::Ended;
-use crate::etetris::bridge::{bridge_along, plan, Aim, Bridging, Detour, Plan, Searched};
 use crate::etetris::game::PIECE_LIMIT;
-use crate::etetris::polish::Line;
 use crate::etetris::record::{replay, Record};
+use crate::etetris::records::bridge::{bridge_along, plan, Aim, Bridging, Detour, Plan, Searched};
+use crate::etetris::records::polish::Line;
+use crate::etetris::records::splice::{meetings, splice, Spliced};
 use crate::etetris::runs::{
     checked_options, etetris_manifest, prepare_record_path, weights_json, with_suffix, write_record_with_manifest,
 };
 use crate::etetris::solver::{MoveSet, Refinements};
-use crate::etetris::splice::{meetings, splice, Spliced};
 use crate::interrupt::stop_flag;
 use crate::report::ledger::{Journal, JournalKind};
 use crate::support::atomic_file::check_distinct;
@@ -432,7 +432,7 @@ fn print_detours(plan: &Plan, detours: &[Detour], files: &[PathBuf]) {
 
 /// What the bridges did, for the manifest and the printed line.
 struct BridgeReport {
-    /// The splice without bridges, and the plan's score (see [`crate::etetris::bridge::plan`]).
+    /// The splice without bridges, and the plan's score (see [`crate::etetris::records::bridge::plan`]).
     plain: u32,
     plan: u64,
     /// The plan's jumps, the jumps searched, and the bridges found.

@@ -22,10 +22,10 @@
 //! instead, over the whole game, with every record's boards carried into its beam after
 //! each piece: it looks for bridges from all of the records' boards at once.
 
-use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
-use super::solver::{BeamSearch, Branch, BridgeTargets, Landing, Options, Start};
 use super::splice::{follow, sources_into, sources_out_of, splice, step_in, ways_in, ways_out, Way};
+use crate::etetris::game::{sequence, Grid, Placement, PIECE_LIMIT};
+use crate::etetris::solver::{BeamSearch, Branch, BridgeTargets, Landing, Options, Start};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -269,7 +269,7 @@ pub struct Attempt {
     pub gain: Option<u32>,
     /// The bridges found (none: none found; with [`Bridging::carry`], up to
     /// [`CARRIED_WAYS`]): what [`Searched`] keeps of the search.
-    pub ways: Vec<Branch>,
+    pub(crate) ways: Vec<Branch>,
     /// Read from `earlier` (a stopped run's searches), not searched again.
     pub earlier: bool,
 }
@@ -280,7 +280,7 @@ pub struct Attempt {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Searched {
     pub piece: usize,
-    pub ways: Vec<Branch>,
+    pub(crate) ways: Vec<Branch>,
 }
 
 impl Searched {
@@ -630,8 +630,8 @@ pub fn bridge_along(
 mod tests {
     use super::*;
     use crate::etetris::record::replay;
+    use crate::etetris::records::splice::tests::game;
     use crate::etetris::solver::MoveSet;
-    use crate::etetris::splice::tests::game;
     use crate::etetris::Weights;
 
     /// Each game replays, board for board, to the scores it says, over the 600 pieces.

@@ -18,10 +18,11 @@
 //! - [`presets`]: the named published systems, built into games;
 //! - [`report`], [`etetris`]: the game ledger, paired tests, the extrapolation over board
 //!   heights; the E-Tetris contest game, its records and beam solvers;
-//! - [`reproduce`], [`tune`], [`benchmark`], [`view`]: the measurement plan, the published
-//!   figures and their measuring code; optimizers (ask/tell), experiment files, the campaign
-//!   driver, plots; the simulator's speed figures (`cargo bench --bench simulator`); watching
-//!   games (pictures of each move as text, GIF and PNG; game traces);
+//! - [`reproduce`], [`tune`], [`benchmark`], [`view`], [`sessions`]: the measurement plan,
+//!   the published figures and their measuring code; optimizers (ask/tell), experiment
+//!   files, the campaign driver, plots; the simulator's speed figures (`cargo bench --bench
+//!   simulator`); watching games (pictures of each move as text, GIF and PNG; game traces);
+//!   the E-Tetris runs that keep a journal (splice with bridges, versus);
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
 pub mod benchmark;
@@ -44,6 +45,7 @@ pub mod randomizer;
 pub mod report;
 pub mod reproduce;
 pub mod rules;
+pub mod sessions;
 pub mod sim;
 pub mod support;
 pub mod tune;

@@ -273,7 +273,8 @@ impl Built {
 
 /// The E-Tetris contest evaluator. Not a preset of the game loop (it is a beam search
 /// over one known sequence, not a policy of [`REGISTRY`]'s kind): `tetris-lab etetris solve`
-/// plays it, and tuning experiments name it as their `preset`.
+/// plays it, and an experiment with an `[etetris]` table tunes it (older files name it as
+/// their `preset`).
 pub const ETETRIS: &str = "etetris";
 
 /// Looks a preset up by name, with a "did you mean" on a miss.
@@ -281,7 +282,7 @@ pub fn find(name: &str) -> Result<&'static Preset> {
     if name == ETETRIS {
         anyhow::bail!(
             "preset \"{ETETRIS}\" is the E-Tetris contest's beam search, not a game of this command: \
-             run it with `tetris-lab etetris solve` (or tune it with `preset = \"{ETETRIS}\"` in an experiment file)"
+             run it with `tetris-lab etetris solve` (or tune it with an `[{ETETRIS}]` table in an experiment file)"
         );
     }
     REGISTRY

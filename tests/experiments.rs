@@ -24,7 +24,12 @@ fn every_shipped_experiment_validates() {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         assert!(text.contains("expected_time"), "{} does not state its expected time", path.display());
-        Experiment::load(path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+        let experiment = Experiment::load(path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+        // An [etetris] table is what makes an experiment tune E-Tetris: the shipped ones
+        // name no preset.
+        if experiment.file.etetris.is_some() {
+            assert_eq!(experiment.file.preset, None, "{}: [etetris] needs no preset", path.display());
+        }
         valid += 1;
     }
     // quickstart, five published campaigns (two cross-entropy, one E-Tetris), the six

@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["sim"],
     &["presets"],
     &["report", "etetris"],
-    &["reproduce", "tune", "benchmark", "view"],
+    &["reproduce", "tune", "benchmark", "view", "sessions"],
     &["compare"],
     &["cli"],
 ];

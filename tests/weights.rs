@@ -87,10 +87,10 @@ fn the_best_records_breakdown_adds_up() {
 /// splice's manifest reports as `meeting_stretches`, `pieces_met`), as docs/etetris.md says.
 #[test]
 fn the_two_earlier_records_meet_as_the_docs_say() {
-    use tetris_lab::etetris::polish::Line;
+    use tetris_lab::etetris::records::polish::Line;
     let line = |name: &str| Line::new(&record(name));
     let lines = [line("data/etetris/k10000-1427634.txt"), line("data/etetris/k10000-1426884.txt")];
-    let (pieces, stretches) = tetris_lab::etetris::splice::meetings(&lines);
+    let (pieces, stretches) = tetris_lab::etetris::records::splice::meetings(&lines);
     assert_eq!((pieces, stretches), (1_456, 89));
     assert!(page_words().contains("after 1,456 pieces"));
 }

@@ -30,7 +30,7 @@ pub fn run() -> Result<()> {
     );
     writeln!(
         out,
-        "  {name:<26} {summary} [rules etetris, `tetris-lab etetris solve`; tuned by experiments with preset = \"{name}\", \
+        "  {name:<26} {summary} [rules etetris, `tetris-lab etetris solve`; tuned by experiments with an [{name}] table, \
          weights {}]",
         crate::tune::etetris_objective::weight_names().join(", ")
     )?;

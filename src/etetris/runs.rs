@@ -122,3 +122,23 @@ pub fn read_record(path: &Path) -> Result<Record> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read record file {}", path.display()))?;
     Record::parse(&text).with_context(|| format!("record file {}", path.display()))
 }
+
+/// Jitters `weights` with `seed` (0: off) by up to `percent` % [default: 1] (the flags
+/// `--jitter SEED [--jitter-percent P]`), checking the two and printing the weights used on
+/// stderr (nothing when `seed` is 0).
+pub fn jitter(weights: &mut Weights, seed: u64, percent: Option<f64>) -> Result<()> {
+    let size = percent.unwrap_or(1.0);
+    check_jitter_percent(size)?;
+    anyhow::ensure!(
+        seed != 0 || percent.is_none(),
+        "--jitter-percent sets the size of --jitter: give --jitter SEED too"
+    );
+    if seed != 0 {
+        *weights = weights.jittered(seed, size / 100.0);
+        eprintln!(
+            "weights jittered (seed {seed}, up to {size}%): {}",
+            weights.to_toml().trim_end().replace('\n', ", ")
+        );
+    }
+    Ok(())
+}

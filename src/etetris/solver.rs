@@ -224,7 +224,7 @@ pub struct Solution {
 
 /// A better way through part of a finished game, found by [`BeamSearch::find_detour`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Detour {
+pub(in crate::etetris) struct Detour {
     /// Points gained over the game's own way.
     pub gain: u32,
     /// The placements from the search's start, one per piece, up to the board it rejoins
@@ -234,7 +234,7 @@ pub struct Detour {
 
 /// A board [`BeamSearch::find_bridge`] may end on.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Landing {
+pub(in crate::etetris) struct Landing {
     /// A way onto it counts if it scores more than this from the search's start.
     pub needs: u32,
     /// The points the game goes on to score from it.
@@ -243,7 +243,7 @@ pub struct Landing {
 
 /// Where a way [`BeamSearch::find_bridge`] found starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Start {
+pub(crate) enum Start {
     /// On the search's start board.
     Search,
     /// On a board carried into the beam after `piece` pieces, the `index`th of
@@ -254,14 +254,14 @@ pub enum Start {
 /// A way [`BeamSearch::find_bridge`] found: where it starts, then one placement per piece
 /// from there.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Branch {
+pub(crate) struct Branch {
     pub start: Start,
     pub placements: Vec<Placement>,
 }
 
 /// A way [`BeamSearch::find_bridge`] found onto a landing, with what it is worth.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Landed {
+pub(in crate::etetris) struct Landed {
     /// Its points and the landing's [`then`](Landing::then).
     pub total: u64,
     /// Its points over what the landing [`needs`](Landing::needs).
@@ -272,7 +272,7 @@ pub struct Landed {
 /// What [`BeamSearch::find_bridge`] looks for after each piece of its window (one entry
 /// per piece in each, `carried` possibly shorter).
 #[derive(Clone, Copy, Debug)]
-pub struct BridgeTargets<'a> {
+pub(in crate::etetris) struct BridgeTargets<'a> {
     /// The boards the guide pulls towards (the nearest of them).
     pub aims: &'a [Vec<Grid>],
     /// The boards worth landing on, each with the points a way onto it needs.
@@ -693,7 +693,7 @@ impl BeamSearch {
     /// `guide` (0: off) adds `guide` times the cells a board differs from the game's board
     /// after the same piece to the cut's key, so the beam stays near the game, where the
     /// ways back to it are.
-    pub fn find_detour(
+    pub(in crate::etetris) fn find_detour(
         &mut self,
         start: Grid,
         spawns: &[Spawn],
@@ -750,7 +750,7 @@ impl BeamSearch {
     /// beam after piece `first + i`, each with its points from `start`'s: one the cut left
     /// out joins the beam, one kept with fewer points takes the carried points. A way from
     /// a carried board says so in its [`Start`].
-    pub fn find_bridge(
+    pub(in crate::etetris) fn find_bridge(
         &mut self,
         start: Grid,
         spawns: &[Spawn],

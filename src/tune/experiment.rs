@@ -169,8 +169,10 @@ pub struct ExperimentFile {
     pub description: Option<String>,
     /// How long the campaign takes, as the file's author measured it.
     pub expected_time: Option<String>,
-    /// A preset of `tetris-lab list`, or `etetris`.
-    pub preset: String,
+    /// A preset of `tetris-lab list`; left out (or `"etetris"`, as older files have it)
+    /// when the `[etetris]` table says the E-Tetris evaluator is tuned.
+    #[serde(default)]
+    pub preset: Option<String>,
     pub board: Option<String>,
     /// Default `rows`, or `score` for `etetris`.
     pub fitness: Option<Fitness>,
@@ -188,7 +190,7 @@ pub struct ExperimentFile {
     pub fixed: BTreeMap<String, f64>,
     pub optimizer: OptimizerSpec,
     pub budget: Budget,
-    /// The beam search of `preset = "etetris"`.
+    /// The beam search of the E-Tetris evaluator: with this table the experiment tunes it.
     pub etetris: Option<etetris_objective::Settings>,
     /// Independent repetitions (a study, see `tune::study`); default 1, a single run.
     pub runs: Option<u64>,
@@ -265,7 +267,24 @@ impl Experiment {
         {
             bail!("name {name:?} must be letters, digits, '-', '_' or '.' (it names the results folder)");
         }
-        let target = if file.preset == presets::ETETRIS { target_etetris(&file)? } else { target_game(&file)? };
+        // E-Tetris is tuned because the file has an [etetris] table (`preset = "etetris"`,
+        // with or without it, is what older files say).
+        let target = match file.preset.as_deref() {
+            Some(presets::ETETRIS) => target_etetris(&file)?,
+            None if file.etetris.is_some() => target_etetris(&file)?,
+            Some(preset) if file.etetris.is_some() => {
+                find_preset(preset)?;
+                bail!(
+                    "[etetris] tunes the E-Tetris evaluator, not preset {preset:?}: remove `preset` \
+                     (or the [etetris] table, to tune the preset)"
+                )
+            }
+            Some(preset) => target_game(&file, preset)?,
+            None => bail!(
+                "field `preset` is missing: name a preset of `tetris-lab list`, or give an [etetris] table \
+                 to tune the E-Tetris evaluator"
+            ),
+        };
         let is_etetris = matches!(target, Target::ETetris { .. });
         let fitness = file.fitness.unwrap_or(if is_etetris { Fitness::Score } else { Fitness::Rows });
         let (feature_names, mut base_weights) = target.published()?;
@@ -453,14 +472,20 @@ fn check_saved_state(path: &str, fresh: &serde_json::Value, saved: &serde_json::
     Ok(())
 }
 
-/// A preset of the game loop, its board checked against its rule set.
-fn target_game(file: &ExperimentFile) -> Result<Target> {
-    let preset = presets::find(&file.preset)
+/// The preset `name` of the game loop (an unknown one: "did you mean", `etetris` among the
+/// names).
+fn find_preset(name: &str) -> Result<&'static presets::Preset> {
+    presets::find(name)
         .map_err(|_| {
             let known = presets::REGISTRY.iter().map(|p| p.name).chain([presets::ETETRIS]);
-            crate::names::unknown("preset", &file.preset, known)
+            crate::names::unknown("preset", name, known)
         })
-        .context("field `preset`")?;
+        .context("field `preset`")
+}
+
+/// A preset of the game loop, its board checked against its rule set.
+fn target_game(file: &ExperimentFile, preset: &str) -> Result<Target> {
+    let preset = find_preset(preset)?;
     let size = file
         .board
         .as_deref()
@@ -478,9 +503,6 @@ fn target_game(file: &ExperimentFile) -> Result<Target> {
             preset.rule_set
         );
     }
-    if file.etetris.is_some() {
-        bail!("[etetris] sets the E-Tetris beam search: it needs preset = \"{}\"", presets::ETETRIS);
-    }
     Ok(Target::Game { preset, size })
 }
 
@@ -495,10 +517,9 @@ fn target_etetris(file: &ExperimentFile) -> Result<Target> {
     }
     if let Some(fitness) = file.fitness.filter(|f| *f != Fitness::Score) {
         bail!(
-            "field `fitness` = {:?}: preset \"{}\" is tuned for the contest score: use fitness = \"score\" \
-             (or leave it out)",
-            fitness.as_str(),
-            presets::ETETRIS
+            "field `fitness` = {:?}: the E-Tetris evaluator ([etetris]) is tuned for the contest score: \
+             use fitness = \"score\" (or leave it out)",
+            fitness.as_str()
         );
     }
     // Jittered searches differ by their seed: then a candidate may play several, and the
@@ -886,8 +907,18 @@ games = 40
             let e = error(&text);
             assert!(e.contains(expected) && !e.contains('\n'), "{to:?}: {e}");
         }
-        // [etetris] belongs to preset etetris only.
+        // [etetris] tunes E-Tetris, not a game preset; a file with neither names nothing.
         let e = error(&format!("{GOOD}[etetris]\nbeam = 5\n"));
-        assert!(e.contains("it needs preset = \"etetris\""), "{e}");
+        assert!(e.contains("[etetris] tunes the E-Tetris evaluator, not preset"), "{e}");
+        let e = error(&GOOD.replace("preset = \"dellacherie-simplified\"\n", ""));
+        assert!(e.contains("field `preset` is missing"), "{e}");
+        // The [etetris] table alone says E-Tetris: `preset = "etetris"` is not needed.
+        let without = Experiment::parse(&ETETRIS.replace("preset = \"etetris\"\n", ""), "test").unwrap();
+        let with = Experiment::parse(ETETRIS, "test").unwrap();
+        assert!(matches!(without.target, Target::ETetris { .. }));
+        assert_eq!(
+            (&without.space, &without.base_weights, without.fitness),
+            (&with.space, &with.base_weights, with.fitness)
+        );
     }
 }

@@ -30,8 +30,6 @@ pub mod random;
 mod replay;
 pub mod study;
 pub mod target;
-pub mod versus;
-pub mod versus_files;
 
 /// A fitness: higher is better. Minimizers (argmin's solvers) see [`Maximize::cost`].
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Serialize, Deserialize)]

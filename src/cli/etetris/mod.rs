@@ -4,11 +4,11 @@
 //! library's ([`crate::etetris`]); these files read arguments, call it and print.
 
 use super::Ended;
-use crate::etetris::bridge::Aim;
+use crate::etetris::records::bridge::Aim;
 use crate::etetris::solver::{MoveSet, Refinements};
 use crate::etetris::weights::Weights;
 use crate::interrupt::stop_on_ctrl_c;
-use anyhow::{ensure, Result};
+use anyhow::Result;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 pub mod bench;
@@ -109,21 +109,7 @@ impl JitterArgs {
     /// Checks the two flags and jitters `weights` as they say, printing the weights used
     /// on stderr (nothing when `--jitter` is 0).
     pub fn apply(&self, weights: &mut Weights) -> Result<()> {
-        let percent = self.jitter_percent.unwrap_or(1.0);
-        crate::etetris::runs::check_jitter_percent(percent)?;
-        ensure!(
-            self.jitter != 0 || self.jitter_percent.is_none(),
-            "--jitter-percent sets the size of --jitter: give --jitter SEED too"
-        );
-        if self.jitter != 0 {
-            *weights = weights.jittered(self.jitter, percent / 100.0);
-            eprintln!(
-                "weights jittered (seed {}, up to {percent}%): {}",
-                self.jitter,
-                weights.to_toml().trim_end().replace('\n', ", ")
-            );
-        }
-        Ok(())
+        crate::etetris::runs::jitter(weights, self.jitter, self.jitter_percent)
     }
 }
 

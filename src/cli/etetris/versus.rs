@@ -1,5 +1,5 @@
 //! `tetris-lab etetris versus A B`: two E-Tetris searches compared beyond chance
-//! ([`crate::tune::versus`]). Each side is a weights file, optionally followed by the
+//! ([`crate::sessions::versus`]). Each side is a weights file, optionally followed by the
 //! search's refinement flags; both run under the same jitter seeds, and the paired gains
 //! say whether B beats A. Prints a table and the verdict; `--csv` writes the pairs, and
 //! keeps each search as it ends in `<csv>.searches`, so a comparison stopped at any
@@ -14,12 +14,12 @@ use crate::etetris::runs::{
 };
 use crate::etetris::solver::MoveSet;
 use crate::etetris::weights::Weights;
+use crate::sessions::versus::{run_keeping, Pair, Reading, Settings, Side, Verdict};
+use crate::sessions::versus_files::{searches_beside, write_csv, Keeper, Searches};
 use crate::support::atomic_file::{check_distinct, AtomicFile};
 use crate::support::run_dir::{manifest_beside, write_manifest_beside};
 use crate::support::text::group;
 use crate::support::threads::thread_pool;
-use crate::tune::versus::{run_keeping, Pair, Reading, Settings, Side, Verdict};
-use crate::tune::versus_files::{searches_beside, write_csv, Keeper, Searches};
 use anyhow::{anyhow, ensure, Result};
 use clap::Parser;
 use std::path::{Path, PathBuf};

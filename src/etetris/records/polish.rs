@@ -7,9 +7,9 @@
 //! Pieces outside the detours keep their record's key presses, so any record can be
 //! polished, whatever wrote it.
 
-use super::game::{orientations, sequence, Game, Grid, Placement, Spawn, PIECE_LIMIT};
-use super::record::{replay, replay_game_observed, Op, Record};
-use super::solver::{placement_steps, BeamSearch, MoveSet, Options};
+use crate::etetris::game::{orientations, sequence, Game, Grid, Placement, Spawn, PIECE_LIMIT};
+use crate::etetris::record::{replay, replay_game_observed, Op, Record};
+use crate::etetris::solver::{placement_steps, BeamSearch, MoveSet, Options};
 use anyhow::{ensure, Context, Result};
 use std::ops::ControlFlow;
 

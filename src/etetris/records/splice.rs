@@ -13,8 +13,8 @@
 //! it so), and it never scores less than the best record, which is one of the paths.
 
 use super::polish::Line;
-use super::record::Record;
-use super::Grid;
+use crate::etetris::record::Record;
+use crate::etetris::Grid;
 use std::collections::HashMap;
 
 /// The best game through the records' boards.

@@ -16,76 +16,188 @@
 //! (the best way to its first board, the bridge, the best way on from its last),
 //! replayable like any record; a splice of the records and these games is then never
 //! worse than the splice of the records alone. The searches may instead start every N
-//! pieces along the splice's game ([`Bridging::every`]) or along the plan's detours
-//! ([`Bridging::detours`]), and with [`Bridging::chain`] each bridge found joins the
-//! records for the searches after it. With [`Bridging::carry`] there is one search
+//! pieces along the splice's game ([`Starts::Every`]) or along the plan's detours
+//! ([`Starts::Detours`]), and with `chain` ([`Bridging::new`]) each bridge found joins the
+//! records for the searches after it. With [`Starts::Carry`] there is one search
 //! instead, over the whole game, with every record's boards carried into its beam after
 //! each piece: it looks for bridges from all of the records' boards at once.
 
-use super::game::{sequence, Grid, Placement, PIECE_LIMIT};
 use super::polish::{place, Line};
-use super::solver::{BeamSearch, Branch, BridgeTargets, Landing, Options, Start};
 use super::splice::{follow, sources_into, sources_out_of, splice, step_in, ways_in, ways_out, Way};
+use crate::etetris::game::{sequence, Grid, Placement, PIECE_LIMIT};
+use crate::etetris::solver::{BeamSearch, Branch, BridgeTargets, Landing, Options, Start};
 use anyhow::{ensure, Result};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-/// How the bridges are searched.
+/// The pieces a bridge may take when `--window` is not given.
+pub const DEFAULT_WINDOW: usize = 80;
+
+/// How the bridges are searched: where they start ([`Starts`]), in which pieces, how
+/// strongly they are pulled towards the boards they aim at, and whether each bridge found
+/// joins the records at once. Made by [`Bridging::new`] alone, which checks the flags of
+/// `splice --bridge` together.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bridging {
-    /// Pieces a bridge may take (from the jump's piece on).
-    pub window: usize,
-    /// Where bridges start: 0, at the plan's jumps; N, every N pieces along the splice's
-    /// game instead (from its board, pulled towards its own later boards, onto any of the
-    /// records' boards with more points than the best way there known: a polish pass that
-    /// may land on every record).
-    pub every: usize,
-    /// N > 0: start a bridge every N pieces along the plan's detours instead (the stretches
-    /// where the plan's board is not the splice's game's), from the plan's board, pulled
-    /// towards the plan's later boards: a detour that leaves the game where the records
-    /// meet needs only a way back, and the jump that ends it is one place to start it
-    /// among many.
-    pub detours: usize,
-    /// Only the starts at pieces `within.0..within.1` are searched (`(0, PIECE_LIMIT)`:
-    /// all): a region of the game searched closely.
-    pub within: (usize, usize),
-    /// Added to the key per cell a board differs from the plan's board after the same
+    starts: Starts,
+    /// Only the starts at pieces `within.0..within.1` are searched (`None`: all): a region
+    /// of the game searched closely (with [`Starts::Carry`], see there).
+    within: Option<(usize, usize)>,
+    /// Added to the key per cell a board differs from the board aimed at after the same
     /// piece (0: off), as polish's guide.
-    pub guide: f64,
+    guide: f64,
     /// Each bridge found joins the records at once, so the later searches start from its
     /// boards with its points banked and may land on it: a bridge out of a record the plan
     /// visits can then follow the bridge into it within one run (without, each search knows
     /// only the records given, and a way in and a way out found in the same run need not
-    /// meet).
-    pub chain: bool,
-    /// With `detours`: also start on the game within this many pieces before a detour (from
-    /// the plan's board there, pulled towards the plan's boards, which the detour then
-    /// leaves): a way into a detour that does not leave where a record meets the game, with
-    /// room to turn the game's stacking into the detour's (0: on the detours only).
-    pub lead: usize,
-    /// The boards the searches are pulled towards (with a `guide` above 0): the plan's, the
-    /// splice's game's, or after each piece the nearer of the two. At the jumps and along the detours the plan's boards are, until
-    /// the detour ends, the detour's own; aimed at the game, a search from a detour is
-    /// pulled back onto the game from its first piece (the way back a detour needs). Along
-    /// the game (`every`) the two are the same.
-    pub aim: Aim,
-    /// One search instead, from the empty board over the whole game (to its last piece
-    /// but one), with the records' boards carried along: after each piece every board of
-    /// the records joins the beam with the points of the best way to it known (or gives
-    /// them to the same board in the beam, where it has fewer), so the search goes on from
-    /// all the records at once and the cut keeps the best of them and of their new
-    /// branches. A branch that reaches a record's board with more points than the best
-    /// way there known is a bridge between two of the records' boards: the search keeps
-    /// those of the [`CARRIED_WAYS`] largest totals (with the points from there on), and
-    /// each becomes a game, the largest first, if it still gains once those before it
-    /// joined the records. With `within` (A, B), the search starts after piece A on the
-    /// splice's game's board, with its points, and carries the records' boards up to piece
-    /// B: a region of the game searched alone, for a fraction of the whole search's time.
-    /// `every`, `detours`, `lead` and `window` are not read.
-    pub carry: bool,
+    /// meet). [`Starts::Carry`] always chains.
+    chain: bool,
 }
 
-/// What the bridges' searches are pulled towards: see [`Bridging::aim`].
+/// Where the bridges' searches start, and how far each goes. The modes exclude each other:
+/// a flag of one ([`BridgeFlags`]) given with another's is refused by [`Bridging::new`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Starts {
+    /// At the plan's jumps, each over at most `window` pieces, pulled towards `aim`.
+    Jumps { window: usize, aim: Aim },
+    /// Every `every` pieces along the splice's game instead (`--every`), from its board,
+    /// pulled towards its own later boards, onto any of the records' boards with more
+    /// points than the best way there known: a polish pass that may land on every record.
+    Every { every: usize, window: usize },
+    /// Every `every` pieces along the plan's detours instead (`--detours`: the stretches
+    /// where the plan's board is not the splice's game's), from the plan's board, pulled
+    /// towards `aim`: a detour that leaves the game where the records meet needs only a way
+    /// back, and the jump that ends it is one place to start it among many. With `lead`
+    /// above 0, also on the game within `lead` pieces before a detour (from the plan's
+    /// board there, which the detour then leaves): a way into a detour that does not leave
+    /// where a record meets the game, with room to turn the game's stacking into the
+    /// detour's.
+    Detours { every: usize, lead: usize, window: usize, aim: Aim },
+    /// One search instead (`--carry`), from the empty board over the whole game (to its
+    /// last piece but one), with the records' boards carried along: after each piece every
+    /// board of the records joins the beam with the points of the best way to it known (or
+    /// gives them to the same board in the beam, where it has fewer), so the search goes on
+    /// from all the records at once and the cut keeps the best of them and of their new
+    /// branches. A branch that reaches a record's board with more points than the best way
+    /// there known is a bridge between two of the records' boards: the search keeps those
+    /// of the [`CARRIED_WAYS`] largest totals (with the points from there on), and each
+    /// becomes a game, the largest first, if it still gains once those before it joined
+    /// the records. With [`Bridging::within`] (A, B), the search starts after piece A on
+    /// the splice's game's board, with its points, and carries the records' boards up to
+    /// piece B: a region of the game searched alone, for a fraction of the whole search's
+    /// time.
+    Carry { aim: Aim },
+}
+
+impl Starts {
+    /// The pieces a bridge may take (`None`: with `Carry`, up to the region's end).
+    pub fn window(self) -> Option<usize> {
+        match self {
+            Starts::Jumps { window, .. } | Starts::Every { window, .. } | Starts::Detours { window, .. } => {
+                Some(window)
+            }
+            Starts::Carry { .. } => None,
+        }
+    }
+
+    /// The boards the searches are pulled towards (`None`: along the game, the game's own).
+    pub fn aim(self) -> Option<Aim> {
+        match self {
+            Starts::Jumps { aim, .. } | Starts::Detours { aim, .. } | Starts::Carry { aim } => Some(aim),
+            Starts::Every { .. } => None,
+        }
+    }
+}
+
+/// The flags of `splice --bridge` that say how the bridges are searched, as given (`None`
+/// or 0: not given); [`Bridging::new`] checks them together.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BridgeFlags {
+    /// `--window` [default: [`DEFAULT_WINDOW`]].
+    pub window: Option<usize>,
+    /// `--every`, `--detours` and `--lead` (0: off).
+    pub every: usize,
+    pub detours: usize,
+    pub lead: usize,
+    /// `--aim` [default: the plan].
+    pub aim: Option<Aim>,
+    /// `--carry`, `--chain`.
+    pub carry: bool,
+    pub chain: bool,
+    /// `--guide`.
+    pub guide: f64,
+    /// `--within A..B` (A < B).
+    pub within: Option<(usize, usize)>,
+}
+
+impl Bridging {
+    /// The bridging `flags` ask for, checked together; each error names the flags.
+    pub fn new(flags: BridgeFlags) -> Result<Bridging> {
+        let BridgeFlags { window, every, detours, lead, aim, carry, chain, guide, within } = flags;
+        if carry {
+            for (given, flag) in [
+                (every > 0, "--every"),
+                (detours > 0, "--detours"),
+                (window.is_some(), "--window"),
+                (lead > 0, "--lead"),
+            ] {
+                ensure!(!given, "--carry is one search over the whole game: {flag} cannot be given with it");
+            }
+        }
+        ensure!(
+            every == 0 || detours == 0,
+            "--every and --detours cannot be given together: bridges start along the game or along the detours, not both"
+        );
+        ensure!(
+            every == 0 || aim.is_none(),
+            "--aim cannot be given with --every: along the game the searches aim at the game's own boards"
+        );
+        ensure!(lead == 0 || detours > 0, "--lead starts before each detour: give --detours too");
+        let window = window.unwrap_or(DEFAULT_WINDOW);
+        ensure!((1..=PIECE_LIMIT).contains(&window), "--window must be in 1..={PIECE_LIMIT}, got {window}");
+        ensure!(every < PIECE_LIMIT, "--every must be below {PIECE_LIMIT}, got {every}");
+        ensure!(detours < PIECE_LIMIT, "--detours must be below {PIECE_LIMIT}, got {detours}");
+        ensure!(lead < PIECE_LIMIT, "--lead must be below {PIECE_LIMIT}, got {lead}");
+        ensure!(guide.is_finite() && guide >= 0.0, "--guide must be a number of at least 0, got {guide}");
+        if let Some((first, end)) = within {
+            ensure!(
+                first < end && end <= PIECE_LIMIT,
+                "--within {first}..{end}: a range A..B needs A < B <= {PIECE_LIMIT}"
+            );
+        }
+        let aim = aim.unwrap_or_default();
+        let starts = match () {
+            _ if carry => Starts::Carry { aim },
+            _ if every > 0 => Starts::Every { every, window },
+            _ if detours > 0 => Starts::Detours { every: detours, lead, window, aim },
+            _ => Starts::Jumps { window, aim },
+        };
+        Ok(Bridging { starts, within, guide, chain })
+    }
+
+    pub fn starts(&self) -> Starts {
+        self.starts
+    }
+
+    /// The region searched (`None`: the whole game).
+    pub fn within(&self) -> Option<(usize, usize)> {
+        self.within
+    }
+
+    pub fn guide(&self) -> f64 {
+        self.guide
+    }
+
+    pub fn chain(&self) -> bool {
+        self.chain
+    }
+}
+
+/// What the bridges' searches are pulled towards (with a guide above 0): the plan's boards,
+/// the splice's game's, or after each piece the nearer of the two. At the jumps and along
+/// the detours the plan's boards are, until the detour ends, the detour's own; aimed at the
+/// game, a search from a detour is pulled back onto the game from its first piece (the way
+/// back a detour needs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Aim {
     /// The plan's boards.
@@ -267,9 +379,9 @@ pub struct Attempt {
     /// The points the bridges found gain over the best ways known to the boards they end
     /// on (`None`: no bridge found).
     pub gain: Option<u32>,
-    /// The bridges found (none: none found; with [`Bridging::carry`], up to
+    /// The bridges found (none: none found; with [`Starts::Carry`], up to
     /// [`CARRIED_WAYS`]): what [`Searched`] keeps of the search.
-    pub ways: Vec<Branch>,
+    pub(crate) ways: Vec<Branch>,
     /// Read from `earlier` (a stopped run's searches), not searched again.
     pub earlier: bool,
 }
@@ -280,7 +392,7 @@ pub struct Attempt {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Searched {
     pub piece: usize,
-    pub ways: Vec<Branch>,
+    pub(crate) ways: Vec<Branch>,
 }
 
 impl Searched {
@@ -351,7 +463,7 @@ impl Searched {
     }
 }
 
-/// The most ways one search with [`Bridging::carry`] keeps (the largest totals).
+/// The most ways one search with [`Starts::Carry`] keeps (the largest totals).
 pub const CARRIED_WAYS: usize = 64;
 
 /// What [`bridge`] found.
@@ -364,7 +476,7 @@ pub struct Bridged {
     /// Jumps searched (all of `starts` unless `on_attempt` stopped it).
     pub attempts: usize,
     /// The searches to make: the plan's jumps, or the starts along the splice's game with
-    /// [`Bridging::every`].
+    /// [`Starts::Every`].
     pub starts: usize,
 }
 
@@ -406,58 +518,46 @@ pub fn bridge_along(
     earlier: &[Searched],
     on_attempt: &mut dyn FnMut(&Attempt, &[Line]) -> ControlFlow<()>,
 ) -> Result<Bridged> {
-    ensure!(bridging.window >= 1, "a bridge has at least one piece");
-    ensure!(
-        bridging.guide.is_finite() && bridging.guide >= 0.0,
-        "the guide must be at least 0, got {}",
-        bridging.guide
-    );
     ensure!(plan.boards.len() > 1, "a plan has at least one piece");
-    ensure!(bridging.every < PIECE_LIMIT, "bridges start every 0..{PIECE_LIMIT} pieces, got {}", bridging.every);
-    ensure!(bridging.detours < PIECE_LIMIT, "bridges start every 0..{PIECE_LIMIT} pieces, got {}", bridging.detours);
-    ensure!(
-        bridging.every == 0 || bridging.detours == 0,
-        "bridges start along the game or along the detours, not both"
-    );
+    let carry = matches!(bridging.starts, Starts::Carry { .. });
+    let (within_first, within_end) = bridging.within.unwrap_or((0, PIECE_LIMIT));
     // The records, and with `chain` the bridges' games as they are found.
     let mut known: Vec<Line> = lines.to_vec();
     let mut ways_to = ways_in(&known);
     let mut ways_on = ways_out(&known);
     let pieces = plan.boards.len() - 1;
     // Where the searches start, and the boards they are pulled towards after each piece.
-    let starts: Vec<Jump> = if bridging.carry {
-        let piece = bridging.within.0;
-        ensure!(
-            piece < game.pieces(),
-            "a carried search from piece {piece} starts after the game's last piece ({})",
-            game.pieces()
-        );
-        vec![Jump { piece, from: game.boards[piece], to: game.boards[piece] }]
-    } else if bridging.detours > 0 {
-        (bridging.detours..pieces.min(game.pieces()))
-            .step_by(bridging.detours)
+    let starts: Vec<Jump> = match bridging.starts {
+        Starts::Carry { .. } => {
+            let piece = within_first;
+            ensure!(
+                piece < game.pieces(),
+                "a carried search from piece {piece} starts after the game's last piece ({})",
+                game.pieces()
+            );
+            vec![Jump { piece, from: game.boards[piece], to: game.boards[piece] }]
+        }
+        Starts::Detours { every, lead, .. } => (every..pieces.min(game.pieces()))
+            .step_by(every)
             .filter(|&piece| {
-                (piece..=piece.saturating_add(bridging.lead).min(pieces.min(game.pieces())))
+                (piece..=piece.saturating_add(lead).min(pieces.min(game.pieces())))
                     .any(|ahead| plan.boards[ahead] != game.boards[ahead])
             })
             .map(|piece| Jump { piece, from: plan.boards[piece], to: plan.boards[piece] })
-            .collect()
-    } else if bridging.every == 0 {
-        plan.jumps.clone()
-    } else {
-        (bridging.every..game.pieces())
-            .step_by(bridging.every)
+            .collect(),
+        Starts::Jumps { .. } => plan.jumps.clone(),
+        Starts::Every { every, .. } => (every..game.pieces())
+            .step_by(every)
             .map(|piece| Jump { piece, from: game.boards[piece], to: game.boards[piece] })
-            .collect()
+            .collect(),
     };
     // Along the game the searches aim at the game; elsewhere where `aim` says.
-    let aimed: Vec<&[Grid]> = match bridging.aim {
-        _ if bridging.every > 0 => vec![&game.boards],
-        Aim::Plan => vec![&plan.boards],
-        Aim::Game => vec![&game.boards],
-        Aim::Either => vec![&plan.boards, &game.boards],
+    let aimed: Vec<&[Grid]> = match bridging.starts.aim() {
+        None | Some(Aim::Game) => vec![&game.boards],
+        Some(Aim::Plan) => vec![&plan.boards],
+        Some(Aim::Either) => vec![&plan.boards, &game.boards],
     };
-    let within = bridging.within.0..bridging.within.1;
+    let within = within_first..within_end;
     let starts: Vec<Jump> = starts.into_iter().filter(|jump| within.contains(&jump.piece)).collect();
     let pieces = aimed.iter().fold(pieces, |pieces, boards| pieces.min(boards.len() - 1));
     let spawns = sequence(PIECE_LIMIT);
@@ -469,10 +569,9 @@ pub fn bridge_along(
         // The last piece is left to the plan: a window reaching the game's end would take
         // any board there, which is polish's work, not a bridge.
         let longest = pieces.saturating_sub(first + 1);
-        let window = if bridging.carry {
-            longest.min(bridging.within.1.saturating_sub(first))
-        } else {
-            bridging.window.min(longest)
+        let window = match bridging.starts.window() {
+            Some(window) => window.min(longest),
+            None => longest.min(within_end.saturating_sub(first)),
         };
         let mut gain_found = None;
         let mut found = Vec::new();
@@ -481,7 +580,7 @@ pub fn bridge_along(
             let fits = |way: &Branch| match way.start {
                 Start::Search => way.placements.len() <= window,
                 Start::Carried { piece, .. } => {
-                    bridging.carry && piece > first && piece + way.placements.len() <= first + window
+                    carry && piece > first && piece + way.placements.len() <= first + window
                 }
             };
             ensure!(
@@ -492,7 +591,7 @@ pub fn bridge_along(
                 kept.piece,
                 kept.ways.len(),
                 jump.piece,
-                if bridging.carry { "" } else { " and no carried boards" }
+                if carry { "" } else { " and no carried boards" }
             );
         }
         if window > 0 {
@@ -518,7 +617,7 @@ pub fn bridge_along(
                 })
                 .collect();
             // With `carry`, each record's board after each piece, with its points.
-            let carried: Vec<Vec<(Grid, u32)>> = if bridging.carry {
+            let carried: Vec<Vec<(Grid, u32)>> = if carry {
                 (first + 1..=first + window)
                     .map(|t| {
                         let mut boards: Vec<(Grid, u32)> = ways_to[t]
@@ -547,7 +646,7 @@ pub fn bridge_along(
                         (first, pieces),
                         &BridgeTargets { aims: &aims, landings: &landings, carried: &carried },
                         bridging.guide,
-                        if bridging.carry { CARRIED_WAYS } else { 1 },
+                        if carry { CARRIED_WAYS } else { 1 },
                     )
                     .into_iter()
                     .map(|landed| (landed.branch, Some(landed.gain)))
@@ -594,13 +693,13 @@ pub fn bridge_along(
                     .and_then(|gain| u32::try_from(gain).ok())
                     .filter(|&gain| gain > 0);
                 let Some(gain) = gain else {
-                    if bridging.carry {
+                    if carry {
                         continue;
                     }
                     anyhow::bail!("a bridge from piece {first} gains nothing at piece {landed}");
                 };
                 debug_assert!(
-                    bridging.carry || searched_gain.is_none_or(|searched| searched == gain),
+                    carry || searched_gain.is_none_or(|searched| searched == gain),
                     "{searched_gain:?} {gain}"
                 );
                 // On from the landing board the best known way, to the end of a game.
@@ -608,7 +707,7 @@ pub fn bridge_along(
                 follow(&mut game, &known, on);
                 gain_found = Some(gain_found.unwrap_or(0) + gain);
                 found.push(way);
-                if bridging.chain || bridging.carry {
+                if bridging.chain || carry {
                     known.push(game.clone());
                     ways_to = ways_in(&known);
                     ways_on = ways_out(&known);
@@ -630,8 +729,8 @@ pub fn bridge_along(
 mod tests {
     use super::*;
     use crate::etetris::record::replay;
+    use crate::etetris::records::splice::tests::game;
     use crate::etetris::solver::MoveSet;
-    use crate::etetris::splice::tests::game;
     use crate::etetris::Weights;
 
     /// Each game replays, board for board, to the scores it says, over the 600 pieces.
@@ -651,18 +750,52 @@ mod tests {
 
     /// Bridges at the plan's jumps with windows of `window` pieces and the default pull.
     fn at_the_jumps(window: usize) -> Bridging {
-        Bridging {
-            window,
+        Bridging { starts: Starts::Jumps { window, aim: Aim::Plan }, within: None, guide: 10.0, chain: false }
+    }
+
+    /// Bridges every `every` pieces along the plan's detours, `lead` pieces ahead.
+    fn along_the_detours(every: usize, lead: usize, aim: Aim) -> Bridging {
+        Bridging { starts: Starts::Detours { every, lead, window: 30, aim }, ..at_the_jumps(30) }
+    }
+
+    /// The flags as `splice --bridge` alone gives them.
+    fn no_flags() -> BridgeFlags {
+        BridgeFlags {
+            window: None,
             every: 0,
             detours: 0,
-            within: (0, PIECE_LIMIT),
-            guide: 10.0,
-            chain: false,
             lead: 0,
-            aim: Aim::Plan,
+            aim: None,
             carry: false,
+            chain: false,
+            guide: 10.0,
+            within: None,
         }
     }
+
+    /// The modes exclude each other, each error naming the flags; alone each makes its
+    /// start.
+    #[test]
+    fn the_flags_are_checked_together() {
+        let refused = |flags: BridgeFlags, needle: &str| {
+            let error = Bridging::new(flags).unwrap_err().to_string();
+            assert!(error.contains(needle), "{error}");
+        };
+        refused(BridgeFlags { every: 20, detours: 20, ..no_flags() }, "--detours");
+        refused(BridgeFlags { every: 20, aim: Some(Aim::Game), ..no_flags() }, "--every");
+        refused(BridgeFlags { lead: 3, ..no_flags() }, "--detours");
+        refused(BridgeFlags { carry: true, window: Some(40), ..no_flags() }, "--window");
+        refused(BridgeFlags { carry: true, every: 5, ..no_flags() }, "--every");
+        refused(BridgeFlags { window: Some(0), ..no_flags() }, "--window");
+        refused(BridgeFlags { guide: f64::NAN, ..no_flags() }, "--guide");
+        let starts = |flags: BridgeFlags| Bridging::new(flags).unwrap().starts();
+        assert_eq!(starts(no_flags()), Starts::Jumps { window: DEFAULT_WINDOW, aim: Aim::Plan });
+        assert_eq!(starts(BridgeFlags { every: 5, ..no_flags() }), Starts::Every { every: 5, window: DEFAULT_WINDOW });
+        let detours = BridgeFlags { detours: 5, lead: 2, aim: Some(Aim::Game), ..no_flags() };
+        assert_eq!(starts(detours), Starts::Detours { every: 5, lead: 2, window: DEFAULT_WINDOW, aim: Aim::Game });
+        assert_eq!(starts(BridgeFlags { carry: true, ..no_flags() }), Starts::Carry { aim: Aim::Plan });
+    }
+
     #[test]
     fn the_plan_is_never_below_the_splice_and_jumps_only_between_equal_cell_boards() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
@@ -840,7 +973,7 @@ mod tests {
         let mut moved = searched.clone();
         moved[0].piece += 1;
         assert!(bridge(options, &lines, at_the_jumps(30), &moved, &mut |_, _| ControlFlow::Continue(())).is_err());
-        assert!(bridge(options, &lines, at_the_jumps(0), &[], &mut |_, _| ControlFlow::Continue(())).is_err());
+        // (A window of 0 pieces is refused where bridgings are made: `the_flags_are_checked_together`.)
     }
 
     #[test]
@@ -849,7 +982,7 @@ mod tests {
         let options = Options::new(200, MoveSet::Full, Weights::default());
         let spliced = splice(&lines).unwrap();
         let mut pieces = Vec::new();
-        let bridging = Bridging { every: 50, ..at_the_jumps(30) };
+        let bridging = Bridging { starts: Starts::Every { every: 50, window: 30 }, ..at_the_jumps(30) };
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, games| {
             let jump = attempt.jump;
             assert_eq!(jump.piece, 50 * (attempt.index + 1));
@@ -879,7 +1012,7 @@ mod tests {
         let off: Vec<usize> = (1..600).filter(|&t| plan.boards[t] != spliced.line.boards[t]).collect();
         assert!(!off.is_empty(), "the plan leaves the splice's game");
         let mut starts = Vec::new();
-        let bridging = Bridging { detours: 5, ..at_the_jumps(30) };
+        let bridging = along_the_detours(5, 0, Aim::Plan);
         let bridged = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             let jump = attempt.jump;
             // From the plan's board, where it is not the splice's game's, every 5 pieces.
@@ -897,7 +1030,7 @@ mod tests {
         assert!(spliced_with(&lines, &bridged.games) >= spliced.line.score());
         // Within pieces 100..300: only the starts there, searched as in the whole run.
         let mut within = Vec::new();
-        let region = Bridging { within: (100, 300), ..bridging };
+        let region = Bridging { within: Some((100, 300)), ..bridging };
         bridge(options, &lines, region, &[], &mut |attempt, _| {
             within.push((attempt.jump.piece, attempt.jump.from));
             ControlFlow::Continue(())
@@ -909,12 +1042,10 @@ mod tests {
             .map(|&piece| (piece, plan.boards[piece]))
             .collect();
         assert_eq!(within, inside);
-        let both = Bridging { every: 50, ..bridging };
-        assert!(bridge(options, &lines, both, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
         // With a lead of 12: also the starts on the game at most 12 pieces before a detour,
         // from the plan's board there (the game's).
         let mut led = Vec::new();
-        bridge(options, &lines, Bridging { lead: 12, ..bridging }, &[], &mut |attempt, _| {
+        bridge(options, &lines, along_the_detours(5, 12, Aim::Plan), &[], &mut |attempt, _| {
             led.push((attempt.jump.piece, attempt.jump.from));
             ControlFlow::Continue(())
         })
@@ -952,9 +1083,9 @@ mod tests {
             assert!(spliced_with(&lines, &bridged.games) >= splice(&lines).unwrap().line.score());
             placements
         };
-        let along = Bridging { detours: 5, ..at_the_jumps(30) };
-        let (plan, game) = (searched(along), searched(Bridging { aim: Aim::Game, ..along }));
-        let either = searched(Bridging { aim: Aim::Either, ..along });
+        let along = |aim: Aim| along_the_detours(5, 0, aim);
+        let (plan, game) = (searched(along(Aim::Plan)), searched(along(Aim::Game)));
+        let either = searched(along(Aim::Either));
         // The same starts, other bridges: the pull is towards other boards.
         let starts = |searches: &[(usize, Vec<Branch>)]| searches.iter().map(|s| s.0).collect::<Vec<_>>();
         assert_eq!(starts(&plan), starts(&game));
@@ -963,16 +1094,16 @@ mod tests {
         assert_ne!(either, plan);
         assert_ne!(either, game);
         // Without the guide there is no pull, and the aim changes nothing.
-        let free = Bridging { guide: 0.0, ..along };
-        assert_eq!(searched(free), searched(Bridging { aim: Aim::Game, ..free }));
-        assert_eq!(searched(free), searched(Bridging { aim: Aim::Either, ..free }));
+        let free = |aim: Aim| Bridging { guide: 0.0, ..along(aim) };
+        assert_eq!(searched(free(Aim::Plan)), searched(free(Aim::Game)));
+        assert_eq!(searched(free(Aim::Plan)), searched(free(Aim::Either)));
     }
 
     #[test]
     fn chained_bridges_start_from_and_land_on_the_bridges_before_them() {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let options = Options::new(200, MoveSet::Full, Weights::default());
-        let bridging = Bridging { detours: 5, chain: true, ..at_the_jumps(30) };
+        let bridging = Bridging { chain: true, ..along_the_detours(5, 0, Aim::Plan) };
         let mut searched = Vec::new();
         let chained = bridge(options, &lines, bridging, &[], &mut |attempt, _| {
             searched.push(Searched { piece: attempt.jump.piece, ways: attempt.ways.clone() });
@@ -1023,7 +1154,8 @@ mod tests {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         let options = Options::new(10, MoveSet::Full, Weights::default());
         let spliced = splice(&lines).unwrap().line;
-        let region = Bridging { carry: true, guide: 0.0, within: (FIRST, END), ..at_the_jumps(30) };
+        let region =
+            Bridging { starts: Starts::Carry { aim: Aim::Plan }, guide: 0.0, within: Some((FIRST, END)), chain: false };
         let mut searched = Vec::new();
         let bridged = bridge(options, &lines, region, &[], &mut |attempt, _| {
             assert_eq!(attempt.jump.from, spliced.boards[FIRST]);
@@ -1045,7 +1177,7 @@ mod tests {
             assert!(lines.iter().any(|line| line.boards[after] == game.boards[after]));
         }
         assert!(spliced_with(&lines, &bridged.games) >= spliced.score());
-        let past = Bridging { within: (600, 700), ..region };
+        let past = Bridging { within: Some((600, 700)), ..region };
         assert!(bridge(options, &lines, past, &[], &mut |_, _| ControlFlow::Continue(())).is_err());
     }
 
@@ -1058,7 +1190,7 @@ mod tests {
         let lines: Vec<Line> = [1.0, 0.9, 1.1, 0.8].iter().map(|&h| game(40, 600, h)).collect();
         // A narrower search than the records': its own games are worse than theirs.
         let options = Options::new(10, MoveSet::Full, Weights::default());
-        let carrying = Bridging { carry: true, guide: 0.0, ..at_the_jumps(30) };
+        let carrying = Bridging { starts: Starts::Carry { aim: Aim::Plan }, guide: 0.0, ..at_the_jumps(30) };
         let run = |threads: usize, earlier: &[Searched]| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let mut searched = Vec::new();

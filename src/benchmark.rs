@@ -125,7 +125,7 @@ pub fn nanoseconds_per_place(budget: Duration) -> f64 {
 /// of `threads` workers, over `games` games.
 pub fn games_per_second(threads: usize, games: u64, max_pieces: u64) -> f64 {
     let built = presets::find("dellacherie-simplified").expect("preset").build(Some((10, 10)), None).expect("builds");
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+    let pool = crate::support::threads::thread_pool(Some(threads)).expect("pool");
     let start = Instant::now();
     let records = pool.install(|| {
         sim::play_batch(built.driver(), 777, games, GameLimits { max_pieces: Some(max_pieces) }, None, &|_| {})

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 /// The bar's line before the first item is finished: no ETA yet (a rate of 0 items would
 /// give "0s", which would be false).
-const WITHOUT_ETA: &str = "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {msg}";
-const WITH_ETA: &str = "{elapsed_precise} [{bar:30}] {pos}/{len} {prefix} {msg} (eta {eta})";
+const WITHOUT_ETA: &str = "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} {prefix} {msg}";
+const WITH_ETA: &str = "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} {prefix} {msg} (eta {eta})";
 
 /// How long the first item may take before [`with_progress_noting`] prints its note.
 const SLOW_START: Duration = Duration::from_secs(10);
@@ -26,7 +26,16 @@ pub fn counting_bar(length: u64, unit: &str, show: bool) -> ProgressBar {
     } else {
         ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::hidden())
     };
-    bar.set_style(style(&format!("{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{msg}}")));
+    bar.set_style(style(&format!("{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit}, {{msg}}")));
+    bar
+}
+
+/// A bar of `length` `unit`s (a campaign's budget: `pieces`, `games`, `generations`) with a
+/// message and an ETA, which the caller advances.
+pub fn budget_bar(length: u64, unit: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
+    bar.set_style(style(WITH_ETA));
+    bar.set_prefix(unit.to_string());
     bar
 }
 

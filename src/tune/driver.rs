@@ -642,15 +642,7 @@ impl<'e> Campaign<'e> {
         } else {
             (b.generations.unwrap_or(1), BudgetUnit::Generations)
         };
-        let bar = indicatif::ProgressBar::with_draw_target(Some(length), indicatif::ProgressDrawTarget::stderr());
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(&format!(
-                "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {} {{msg}} (eta {{eta}})",
-                unit.name()
-            ))
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
+        let bar = crate::support::progress::budget_bar(length, unit.name());
         bar.set_position(unit.of(c).min(length));
         (bar, unit)
     }

@@ -28,9 +28,10 @@
 //! Weights listed in neither table keep the preset's published value.
 //!
 //! `preset = "etetris"` tunes the E-Tetris contest evaluator instead (see
-//! [`super::etetris_objective`]): its weights are `cells`, `row_transitions`,
-//! `column_transitions`, `holes`, the extra terms `wells`, `rows_with_holes` and
-//! `almost_full_rows` (0 unless listed), and `score_divisor`; the fitness is the contest score of
+//! [`super::etetris_objective`]): its weights are the keys of a weights file
+//! ([`crate::etetris::weights::key_names`]: the terms of
+//! [`crate::etetris::weights::TERMS`], the extras 0 unless listed, `score_divisor` and the
+//! overflow pair); the fitness is the contest score of
 //! one deterministic beam search, so `games` is 1 and there is no re-evaluation; an
 //! `[etetris]` table sets the search:
 //!
@@ -811,21 +812,8 @@ games = 40
     #[test]
     fn an_etetris_file() {
         let e = Experiment::parse(ETETRIS, "test").unwrap();
-        assert_eq!(
-            e.feature_names,
-            vec![
-                "cells",
-                "row_transitions",
-                "column_transitions",
-                "holes",
-                "wells",
-                "rows_with_holes",
-                "almost_full_rows",
-                "score_divisor",
-                "overflow",
-                "overflow_capacity"
-            ]
-        );
+        // The keys of a weights file, in their order (tests of weights.rs pin it).
+        assert_eq!(e.feature_names, crate::etetris::weights::key_names());
         assert_eq!(e.space.names, vec!["row_transitions", "score_divisor"]);
         assert_eq!(e.space.start, vec![3.2178882868487753, 38.0]);
         // Defaults for a deterministic objective: the contest score, no re-evaluation,

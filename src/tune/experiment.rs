@@ -823,7 +823,11 @@ games = 40
         assert_eq!((settings.beam, settings.held_out_beam, settings.moves), (50, 1000, MoveSet::Seed));
         assert_eq!(*pieces, PIECE_LIMIT);
         let full = e.full_weights(&[2.0, 40.0]);
-        assert_eq!(full, vec![-1.5, 2.0, 9.348695305445199, 7.899265427351652, 0.0, 0.0, 0.0, 40.0, 0.0, 0.0]);
+        let published = crate::etetris::weights::Weights::default();
+        let tuned = crate::etetris::weights::Weights { score_divisor: 40.0, ..published };
+        let expected = super::super::etetris_objective::vector(&tuned.with("cells", -1.5).with("row_transitions", 2.0));
+        assert_eq!(full, expected);
+        assert_eq!(full[..4], [-1.5, 2.0, 9.348695305445199, 7.899265427351652]);
         let e =
             Experiment::parse(&ETETRIS.replace("games = 1", "games = 1\nmax_pieces = 300\nfitness = \"score\""), "t");
         assert!(matches!(e.unwrap().target, Target::ETetris { pieces: 300, .. }));

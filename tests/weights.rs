@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use tetris_lab::etetris::breakdown::Breakdown;
 use tetris_lab::etetris::record::{replay, Record};
-use tetris_lab::etetris::weights::{Overflow, Weights};
+use tetris_lab::etetris::weights::{Overflow, Part, Weights, TERMS};
 
 /// The contest's winning entry (spec: "Other contest entries").
 const CONTEST_WINNER: u64 = 1_413_876;
@@ -45,6 +45,21 @@ fn every_shipped_weights_file_parses() {
     let overflow = parsed.iter().find(|(name, _)| name == "etetris-full-overflow.toml").expect("the overflow file");
     assert_eq!(overflow.1.overflow, Overflow::new(0.25, 170.0));
     assert_eq!(Weights { overflow: Overflow::OFF, ..overflow.1 }, full.1);
+}
+
+/// docs/etetris.md has a row of its weights-file table for every term of the evaluator, saying
+/// what it counts as `TERMS` does.
+#[test]
+fn the_etetris_page_lists_every_term() {
+    let page = std::fs::read_to_string(repository_file("docs/etetris.md")).unwrap();
+    for term in TERMS {
+        let part = match term.part {
+            Part::Seed => "required",
+            Part::Extra => "optional",
+        };
+        let row = format!("| `{}` | {} | {part} |", term.name, term.counts);
+        assert!(page.contains(&row), "docs/etetris.md has no row {row}");
+    }
 }
 
 /// The score a record file of `weights/` replays to, checked to be a whole game above the

@@ -404,12 +404,13 @@ impl Grid {
     }
 
     /// The counts of the optional evaluator terms, in the order of
-    /// [`crate::etetris::weights::EXTRA_FEATURE_NAMES`], on a board after clearing:
+    /// [`crate::etetris::weights::EXTRA_FEATURE_NAMES`] (the extras of
+    /// [`crate::etetris::weights::TERMS`], which says what each counts), on a board after clearing:
     /// `wells`, each open empty cell with both neighbours filled (walls count) weighing its
     /// depth in its well (a well of depth d counts 1 + 2 + ... + d); `rows_with_holes`,
     /// rows with a hole; `almost_full_rows`, rows with exactly one empty cell (ready to
     /// clear together).
-    pub fn extra_features(&self) -> [f64; 3] {
+    pub fn extra_features(&self) -> [f64; super::weights::EXTRA_TERMS] {
         let (mut wells, mut rows_with_holes, mut almost_full_rows) = (0u32, 0u32, 0u32);
         let mut covered = 0u16; // columns with a filled cell in a row above
         let mut depth = [0u32; WIDTH]; // the depth of the well cell just above, per column
@@ -616,7 +617,7 @@ mod tests {
         let grid = Grid::parse("#.#.......\n#.######.#\n#########.").unwrap();
         assert_eq!(grid.extra_features(), [4.0, 1.0, 1.0]);
         assert_eq!(grid.almost_full_rows(), 1);
-        assert_eq!(Grid::default().extra_features(), [0.0; 3]);
+        assert_eq!(Grid::default().extra_features(), [0.0; crate::etetris::weights::EXTRA_TERMS]);
     }
 
     #[test]

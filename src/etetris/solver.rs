@@ -22,13 +22,17 @@ use super::game::{
 };
 use super::record::{Op, Record, MAX_STEPS_PER_PIECE};
 use super::search_state::{SearchState, ROOT};
-use super::weights::Weights;
+use super::weights::{term_index, Weights, EXTRA_TERMS, SEED_TERMS};
 use crate::piece::Piece;
 use anyhow::{bail, ensure, Context, Result};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
+
+/// The place of `almost_full_rows` among the extra terms: the one the expansion counts from
+/// the changed rows alone.
+const ALMOST_FULL: usize = term_index("almost_full_rows") - SEED_TERMS;
 
 /// Which placements a piece may take (`--moves` and a tuning experiment's `moves`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -1174,7 +1178,8 @@ fn score_placements(
     let extra = weights.is_some_and(Weights::has_extra_features);
     // When only almost_full_rows weighs something, it follows from the changed rows (the
     // other terms need the whole board).
-    let only_almost_full = extra && weights.is_some_and(|w| w.extra_features[..2] == [0.0, 0.0]);
+    let only_almost_full = extra
+        && weights.is_some_and(|w| w.extra_features.iter().enumerate().all(|(i, &x)| i == ALMOST_FULL || x == 0.0));
     let base_almost_full = if only_almost_full { grid.almost_full_rows() as i32 } else { 0 };
     let table = orientations(spawn.shape);
     let mut push = |placement: Placement| {
@@ -1240,7 +1245,9 @@ fn score_placements(
                 // is counted when it alone weighs something; otherwise every term is
                 // counted on the built board.
                 let counts = if only_almost_full {
-                    [0.0, 0.0, almost_full as f64]
+                    let mut counts = [0.0; EXTRA_TERMS];
+                    counts[ALMOST_FULL] = almost_full as f64;
+                    counts
                 } else {
                     built
                         .unwrap_or_else(|| {
@@ -1421,8 +1428,8 @@ mod tests {
         let spawns = sequence(300);
         let solution = BeamSearch::new(options(20, MoveSet::Seed)).solve(Grid::default(), &spawns, &mut |_| {});
         let seed = Weights::default();
-        let extra = Weights { extra_features: [0.7, 3.0, -1.25], ..seed };
-        let almost_full = Weights { extra_features: [0.0, 0.0, -0.5], ..seed };
+        let extra = seed.with("wells", 0.7).with("rows_with_holes", 3.0).with("almost_full_rows", -1.25);
+        let almost_full = seed.with("almost_full_rows", -0.5);
         // A low limit, so boards of more than 40 cells pay the term.
         let overflow = Weights { overflow: Overflow { weight: 0.3, capacity: 150.0, limit: 40.0 }, ..almost_full };
         let mut grid = Grid::default();
@@ -1468,7 +1475,7 @@ mod tests {
     #[test]
     fn the_overflow_term_changes_the_game_and_does_not_depend_on_the_thread_count() {
         let spawns = sequence(300);
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let weights = Weights::default().with("almost_full_rows", -0.5);
         let solve = |weights: Weights, threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| {
@@ -1517,7 +1524,7 @@ mod tests {
     #[test]
     fn refined_searches_replay_change_the_game_and_do_not_depend_on_the_thread_count() {
         let spawns = sequence(300);
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let weights = Weights::default().with("almost_full_rows", -0.5);
         let plain =
             BeamSearch::new(Options::new(20, MoveSet::Full, weights)).solve(Grid::default(), &spawns, &mut |_| {});
         for refinements in [
@@ -1573,7 +1580,7 @@ mod tests {
     #[test]
     fn lookahead_values_are_the_best_next_placement_values() {
         let spawns = sequence(40);
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let weights = Weights::default().with("almost_full_rows", -0.5);
         let options = Options::new(30, MoveSet::Full, weights);
         let mut search = BeamSearch::new(options);
         search.merged = pool_after(options, &spawns[..39]);
@@ -1594,7 +1601,7 @@ mod tests {
     #[test]
     fn second_ply_values_are_the_best_values_two_pieces_on_through_the_best_branches() {
         let spawns = sequence(41);
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let weights = Weights::default().with("almost_full_rows", -0.5);
         let options = Options::new(30, MoveSet::Full, weights);
         let merged = pool_after(options, &spawns[..39]);
         let (following, after) = (spawns[39], spawns[40]);
@@ -1635,7 +1642,7 @@ mod tests {
     #[test]
     fn the_blend_ranks_the_pool_between_the_lookahead_and_the_own_value() {
         let spawns = sequence(40);
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let weights = Weights::default().with("almost_full_rows", -0.5);
         let options = Options::new(30, MoveSet::Full, weights);
         let merged = pool_after(options, &spawns[..39]);
         let ranked = |blend: u32| {
@@ -1660,7 +1667,7 @@ mod tests {
 
     #[test]
     fn the_endgame_weighs_the_board_less_over_its_last_pieces_only() {
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let weights = Weights::default().with("almost_full_rows", -0.5);
         let options = Options::new(30, MoveSet::Full, weights);
         let off = BeamSearch::new(options);
         let on =

@@ -1,12 +1,15 @@
-//! The beam's evaluator as data: one weight per feature name plus the score divisor, read
-//! from a TOML table. The beam keeps the boards with the smallest
-//! `value = sum(weight x feature) - score / score_divisor` (lower is better).
+//! The beam's evaluator as data: one weight per term plus the score divisor, read from a
+//! TOML table. The beam keeps the boards with the smallest
+//! `value = sum(weight x count) - score / score_divisor` (lower is better).
 //!
-//! The seed's four terms and the divisor are required keys; the extra terms
-//! ([`EXTRA_FEATURE_NAMES`]: `wells`, `rows_with_holes`, `almost_full_rows`) are optional
-//! and weigh 0 when left out, which leaves the search exactly the seed's (a zero extra
-//! weight is not even computed). So is the one term that reads the known sequence,
-//! [`Overflow`] (keys `overflow` and `overflow_capacity`, given together).
+//! [`TERMS`] is the one list of the terms: each one's key, what it counts and whether it is
+//! one of the contest solver's four ([`Part::Seed`], a required key) or an optional extra
+//! ([`Part::Extra`], 0 when left out, which leaves the search exactly the seed's: a zero
+//! extra weight is not even computed). Parsing, writing, the jitter, the tuning vector and
+//! the `--weights` help all read it; a new term is a line there plus its count in
+//! [`Grid::extra_features`]. Beside the terms stand the score divisor and the one term that
+//! reads the known sequence, [`Overflow`] (keys `overflow` and `overflow_capacity`, given
+//! together).
 //!
 //! ```toml
 //! cells = -1.0
@@ -20,25 +23,151 @@ use super::game::{Features, Grid, HEIGHT, WIDTH};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 
-/// Feature names, in the order of [`Features::as_array`]; each is also a TOML key.
-pub const FEATURE_NAMES: [&str; 4] = ["cells", "row_transitions", "column_transitions", "holes"];
+/// Which of the evaluator's two groups a term belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// One of the contest solver's four (a required key, counted by [`Grid::features`]).
+    Seed,
+    /// An optional extra (0 when left out, counted by [`Grid::extra_features`] only when
+    /// some extra weighs something).
+    Extra,
+}
+
+/// One term of the evaluator: its key in a weights file (and its name in a tuning vector),
+/// what it counts on a board after clearing, and its [`Part`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Term {
+    pub name: &'static str,
+    pub counts: &'static str,
+    pub part: Part,
+}
+
+/// Every term, in the order of a weights file and a tuning vector: the seed's four (in the
+/// order of [`Features::as_array`]), then the extras (in the order of
+/// [`Grid::extra_features`]).
+pub const TERMS: &[Term] = &[
+    Term { name: "cells", counts: "filled cells", part: Part::Seed },
+    Term {
+        name: "row_transitions",
+        counts: "changes between horizontally adjacent cells, walls filled",
+        part: Part::Seed,
+    },
+    Term {
+        name: "column_transitions",
+        counts: "changes between each row and the one below, floor filled",
+        part: Part::Seed,
+    },
+    Term { name: "holes", counts: "empty cells with a filled cell above them in their column", part: Part::Seed },
+    Term {
+        name: "wells",
+        counts: "open empty cells with both neighbours filled (walls count), each weighing its depth in its well",
+        part: Part::Extra,
+    },
+    Term { name: "rows_with_holes", counts: "rows with a hole", part: Part::Extra },
+    Term { name: "almost_full_rows", counts: "rows with exactly one empty cell", part: Part::Extra },
+];
+
+/// How many terms of [`TERMS`] belong to `part`.
+const fn count(part: Part) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < TERMS.len() {
+        n += (TERMS[i].part as u8 == part as u8) as usize;
+        i += 1;
+    }
+    n
+}
+
+/// The names of the terms of `part`, in their order.
+const fn names<const N: usize>(part: Part) -> [&'static str; N] {
+    let (mut out, mut i, mut j) = ([""; N], 0, 0);
+    while i < TERMS.len() {
+        if TERMS[i].part as u8 == part as u8 {
+            out[j] = TERMS[i].name;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The place of the term `name` in [`TERMS`] (a compile-time error, used in a constant,
+/// when there is no such term).
+pub const fn term_index(name: &str) -> usize {
+    let mut i = 0;
+    while i < TERMS.len() {
+        let (a, b) = (TERMS[i].name.as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("no such E-Tetris term")
+}
+
+/// The contest solver's terms (4) and the extras.
+pub const SEED_TERMS: usize = count(Part::Seed);
+pub const EXTRA_TERMS: usize = count(Part::Extra);
+// The seed's terms come first, and they are the four of `Features`.
+const _: () = {
+    assert!(SEED_TERMS == 4, "the contest solver weighs four terms (Features)");
+    let mut i = 0;
+    while i < TERMS.len() {
+        assert!((TERMS[i].part as u8 == Part::Seed as u8) == (i < SEED_TERMS), "the seed's terms come first");
+        i += 1;
+    }
+};
+
+/// The seed's term names, in the order of [`Features::as_array`].
+pub const FEATURE_NAMES: [&str; SEED_TERMS] = names(Part::Seed);
 /// The optional terms beyond the seed's four, in the order of [`Grid::extra_features`].
-pub const EXTRA_FEATURE_NAMES: [&str; 3] = ["wells", "rows_with_holes", "almost_full_rows"];
+pub const EXTRA_FEATURE_NAMES: [&str; EXTRA_TERMS] = names(Part::Extra);
 /// The key of the score divisor.
 pub const SCORE_DIVISOR: &str = "score_divisor";
 /// The keys of the [`Overflow`] term: its weight and its capacity in cells.
 pub const OVERFLOW: &str = "overflow";
 pub const OVERFLOW_CAPACITY: &str = "overflow_capacity";
 
-/// Every key of a weights file, in the order of a tuning vector: the seed's terms, the
-/// extra terms, the score divisor, then the overflow pair.
+/// Every key of a weights file, in the order of a tuning vector: the terms, the score
+/// divisor, then the overflow pair.
 pub fn key_names() -> Vec<&'static str> {
-    FEATURE_NAMES
-        .iter()
-        .chain(&EXTRA_FEATURE_NAMES)
-        .copied()
-        .chain([SCORE_DIVISOR, OVERFLOW, OVERFLOW_CAPACITY])
-        .collect()
+    TERMS.iter().map(|term| term.name).chain([SCORE_DIVISOR, OVERFLOW, OVERFLOW_CAPACITY]).collect()
+}
+
+/// The keys of a weights file in one line, for the `--weights` help: "cells, ...,
+/// score_divisor; optional wells, ..., 0 if left out; optional overflow with
+/// overflow_capacity, the term that reads the sequence".
+pub fn keys_summary() -> String {
+    format!(
+        "{}, {SCORE_DIVISOR}; optional {}, 0 if left out; optional {OVERFLOW} with {OVERFLOW_CAPACITY}, the term \
+         that reads the sequence",
+        FEATURE_NAMES.join(", "),
+        EXTRA_FEATURE_NAMES.join(", ")
+    )
+}
+
+/// One line per key of a weights file, saying what it weighs (the long `--weights` help).
+pub fn keys_explained() -> String {
+    let mut text = String::new();
+    for term in TERMS {
+        let part = match term.part {
+            Part::Seed => "required",
+            Part::Extra => "optional, 0 if left out",
+        };
+        text += &format!("{}: {} ({part})\n", term.name, term.counts);
+    }
+    text += &format!("{SCORE_DIVISOR}: the score is divided by it and subtracted (required, positive)\n");
+    text += &format!(
+        "{OVERFLOW}, {OVERFLOW_CAPACITY}: cells the board would hold when the next I comes beyond a capacity of \
+         0 to {} (optional, together)",
+        WIDTH * HEIGHT
+    );
+    text
 }
 
 /// Cells a piece brings to the board.
@@ -97,12 +226,12 @@ impl Overflow {
     }
 }
 
-/// Weights aligned with [`FEATURE_NAMES`] and [`EXTRA_FEATURE_NAMES`], and the divisor of
-/// the cumulative score.
+/// Weights aligned with [`TERMS`] (the seed's four in `features`, the extras in
+/// `extra_features`), and the divisor of the cumulative score.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Weights {
-    pub features: [f64; 4],
-    pub extra_features: [f64; 3],
+    pub features: [f64; SEED_TERMS],
+    pub extra_features: [f64; EXTRA_TERMS],
     pub score_divisor: f64,
     pub overflow: Overflow,
 }
@@ -113,7 +242,7 @@ impl Default for Weights {
     fn default() -> Self {
         Weights {
             features: [-1.0, 3.2178882868487753, 9.348695305445199, 7.899265427351652],
-            extra_features: [0.0; 3],
+            extra_features: [0.0; EXTRA_TERMS],
             score_divisor: 38.0,
             overflow: Overflow::OFF,
         }
@@ -121,6 +250,24 @@ impl Default for Weights {
 }
 
 impl Weights {
+    /// The weights of the terms, in the order of [`TERMS`].
+    pub fn terms(&self) -> impl Iterator<Item = f64> + '_ {
+        self.features.iter().chain(&self.extra_features).copied()
+    }
+
+    /// The weights of the terms to set, in the order of [`TERMS`].
+    pub fn terms_mut(&mut self) -> impl Iterator<Item = &mut f64> {
+        self.features.iter_mut().chain(self.extra_features.iter_mut())
+    }
+
+    /// The weights with the term `name` weighing `weight` (panics when there is no such
+    /// term: for constants and tests).
+    pub fn with(mut self, name: &str, weight: f64) -> Weights {
+        let index = TERMS.iter().position(|term| term.name == name).unwrap_or_else(|| panic!("no term {name:?}"));
+        *self.terms_mut().nth(index).expect("one weight per term") = weight;
+        self
+    }
+
     /// `sum(weight x feature)` of a board (lower is better), plus the [`Overflow`] term at
     /// its current limit when it weighs something.
     #[inline]
@@ -144,7 +291,7 @@ impl Weights {
 
     /// [`Weights::evaluate`] plus the extra terms, summed on after the seed's four.
     #[inline]
-    pub fn evaluate_with_extra(&self, features: &Features, extra: &[f64; 3]) -> f64 {
+    pub fn evaluate_with_extra(&self, features: &Features, extra: &[f64; EXTRA_TERMS]) -> f64 {
         let mut total = self.evaluate(features);
         for (weight, value) in self.extra_features.iter().zip(extra) {
             total += weight * value;
@@ -185,7 +332,8 @@ impl Weights {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut factor = move || 1.0 + fraction * rng.random_range(-1.0..1.0);
         let mut weights = *self;
-        for weight in weights.features.iter_mut().skip(1).chain(weights.extra_features.iter_mut()) {
+        // Every term but the first, cells, in the order of TERMS.
+        for weight in weights.terms_mut().skip(1) {
             *weight *= factor();
         }
         weights.score_divisor *= factor();
@@ -196,8 +344,8 @@ impl Weights {
         weights
     }
 
-    /// Parses the TOML table; the seed's four terms and the divisor are required, the extra
-    /// terms default to 0, and `overflow` comes with `overflow_capacity` (0 to 200 cells);
+    /// Parses the TOML table; the seed's four terms ([`Part::Seed`]) and the divisor are
+    /// required, the extra terms default to 0, and `overflow` comes with `overflow_capacity` (0 to 200 cells);
     /// unknown keys and non-finite numbers are errors naming the key, and the divisor must
     /// be positive.
     pub fn from_toml(text: &str) -> Result<Weights> {
@@ -227,17 +375,14 @@ impl Weights {
             Ok(number)
         };
         let mut weights = Weights {
-            features: [0.0; 4],
-            extra_features: [0.0; 3],
+            features: [0.0; SEED_TERMS],
+            extra_features: [0.0; EXTRA_TERMS],
             score_divisor: number(SCORE_DIVISOR)?,
             overflow: Overflow::OFF,
         };
-        for (i, name) in FEATURE_NAMES.iter().enumerate() {
-            weights.features[i] = number(name)?;
-        }
-        for (i, name) in EXTRA_FEATURE_NAMES.iter().enumerate() {
-            if table.contains_key(*name) {
-                weights.extra_features[i] = number(name)?;
+        for (term, weight) in TERMS.iter().zip(weights.terms_mut()) {
+            if term.part == Part::Seed || table.contains_key(term.name) {
+                *weight = number(term.name)?;
             }
         }
         if weights.score_divisor <= 0.0 {
@@ -272,12 +417,9 @@ impl Weights {
     /// weigh something, so the seed's files keep their five keys.
     pub fn to_toml(&self) -> String {
         let mut text = String::new();
-        for (name, weight) in FEATURE_NAMES.iter().zip(self.features) {
-            text += &format!("{name} = {weight:?}\n");
-        }
-        for (name, weight) in EXTRA_FEATURE_NAMES.iter().zip(self.extra_features) {
-            if weight != 0.0 {
-                text += &format!("{name} = {weight:?}\n");
+        for (term, weight) in TERMS.iter().zip(self.terms()) {
+            if term.part == Part::Seed || weight != 0.0 {
+                text += &format!("{} = {weight:?}\n", term.name);
             }
         }
         text += &format!("{SCORE_DIVISOR} = {:?}\n", self.score_divisor);
@@ -296,11 +438,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_terms_are_the_keys_in_the_files_order() {
+        // The order of a weights file, a tuning vector and a tuning run's CSV columns.
+        assert_eq!(
+            key_names(),
+            [
+                "cells",
+                "row_transitions",
+                "column_transitions",
+                "holes",
+                "wells",
+                "rows_with_holes",
+                "almost_full_rows",
+                "score_divisor",
+                "overflow",
+                "overflow_capacity"
+            ]
+        );
+        assert_eq!(
+            keys_summary(),
+            "cells, row_transitions, column_transitions, holes, score_divisor; optional wells, rows_with_holes, \
+             almost_full_rows, 0 if left out; optional overflow with overflow_capacity, the term that reads the sequence"
+        );
+        let names = key_names();
+        for (i, name) in names.iter().enumerate() {
+            assert!(!names[..i].contains(name), "{name} twice");
+        }
+        for (i, term) in TERMS.iter().enumerate() {
+            assert_eq!(term_index(term.name), i);
+            assert!(keys_explained().contains(&format!("{}: {}", term.name, term.counts)));
+        }
+        assert_eq!(Weights::default().with("holes", 2.0).features[3], 2.0);
+    }
+
+    #[test]
     fn round_trips_through_toml() {
         let weights = Weights::default();
         assert_eq!(Weights::from_toml(&weights.to_toml()).unwrap(), weights);
         assert!(!weights.to_toml().contains("wells"), "the seed's files keep their five keys");
-        let extra = Weights { extra_features: [0.5, 0.0, -2.0], ..weights };
+        let extra = weights.with("wells", 0.5).with("almost_full_rows", -2.0);
         let text = extra.to_toml();
         assert!(text.contains("wells = 0.5") && text.contains("almost_full_rows = -2.0"), "{text}");
         assert!(!text.contains("rows_with_holes"), "{text}");
@@ -313,7 +489,7 @@ mod tests {
         let seed = Weights::default();
         assert!(!seed.has_extra_features());
         assert_eq!(seed.value_of(&grid, 17).to_bits(), seed.value(&grid.features(), 17).to_bits());
-        let with_wells = Weights { extra_features: [1.5, 0.0, 0.0], ..seed };
+        let with_wells = seed.with("wells", 1.5);
         // The grid's wells count 4.
         let difference = with_wells.value_of(&grid, 17) - seed.value_of(&grid, 17);
         assert!((difference - 6.0).abs() < 1e-9, "{difference}");
@@ -352,20 +528,20 @@ mod tests {
 
     #[test]
     fn jitter_is_seeded_bounded_and_leaves_the_scale_and_zero_terms_alone() {
-        let weights = Weights { extra_features: [0.0, 0.0, -0.5], ..Weights::default() };
+        let weights = Weights::default().with("almost_full_rows", -0.5);
         let a = weights.jittered(7, 0.01);
         assert_eq!(a, weights.jittered(7, 0.01), "the same seed gives the same weights");
         assert_ne!(a, weights.jittered(8, 0.01));
         assert_eq!(weights.jittered(7, 0.0), weights, "no jitter, no change");
         assert_eq!(a.features[0], -1.0, "cells is the scale");
-        assert_eq!(a.extra_features[..2], [0.0, 0.0], "terms that are off stay off");
-        let pairs = weights.features[1..]
-            .iter()
-            .zip(&a.features[1..])
-            .chain([(&weights.extra_features[2], &a.extra_features[2]), (&weights.score_divisor, &a.score_divisor)]);
-        for (before, after) in pairs {
+        let terms = TERMS.iter().map(|term| term.name).zip(weights.terms().zip(a.terms())).skip(1);
+        for (name, (before, after)) in terms.chain([(SCORE_DIVISOR, (weights.score_divisor, a.score_divisor))]) {
+            if before == 0.0 {
+                assert_eq!(after, 0.0, "{name}: terms that are off stay off");
+                continue;
+            }
             let ratio = after / before;
-            assert!(ratio != 1.0 && (0.99..=1.01).contains(&ratio), "{before} -> {after}");
+            assert!(ratio != 1.0 && (0.99..=1.01).contains(&ratio), "{name}: {before} -> {after}");
         }
     }
 

@@ -10,8 +10,8 @@
 //! (`held_out_beam`, default 1,000: the width of the published 1.30 M), and there the
 //! score is checked by replaying the search's record, as `solve` does.
 //!
-//! The weight vector is [`FEATURE_NAMES`], [`EXTRA_FEATURE_NAMES`] (0 unless an
-//! experiment tunes or fixes them), `score_divisor`, then `overflow` and
+//! The weight vector is the terms of [`TERMS`] (the extras 0 unless an experiment tunes or
+//! fixes them), `score_divisor`, then `overflow` and
 //! `overflow_capacity` (the [`Overflow`] term, off while `overflow` is 0). A vector `solve`
 //! would refuse (a weight that is not finite, a score divisor that is not positive: the
 //! beam key divides by it, or an overflow capacity outside 0..=200 cells while the term is
@@ -22,7 +22,7 @@ use super::objective::{Objective, Played};
 use crate::etetris::checked::check;
 use crate::etetris::game::{sequence, Grid, Spawn};
 use crate::etetris::solver::{BeamSearch, MoveSet, Options, Refinements};
-use crate::etetris::weights::{key_names, Overflow, Weights, EXTRA_FEATURE_NAMES, FEATURE_NAMES};
+use crate::etetris::weights::{key_names, Overflow, Weights, TERMS};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -138,30 +138,22 @@ pub fn weight_names() -> Vec<&'static str> {
     key_names()
 }
 
-/// Where the score divisor stands in a vector (the overflow pair follows it).
-const DIVISOR_INDEX: usize = FEATURE_NAMES.len() + EXTRA_FEATURE_NAMES.len();
+/// Where the score divisor stands in a vector, after the terms (the overflow pair follows it).
+pub const DIVISOR_INDEX: usize = TERMS.len();
 
 /// A tuning vector as [`weight_names`] orders it.
 pub fn vector(weights: &Weights) -> Vec<f64> {
     let overflow = [weights.overflow.weight, weights.overflow.capacity];
-    weights
-        .features
-        .iter()
-        .chain(&weights.extra_features)
-        .copied()
-        .chain([weights.score_divisor])
-        .chain(overflow)
-        .collect()
+    weights.terms().chain([weights.score_divisor]).chain(overflow).collect()
 }
 
 /// The weights of a tuning vector, or `None` where `solve` would refuse them (see the
 /// module doc).
 pub fn weights(vector: &[f64]) -> Option<Weights> {
-    let (seed, extra) = (FEATURE_NAMES.len(), EXTRA_FEATURE_NAMES.len());
     assert_eq!(
         vector.len(),
         DIVISOR_INDEX + 3,
-        "an E-Tetris vector has 7 weights, the score divisor and the overflow pair"
+        "an E-Tetris vector has {DIVISOR_INDEX} weights, the score divisor and the overflow pair"
     );
     let score_divisor = vector[DIVISOR_INDEX];
     if !vector.iter().all(|w| w.is_finite()) || score_divisor <= 0.0 {
@@ -175,15 +167,15 @@ pub fn weights(vector: &[f64]) -> Option<Weights> {
     } else {
         return None;
     };
-    let mut features = [0.0; 4];
-    features.copy_from_slice(&vector[..seed]);
-    let mut extra_features = [0.0; 3];
-    extra_features.copy_from_slice(&vector[seed..seed + extra]);
-    Some(Weights { features, extra_features, score_divisor, overflow })
+    let mut weights = Weights { score_divisor, overflow, ..Weights::default() };
+    for (weight, &value) in weights.terms_mut().zip(vector) {
+        *weight = value;
+    }
+    Some(weights)
 }
 
-/// The coefficients of the beam key, `[w1, ..., w7, -1/score_divisor, overflow,
-/// overflow_capacity]`: what the search's choices depend on (the linear part up to a
+/// The coefficients of the beam key, `[w1, ..., wN, -1/score_divisor, overflow,
+/// overflow_capacity]` (one `w` per term): what the search's choices depend on (the linear part up to a
 /// positive factor), for comparing directions.
 pub fn coefficients(vector: &[f64]) -> Vec<f64> {
     let mut coefficients = vector.to_vec();
@@ -243,6 +235,7 @@ impl Objective for ETetrisObjective {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etetris::weights::{term_index, EXTRA_TERMS, SEED_TERMS};
 
     const PIECES: usize = 400;
 
@@ -276,14 +269,14 @@ mod tests {
         assert_eq!(held_out.fitness, wide as f64);
         // Other weights, another search.
         let mut other = published.clone();
-        other[3] = 2.0;
+        other[term_index("holes")] = 2.0;
         let changed = objective.play(&other, 1, false, &live).unwrap();
         let expected = direct(weights(&other).unwrap(), 40).0;
         assert_ne!(expected, score);
         assert_eq!(changed.fitness, expected as f64);
-        // An extra term (wells, index 4) steers the search too.
+        // An extra term steers the search too.
         let mut wells = published.clone();
-        wells[4] = 2.0;
+        wells[term_index("wells")] = 2.0;
         let steered = objective.play(&wells, 1, false, &live).unwrap();
         let expected = direct(weights(&wells).unwrap(), 40).0;
         assert_ne!(expected, score, "a weight on wells must change the search");
@@ -323,9 +316,15 @@ mod tests {
         let objective = ETetrisObjective::new(Settings::default(), PIECES);
         let live = AtomicU64::new(0);
         let mut vector = vector(&Weights::default());
-        for (index, bad) in
-            [(7, 0.0), (7, -38.0), (7, f64::INFINITY), (1, f64::NAN), (0, f64::NEG_INFINITY), (5, f64::NAN)]
-        {
+        let divisor = DIVISOR_INDEX;
+        for (index, bad) in [
+            (divisor, 0.0),
+            (divisor, -38.0),
+            (divisor, f64::INFINITY),
+            (1, f64::NAN),
+            (0, f64::NEG_INFINITY),
+            (term_index("rows_with_holes"), f64::NAN),
+        ] {
             let mut v = vector.clone();
             v[index] = bad;
             assert!(weights(&v).is_none(), "{v:?}");
@@ -333,7 +332,7 @@ mod tests {
             assert_eq!((played.fitness, played.pieces), (0.0, 0), "{v:?}");
         }
         assert_eq!(live.load(Ordering::Relaxed), 0);
-        vector[7] = 1e-9;
+        vector[divisor] = 1e-9;
         assert!(weights(&vector).is_some());
     }
 
@@ -341,35 +340,26 @@ mod tests {
     fn vectors_and_weights_line_up() {
         let published = Weights::default();
         let v = vector(&published);
-        assert_eq!(
-            weight_names(),
-            [
-                "cells",
-                "row_transitions",
-                "column_transitions",
-                "holes",
-                "wells",
-                "rows_with_holes",
-                "almost_full_rows",
-                "score_divisor",
-                "overflow",
-                "overflow_capacity"
-            ]
-        );
+        // The keys of a weights file (whose order weights.rs pins), the divisor after the terms.
+        assert_eq!(weight_names(), key_names());
+        assert_eq!(weight_names()[DIVISOR_INDEX], crate::etetris::weights::SCORE_DIVISOR);
+        let divisor = DIVISOR_INDEX;
         assert_eq!(weights(&v), Some(published));
-        assert_eq!(coefficients(&v)[7], -1.0 / 38.0);
-        assert_eq!(&coefficients(&v)[8..], &[0.0, 0.0], "the overflow term is off");
+        assert_eq!(coefficients(&v)[divisor], -1.0 / 38.0);
+        assert_eq!(&coefficients(&v)[divisor + 1..], &[0.0, 0.0], "the overflow term is off");
         let with = Weights { overflow: Overflow::new(0.25, 170.0), ..published };
-        assert_eq!(&vector(&with)[8..], &[0.25, 170.0]);
+        assert_eq!(&vector(&with)[divisor + 1..], &[0.25, 170.0]);
         assert_eq!(weights(&vector(&with)), Some(with));
         // A capacity that is no cell count is refused while the term is on, ignored when off.
         let mut wide = vector(&with);
-        wide[9] = 250.0;
+        wide[divisor + 2] = 250.0;
         assert_eq!(weights(&wide), None);
-        wide[8] = 0.0;
+        wide[divisor + 1] = 0.0;
         assert_eq!(weights(&wide), Some(published));
-        assert_eq!(&coefficients(&v)[4..7], &[0.0; 3]);
-        assert_eq!(&coefficients(&v)[..4], &published.features);
+        assert_eq!(&coefficients(&v)[SEED_TERMS..divisor], &[0.0; EXTRA_TERMS]);
+        assert_eq!(&coefficients(&v)[..SEED_TERMS], &published.features);
+        let tuned = published.with("almost_full_rows", -0.5);
+        assert_eq!(weights(&vector(&tuned)), Some(tuned));
     }
 
     /// The refinements' names, each with a distinct value that passes their check.

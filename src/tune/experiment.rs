@@ -28,9 +28,10 @@
 //! Weights listed in neither table keep the preset's published value.
 //!
 //! `preset = "etetris"` tunes the E-Tetris contest evaluator instead (see
-//! [`super::etetris_objective`]): its weights are `cells`, `row_transitions`,
-//! `column_transitions`, `holes`, the extra terms `wells`, `rows_with_holes` and
-//! `almost_full_rows` (0 unless listed), and `score_divisor`; the fitness is the contest score of
+//! [`super::etetris_objective`]): its weights are the keys of a weights file
+//! ([`crate::etetris::weights::key_names`]: the terms of
+//! [`crate::etetris::weights::TERMS`], the extras 0 unless listed, `score_divisor` and the
+//! overflow pair); the fitness is the contest score of
 //! one deterministic beam search, so `games` is 1 and there is no re-evaluation; an
 //! `[etetris]` table sets the search:
 //!
@@ -811,21 +812,8 @@ games = 40
     #[test]
     fn an_etetris_file() {
         let e = Experiment::parse(ETETRIS, "test").unwrap();
-        assert_eq!(
-            e.feature_names,
-            vec![
-                "cells",
-                "row_transitions",
-                "column_transitions",
-                "holes",
-                "wells",
-                "rows_with_holes",
-                "almost_full_rows",
-                "score_divisor",
-                "overflow",
-                "overflow_capacity"
-            ]
-        );
+        // The keys of a weights file, in their order (tests of weights.rs pin it).
+        assert_eq!(e.feature_names, crate::etetris::weights::key_names());
         assert_eq!(e.space.names, vec!["row_transitions", "score_divisor"]);
         assert_eq!(e.space.start, vec![3.2178882868487753, 38.0]);
         // Defaults for a deterministic objective: the contest score, no re-evaluation,
@@ -835,7 +823,11 @@ games = 40
         assert_eq!((settings.beam, settings.held_out_beam, settings.moves), (50, 1000, MoveSet::Seed));
         assert_eq!(*pieces, PIECE_LIMIT);
         let full = e.full_weights(&[2.0, 40.0]);
-        assert_eq!(full, vec![-1.5, 2.0, 9.348695305445199, 7.899265427351652, 0.0, 0.0, 0.0, 40.0, 0.0, 0.0]);
+        let published = crate::etetris::weights::Weights::default();
+        let tuned = crate::etetris::weights::Weights { score_divisor: 40.0, ..published };
+        let expected = super::super::etetris_objective::vector(&tuned.with("cells", -1.5).with("row_transitions", 2.0));
+        assert_eq!(full, expected);
+        assert_eq!(full[..4], [-1.5, 2.0, 9.348695305445199, 7.899265427351652]);
         let e =
             Experiment::parse(&ETETRIS.replace("games = 1", "games = 1\nmax_pieces = 300\nfitness = \"score\""), "t");
         assert!(matches!(e.unwrap().target, Target::ETetris { pieces: 300, .. }));

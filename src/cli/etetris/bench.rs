@@ -23,8 +23,8 @@ pub struct Args {
     /// Move set (as `etetris solve --moves`).
     #[arg(long, value_parser = moves_parser(), default_value = "seed")]
     pub moves: MoveSet,
-    /// Evaluator weights (TOML) [default: the contest solver's published weights].
-    #[arg(long)]
+    // As `solve --weights`: its help names the keys (from `etetris::weights::TERMS`).
+    #[arg(long, help = super::weights_help(), long_help = super::weights_long_help())]
     pub weights: Option<PathBuf>,
     /// Pieces to place.
     #[arg(long, default_value_t = PIECE_LIMIT)]

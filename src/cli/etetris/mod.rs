@@ -62,6 +62,19 @@ pub fn run(args: Args) -> Result<Ended> {
 }
 
 /// `--moves`: a [`MoveSet`] by its name.
+/// The `--weights` help of the commands that search with a weights file: the keys, from
+/// [`crate::etetris::weights::TERMS`] (the long help says what each weighs).
+fn weights_help() -> String {
+    format!(
+        "Evaluator weights (TOML: {}) [default: the contest solver's published weights]",
+        crate::etetris::weights::keys_summary()
+    )
+}
+
+fn weights_long_help() -> String {
+    format!("{}.\n\n{}", weights_help(), crate::etetris::weights::keys_explained())
+}
+
 fn moves_parser() -> impl TypedValueParser<Value = MoveSet> {
     PossibleValuesParser::new(MoveSet::ALL.map(MoveSet::name))
         .map(|name| MoveSet::from_name(&name).expect("one of the names listed"))

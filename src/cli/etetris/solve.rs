@@ -5,7 +5,7 @@
 //! (Ctrl-C, `--stop-after`) or killed, `etetris solve --resume RECORD` continues it from
 //! there to the record a search never stopped writes.
 
-use super::{install_ctrl_c, moves_parser, resume_conflicts, JitterArgs, SearchArgs};
+use super::{install_ctrl_c, moves_parser, resume_conflicts, weights_help, weights_long_help, JitterArgs, SearchArgs};
 use crate::cli::Ended;
 use crate::etetris::checked::{check, pieces_bar, solve_saving, Saved, Saving};
 use crate::etetris::game::{sequence, PIECE_LIMIT};
@@ -40,11 +40,8 @@ pub struct Args {
     /// Where to write the record [default: results/etetris-<moves>-k<beam>.txt].
     #[arg(long)]
     pub record: Option<PathBuf>,
-    /// Evaluator weights (TOML: cells, row_transitions, column_transitions, holes,
-    /// score_divisor; optional wells, rows_with_holes, almost_full_rows, 0 if left out;
-    /// optional overflow with overflow_capacity, the term that reads the sequence)
-    /// [default: the contest solver's published weights].
-    #[arg(long)]
+    // Its help names the keys (from the table of terms, `etetris::weights::TERMS`).
+    #[arg(long, help = weights_help(), long_help = weights_long_help())]
     pub weights: Option<PathBuf>,
     /// Move set: `seed`, the contest solver's rotate-shift-drop (MaxDumbledore's), or `full`, every
     /// placement the game allows.

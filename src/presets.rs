@@ -28,6 +28,69 @@ const BCTS_MDPTETRIS_WEIGHTS: [(&str, f64); 8] = {
     weights
 };
 
+/// DT-10 and DT-20 (Scherrer et al., JMLR 16, 2015, Table 2): the D-T features
+/// (`features::dt::DT_NAMES`, MdpTetris' ids 1, 2, 3, 4, 5, -6, -1, -2, -14) weighted as the
+/// best policies CBMPI learned on 10x10 and on 10x20; MdpTetris' sense (the highest weighted
+/// sum wins).
+const DT_10_WEIGHTS: [(&str, f64); 9] = [
+    ("landing_height", -2.18),
+    ("eroded_cells", 2.42),
+    ("row_transitions", -2.17),
+    ("column_transitions", -3.31),
+    ("holes", 0.95),
+    ("dt_wells", -2.22),
+    ("cells_above_holes", -0.81),
+    ("rows_with_holes", -9.65),
+    ("pattern_diversity", 1.27),
+];
+
+const DT_20_WEIGHTS: [(&str, f64); 9] = [
+    ("landing_height", -2.68),
+    ("eroded_cells", 1.38),
+    ("row_transitions", -2.41),
+    ("column_transitions", -6.32),
+    ("holes", 2.03),
+    ("dt_wells", -2.71),
+    ("cells_above_holes", -0.43),
+    ("rows_with_holes", -9.48),
+    ("pattern_diversity", 0.89),
+];
+
+/// BDU (Thiery-Scherrer): Bertsekas' features (10 column heights, 9 differences, wall
+/// height, holes) with DU's (BCTS') others, MdpTetris' ids 8 x 10, 9 x 9, 7, 5, 1, 2, 3, 4,
+/// 6, -1, -2, tuned by the noisy cross-entropy method: the weights of MdpTetris'
+/// `data/features/record_bdu.dat`, in its order. Only for 10-wide boards.
+const BDU_WEIGHTS: [(&str, f64); 28] = [
+    ("column_height_0", -13.18725),
+    ("column_height_1", -7.652075),
+    ("column_height_2", 7.622007),
+    ("column_height_3", -9.044294),
+    ("column_height_4", -1.747279),
+    ("column_height_5", -7.569865),
+    ("column_height_6", -5.221819),
+    ("column_height_7", -0.6874555),
+    ("column_height_8", -6.4831),
+    ("column_height_9", -16.01383),
+    ("column_difference_0", 2.356909),
+    ("column_difference_1", 2.143912),
+    ("column_difference_2", -7.351929),
+    ("column_difference_3", 1.558139),
+    ("column_difference_4", 0.433698),
+    ("column_difference_5", 3.655922),
+    ("column_difference_6", -4.673708),
+    ("column_difference_7", -1.997187),
+    ("column_difference_8", 9.122675),
+    ("max_height", 12.36382),
+    ("holes", -40.64),
+    ("landing_height", -43.27153),
+    ("eroded_cells", -1.036039),
+    ("row_transitions", -36.93346),
+    ("column_transitions", -81.00232),
+    ("cumulative_wells", -41.17906),
+    ("cells_above_holes", -13.27585),
+    ("rows_with_holes", -75.47524),
+];
+
 /// A published system. Its published figures are in [`crate::reproduce::PLAN`], next to
 /// how each is measured (one place for each figure).
 pub struct Preset {
@@ -108,6 +171,33 @@ pub static REGISTRY: &[Preset] = &[
         summary: "BCTS as MdpTetris plays it: its hole depth (cells above holes, each once), move for move with its program",
         rule_set: "simplified",
         weights: &BCTS_MDPTETRIS_WEIGHTS,
+        sense: Sense::Maximize,
+        policy: PolicyKind::OnePieceFirstBest,
+        forbidden_from_row: None,
+    },
+    Preset {
+        name: "dt-10",
+        summary: "DT-10 (Scherrer et al., JMLR 2015): CBMPI's best policy on 10x10, the 9 D-T features",
+        rule_set: "simplified",
+        weights: &DT_10_WEIGHTS,
+        sense: Sense::Maximize,
+        policy: PolicyKind::OnePieceFirstBest,
+        forbidden_from_row: None,
+    },
+    Preset {
+        name: "dt-20",
+        summary: "DT-20 (Scherrer et al., JMLR 2015): CBMPI's best policy on 10x20, the 9 D-T features",
+        rule_set: "simplified",
+        weights: &DT_20_WEIGHTS,
+        sense: Sense::Maximize,
+        policy: PolicyKind::OnePieceFirstBest,
+        forbidden_from_row: None,
+    },
+    Preset {
+        name: "bdu",
+        summary: "BDU (Thiery-Scherrer): Bertsekas' 21 board features + BCTS' (MdpTetris' counts), by cross-entropy; 10 wide",
+        rule_set: "simplified",
+        weights: &BDU_WEIGHTS,
         sense: Sense::Maximize,
         policy: PolicyKind::OnePieceFirstBest,
         forbidden_from_row: None,

@@ -6,8 +6,10 @@ use crate::board::Board;
 use crate::placement::PlacementInfo;
 
 pub mod bcts;
+pub mod bertsekas;
 pub mod columns;
 pub mod dellacherie;
+pub mod dt;
 pub mod incremental;
 pub mod lee;
 pub mod mike;
@@ -51,6 +53,7 @@ impl<'a> FeatureContext<'a> {
 }
 
 /// One feature of the library.
+#[derive(Clone, Copy)]
 pub struct Feature {
     /// Stable name: CSV header and weight key.
     pub name: &'static str,
@@ -93,6 +96,45 @@ pub static REGISTRY: &[Feature] = &[
     penalty7::CONSECUTIVE_CHANGES,
     penalty7::SMALL_PITS,
     penalty7::BIG_PITS,
+    dt::DT_WELLS,
+    dt::PATTERN_DIVERSITY,
+    dt::RBF_HEIGHTS[0],
+    dt::RBF_HEIGHTS[1],
+    dt::RBF_HEIGHTS[2],
+    dt::RBF_HEIGHTS[3],
+    dt::RBF_HEIGHTS[4],
+    bertsekas::MAX_HEIGHT,
+    bertsekas::COLUMN_HEIGHTS[0],
+    bertsekas::COLUMN_HEIGHTS[1],
+    bertsekas::COLUMN_HEIGHTS[2],
+    bertsekas::COLUMN_HEIGHTS[3],
+    bertsekas::COLUMN_HEIGHTS[4],
+    bertsekas::COLUMN_HEIGHTS[5],
+    bertsekas::COLUMN_HEIGHTS[6],
+    bertsekas::COLUMN_HEIGHTS[7],
+    bertsekas::COLUMN_HEIGHTS[8],
+    bertsekas::COLUMN_HEIGHTS[9],
+    bertsekas::COLUMN_HEIGHTS[10],
+    bertsekas::COLUMN_HEIGHTS[11],
+    bertsekas::COLUMN_HEIGHTS[12],
+    bertsekas::COLUMN_HEIGHTS[13],
+    bertsekas::COLUMN_HEIGHTS[14],
+    bertsekas::COLUMN_HEIGHTS[15],
+    bertsekas::COLUMN_DIFFERENCES[0],
+    bertsekas::COLUMN_DIFFERENCES[1],
+    bertsekas::COLUMN_DIFFERENCES[2],
+    bertsekas::COLUMN_DIFFERENCES[3],
+    bertsekas::COLUMN_DIFFERENCES[4],
+    bertsekas::COLUMN_DIFFERENCES[5],
+    bertsekas::COLUMN_DIFFERENCES[6],
+    bertsekas::COLUMN_DIFFERENCES[7],
+    bertsekas::COLUMN_DIFFERENCES[8],
+    bertsekas::COLUMN_DIFFERENCES[9],
+    bertsekas::COLUMN_DIFFERENCES[10],
+    bertsekas::COLUMN_DIFFERENCES[11],
+    bertsekas::COLUMN_DIFFERENCES[12],
+    bertsekas::COLUMN_DIFFERENCES[13],
+    bertsekas::COLUMN_DIFFERENCES[14],
 ];
 
 /// Looks a feature up by name, with a "did you mean" on a miss.

@@ -145,6 +145,13 @@ const THIERY_BCTS: Option<Published> = figure(35_000_000.0, Some(0.20), "Thiery-
 const QUICK_HEIGHTS: Method = Method::Extrapolated { lowest: 8, highest: 14 };
 const FULL_HEIGHTS: Method = Method::Extrapolated { lowest: 8, highest: 16 };
 const THIERY_BCTS_10X10: Option<Published> = figure(3_800.0, None, "Thiery-Scherrer, 10x10");
+/// JMLR15's Table 1 (Scherrer et al. 2015): the best policies' mean over 10,000 games.
+const JMLR_DT10_10X10: Option<Published> = figure(5_000.0, None, "Scherrer et al. JMLR 2015, Table 1, 10x10");
+const JMLR_DT10_10X20: Option<Published> = figure(29_000_000.0, None, "Scherrer et al. JMLR 2015, Table 1, 10x20");
+const JMLR_DT20_10X10: Option<Published> = figure(4_300.0, None, "Scherrer et al. JMLR 2015, Table 1, 10x10");
+const JMLR_DT20_10X20: Option<Published> = figure(51_000_000.0, None, "Scherrer et al. JMLR 2015, Table 1, 10x20");
+const JMLR_BDU_10X10: Option<Published> = figure(4_200.0, None, "Scherrer et al. JMLR 2015, Table 1, 10x10");
+const JMLR_BDU_10X20: Option<Published> = figure(36_000_000.0, None, "Scherrer et al. JMLR 2015, Table 1, 10x20");
 
 /// Every measurement, in the order of the table. `--quick` (the default) runs the lines
 /// with a non-zero `quick`; `--full` those with a non-zero `full`. Fahey's standard rules
@@ -167,6 +174,15 @@ pub static PLAN: &[Measurement] = &[
     line("bcts", Some((10, 20)), QUICK_HEIGHTS, 200, 0, THIERY_BCTS),
     line("bcts", Some((10, 20)), FULL_HEIGHTS, 0, 300, THIERY_BCTS),
     line("bcts", Some((10, 20)), Method::FullGames, 0, 20, THIERY_BCTS),
+    // The approximate-dynamic-programming papers' best policies (JMLR15, Tables 1 and 2).
+    // The D-T and BDU features are not on the fast path yet (5 to 10 times slower than
+    // BCTS's): `--quick` plays their 10x10 games only, `--full` estimates 10x20 too.
+    line("dt-10", Some((10, 10)), Method::FullGames, 100, 1_000, JMLR_DT10_10X10),
+    line("dt-10", Some((10, 20)), FULL_HEIGHTS, 0, 300, JMLR_DT10_10X20),
+    line("dt-20", Some((10, 10)), Method::FullGames, 100, 1_000, JMLR_DT20_10X10),
+    line("dt-20", Some((10, 20)), FULL_HEIGHTS, 0, 300, JMLR_DT20_10X20),
+    line("bdu", Some((10, 10)), Method::FullGames, 100, 1_000, JMLR_BDU_10X10),
+    line("bdu", Some((10, 20)), FULL_HEIGHTS, 0, 300, JMLR_BDU_10X20),
     // Lee's player "clears lines indefinitely": only a piece cap ends its games.
     line("lee", None, Method::PieceCap(2_000), 10, 0, None),
     line("lee", None, Method::PieceCap(100_000), 0, 100, None),
@@ -1067,8 +1083,19 @@ mod tests {
 
     #[test]
     fn every_plan_line_names_a_spec_preset_and_runs_somewhere() {
-        let spec =
-            ["dellacherie", "dellacherie-simplified", "el-tetris", "bcts", "lee", "pygame-lee", "erikko", "etetris"];
+        let spec = [
+            "dellacherie",
+            "dellacherie-simplified",
+            "el-tetris",
+            "bcts",
+            "dt-10",
+            "dt-20",
+            "bdu",
+            "lee",
+            "pygame-lee",
+            "erikko",
+            "etetris",
+        ];
         for m in PLAN {
             assert!(spec.contains(&m.preset), "{}", m.preset);
             assert!(m.quick > 0 || m.full > 0, "{} runs in no mode", m.preset);

@@ -147,7 +147,7 @@ class TetrisEnv(gym.Env):
     def __init__(
         self, rules="simplified", board=None, observation="board", features="bcts", reward="rows", render_mode=None
     ):
-        self._reward_table = reward_table(reward)
+        self._reward_values = tuple(float(value) for value in reward_table(reward))
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: {render_mode!r} is not one of {', '.join(self.metadata['render_modes'])}")
         self._games, self.feature_names = _games(rules, board, observation, features, 1, None)
@@ -205,8 +205,9 @@ class TetrisEnv(gym.Env):
         observation = self._result(buffers)
         info = self._info()
         info["illegal_action"] = bool(self._illegal[0])
-        reward = _rewards(self._reward_table, self._reward, ~self._illegal)[0]
-        return observation, float(reward), self._ended, False, info
+        # One game: plain Python is cheaper than numpy's calls here.
+        reward = 0.0 if info["illegal_action"] else self._reward_values[min(int(self._reward[0]), 4)]
+        return observation, reward, self._ended, False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now (as ``info["action_mask"]``)."""

@@ -317,6 +317,8 @@ struct Observation<'a> {
 struct Games {
     rules: Box<dyn RuleSet>,
     features: Vec<&'static Feature>,
+    /// What a placement clearing 0 to 4 rows earns.
+    rewards: [f64; 5],
     slots: Vec<Slot>,
     width: usize,
     height: usize,
@@ -332,16 +334,22 @@ impl Games {
         SteppedGame::new(self.rules.as_ref(), self.rules.randomizer().game_seed(master, episode))
     }
 
-    /// Splits the observation buffers into one share per game.
-    #[allow(clippy::too_many_arguments)]
+    /// Splits the observation buffers (numpy arrays, each one contiguous) into one share
+    /// per game.
     fn shares<'a>(
         &self,
-        boards: Option<&'a mut [u8]>,
-        features: Option<&'a mut [f32]>,
-        pieces: &'a mut [i64],
-        previews: &'a mut [i64],
-        masks: &'a mut [bool],
+        boards: &'a mut Option<PyReadwriteArray3<'_, u8>>,
+        features: &'a mut Option<PyReadwriteArray2<'_, f32>>,
+        pieces: &'a mut PyReadwriteArray1<'_, i64>,
+        previews: &'a mut PyReadwriteArray2<'_, i64>,
+        masks: &'a mut PyReadwriteArray2<'_, bool>,
     ) -> PyResult<Vec<Observation<'a>>> {
+        let boards = boards.as_mut().map(|b| b.as_slice_mut()).transpose().map_err(|e| field_error("boards", e))?;
+        let features =
+            features.as_mut().map(|f| f.as_slice_mut()).transpose().map_err(|e| field_error("features", e))?;
+        let pieces = pieces.as_slice_mut().map_err(|e| field_error("pieces", e))?;
+        let previews = previews.as_slice_mut().map_err(|e| field_error("previews", e))?;
+        let masks = masks.as_slice_mut().map_err(|e| field_error("masks", e))?;
         let count = self.slots.len();
         let check = |name: &str, len: usize, per_game: usize| {
             if len != count * per_game {
@@ -394,8 +402,13 @@ impl Games {
         extra: Vec<T>,
         work: impl Fn(&Context, &mut Slot, Observation<'a>, T) + Send + Sync,
     ) {
-        let context =
-            Context { rules: self.rules.as_ref(), features: &self.features, width: self.width, height: self.height };
+        let context = Context {
+            rules: self.rules.as_ref(),
+            features: &self.features,
+            rewards: self.rewards,
+            width: self.width,
+            height: self.height,
+        };
         let count = self.slots.len();
         let items = self.slots.iter_mut().zip(shares).zip(extra);
         match &self.pool {
@@ -417,6 +430,7 @@ impl Games {
 struct Context<'a> {
     rules: &'a dyn RuleSet,
     features: &'a [&'static Feature],
+    rewards: [f64; 5],
     width: usize,
     height: usize,
 }
@@ -472,12 +486,13 @@ impl Games {
     /// `count` games of rule set `rules` (board `board` when given), feature observations
     /// of `features`, on `threads` threads (all cores when `None`).
     #[new]
-    #[pyo3(signature = (rules, board, features, count, threads=None))]
+    #[pyo3(signature = (rules, board, features, count, rewards, threads=None))]
     fn new(
         rules: &str,
         board: Option<&str>,
         features: Vec<String>,
         count: usize,
+        rewards: [f64; 5],
         threads: Option<usize>,
     ) -> PyResult<Games> {
         let rule_set = rule_set(rules, board_size(board)?)?;
@@ -507,6 +522,7 @@ impl Games {
             preview,
             rules: rule_set,
             features,
+            rewards,
             slots: Vec::new(),
             pool,
         };
@@ -593,13 +609,7 @@ impl Games {
         if masters.len() != self.slots.len() {
             return Err(field_error("seed", format!("{} seeds for {} games", masters.len(), self.slots.len())));
         }
-        let shares = self.shares(
-            boards.as_mut().map(|b| b.as_slice_mut()).transpose().map_err(|e| field_error("boards", e))?,
-            features.as_mut().map(|f| f.as_slice_mut()).transpose().map_err(|e| field_error("features", e))?,
-            pieces.as_slice_mut().map_err(|e| field_error("pieces", e))?,
-            previews.as_slice_mut().map_err(|e| field_error("previews", e))?,
-            masks.as_slice_mut().map_err(|e| field_error("masks", e))?,
-        )?;
+        let shares = self.shares(&mut boards, &mut features, &mut pieces, &mut previews, &mut masks)?;
         self.each(py, shares, masters, |context, slot, share, master| {
             match master {
                 Some(master) => (slot.master, slot.episode) = (master, 0),
@@ -648,13 +658,7 @@ impl Games {
             .zip(rewards.iter_mut().zip(terminated.iter_mut()).zip(illegal.iter_mut()))
             .map(|(&action, ((reward, terminated), illegal))| StepResult { action, reward, terminated, illegal })
             .collect();
-        let shares = self.shares(
-            boards.as_mut().map(|b| b.as_slice_mut()).transpose().map_err(|e| field_error("boards", e))?,
-            features.as_mut().map(|f| f.as_slice_mut()).transpose().map_err(|e| field_error("features", e))?,
-            pieces.as_slice_mut().map_err(|e| field_error("pieces", e))?,
-            previews.as_slice_mut().map_err(|e| field_error("previews", e))?,
-            masks.as_slice_mut().map_err(|e| field_error("masks", e))?,
-        )?;
+        let shares = self.shares(&mut boards, &mut features, &mut pieces, &mut previews, &mut masks)?;
         self.each(py, shares, results, |context, slot, share, result| {
             *result.reward = 0.0;
             *result.illegal = false;
@@ -668,7 +672,7 @@ impl Games {
                 match index.filter(|_| (0..ORIENTATIONS as i64 * width).contains(&result.action)) {
                     Some(index) => {
                         let outcome = slot.game.step(context.rules, index).expect("a listed placement");
-                        *result.reward = outcome.info.rows_cleared as f64;
+                        *result.reward = context.rewards[(outcome.info.rows_cleared as usize).min(4)];
                         slot.ended = slot.game.is_over();
                     }
                     None => {

@@ -1,5 +1,8 @@
 """The Gymnasium environments: API checks, seeding, and the game of the command line."""
 
+import pathlib
+import runpy
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -45,6 +48,10 @@ def test_the_same_seed_gives_the_same_game():
     assert any(not np.array_equal(a[0], b[0]) for a, b in zip(first[1:], other[1:]))
 
 
+# The example's player (python/examples/bcts.py), so that the test checks what it shows.
+choose = runpy.run_path(str(pathlib.Path(__file__).resolve().parents[1] / "examples" / "bcts.py"))["choose"]
+
+
 def bcts_game(env, seed, max_pieces):
     """BCTS choosing every placement from the after-states (first best, summed in its
     order): the game `tetris-lab play --preset bcts --seed SEED --games 1` plays."""
@@ -53,19 +60,11 @@ def bcts_game(env, seed, max_pieces):
     lines = pieces = 0
     while pieces < max_pieces:
         states = tetris_lab.after_states(env.unwrapped.board(), observation["piece"], "bcts", "simplified")
-        values = [sum_in_order(weights, row) for row in states["features"]]
-        observation, reward, terminated, _, info = env.step(states["action"][int(np.argmax(values))])
+        observation, reward, terminated, _, info = env.step(choose(weights, states))
         lines, pieces = lines + reward, pieces + 1
         if terminated:
             break
     return lines, pieces
-
-
-def sum_in_order(weights, values):
-    total = 0.0
-    for weight, value in zip(weights, values):
-        total += weight * value
-    return total
 
 
 def test_bcts_in_the_environment_plays_the_command_line_s_game():

@@ -35,14 +35,15 @@ def register() -> None:
         )
 
 
-def _games(rules, board, observation, features, count, threads):
+def _games(rules, board, observation, features, reward, count, threads):
     """The Rust games and the feature names the observation uses."""
     from . import _board_text, _feature_names
 
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation: {observation!r} is not one of {', '.join(OBSERVATIONS)}")
     names = _feature_names(features) if observation == "features" else []
-    return _core.Games(rules, _board_text(board), names, int(count), threads), names
+    rewards = [float(value) for value in reward_table(reward)]
+    return _core.Games(rules, _board_text(board), names, int(count), rewards, threads), names
 
 
 def _single_space(games, observation: str) -> spaces.Space:
@@ -115,12 +116,6 @@ def reward_table(reward) -> np.ndarray:
     return table
 
 
-def _rewards(table: np.ndarray, rows: np.ndarray, placed: np.ndarray) -> np.ndarray:
-    """The rewards of a step: ``table`` at the rows each game cleared, 0 where no piece
-    was placed."""
-    return np.where(placed, table[np.minimum(rows.astype(np.int64), 4)], 0.0)
-
-
 def _seed_value(seed, field: str = "seed") -> int:
     value = int(seed)
     if not 0 <= value < 2**64:
@@ -147,10 +142,9 @@ class TetrisEnv(gym.Env):
     def __init__(
         self, rules="simplified", board=None, observation="board", features="bcts", reward="rows", render_mode=None
     ):
-        self._reward_values = tuple(float(value) for value in reward_table(reward))
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: {render_mode!r} is not one of {', '.join(self.metadata['render_modes'])}")
-        self._games, self.feature_names = _games(rules, board, observation, features, 1, None)
+        self._games, self.feature_names = _games(rules, board, observation, features, reward, 1, None)
         self.observation_kind = observation
         self.render_mode = render_mode
         self.observation_space = _single_space(self._games, observation)
@@ -205,9 +199,7 @@ class TetrisEnv(gym.Env):
         observation = self._result(buffers)
         info = self._info()
         info["illegal_action"] = bool(self._illegal[0])
-        # One game: plain Python is cheaper than numpy's calls here.
-        reward = 0.0 if info["illegal_action"] else self._reward_values[min(int(self._reward[0]), 4)]
-        return observation, reward, self._ended, False, info
+        return observation, float(self._reward[0]), self._ended, False, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now (as ``info["action_mask"]``)."""
@@ -255,10 +247,9 @@ class TetrisVectorEnv(VectorEnv):
         threads=None,
         render_mode=None,
     ):
-        self._reward_table = reward_table(reward)
         if render_mode is not None:
             raise ValueError(f"render_mode: the batched environment does not render ({render_mode!r} asked)")
-        self._games, self.feature_names = _games(rules, board, observation, features, num_envs, threads)
+        self._games, self.feature_names = _games(rules, board, observation, features, reward, num_envs, threads)
         self.num_envs = int(num_envs)
         self.observation_kind = observation
         self.render_mode = None
@@ -289,7 +280,6 @@ class TetrisVectorEnv(VectorEnv):
             super().reset(seed=int(seed))
             masters = [_seed_value(int(seed) + i) for i in range(self.num_envs)]
         self._seeded = True
-        self._terminated[:] = False
         buffers = _Buffers(self._games, self.num_envs, self.observation_kind)
         self._games.reset(masters, *buffers.arguments())
         observation = _observation(buffers, self.observation_kind, self._games.preview_length > 0)
@@ -300,10 +290,7 @@ class TetrisVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call reset() first")
         actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(self.num_envs)
         buffers = _Buffers(self._games, self.num_envs, self.observation_kind)
-        # Games that ended at the last step start anew at this one: no piece placed.
-        restarting = self._terminated.copy()
         self._games.step(actions, True, self._rewards, self._terminated, self._illegal, *buffers.arguments())
         observation = _observation(buffers, self.observation_kind, self._games.preview_length > 0)
         info = {"action_mask": buffers.masks, "illegal_action": self._illegal.copy()}
-        rewards = _rewards(self._reward_table, self._rewards, ~self._illegal & ~restarting)
-        return observation, rewards, self._terminated.copy(), self._truncated.copy(), info
+        return observation, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info

@@ -216,8 +216,7 @@ fn run_with(args: Args, players: &dyn compare::Players) -> Result<()> {
         }
     );
     if let Some(cost) = setup.cost(&sides, players.threads()).filter(|_| resumed.is_none()) {
-        let board = sides.a.rules.new_board();
-        eprintln!("{}", cost.note((board.width(), board.height()), "--board 10x10 or --max-pieces N"));
+        eprintln!("{}", cost.note("--board 10x10 or --max-pieces N"));
     }
     write_manifest(&run_dir, &args, &setup, &sides, None)?;
     crate::interrupt::exit_on_ctrl_c(format!(

@@ -123,6 +123,14 @@ pub(crate) fn clap_error_line(error: &clap::Error) -> String {
     message
 }
 
+/// A command's arguments `A` parsed back from the list a run stored (`command ARGS...`),
+/// as `--resume` reads them.
+#[derive(Parser)]
+pub(crate) struct Stored<A: clap::Args> {
+    #[command(flatten)]
+    pub args: A,
+}
+
 /// The arguments a run folder's `manifest.json` keeps for `--resume` (the list
 /// `<command>_arguments`), parsed as `A` parses a command line; refused when the folder
 /// holds no run of `command`.
@@ -142,13 +150,8 @@ pub(crate) fn stored_arguments<A: clap::Args>(dir: &std::path::Path, command: &s
         .as_array()
         .and_then(|items| items.iter().map(|item| item.as_str().map(String::from)).collect())
         .with_context(|| format!("{}: field {key}: expected a list of strings", path.display()))?;
-    #[derive(Parser)]
-    struct Wrapper<A: clap::Args> {
-        #[command(flatten)]
-        args: A,
-    }
-    Wrapper::<A>::try_parse_from(std::iter::once(command.to_string()).chain(arguments))
-        .map(|wrapper| wrapper.args)
+    Stored::<A>::try_parse_from(std::iter::once(command.to_string()).chain(arguments))
+        .map(|stored| stored.args)
         .map_err(|e| anyhow::anyhow!("{}: field {key}: {}", path.display(), clap_error_line(&e)))
 }
 

@@ -127,7 +127,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         .flatten()
         .filter(Cost::is_long);
     if let Some(cost) = cost {
-        eprintln!("{}", cost.note((board.width(), board.height()), "--board 10x10, --games N or --max-pieces N"));
+        eprintln!("{}", cost.note("--board 10x10, --games N or --max-pieces N"));
     }
     let slow = cost.is_none().then(|| {
         "note: no game has ended in 10 s: a strong controller's games on a big board can last hours \
@@ -175,11 +175,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
         })?;
         eprintln!("game {traced}'s moves written to {}", path.display());
     }
-    let shape = Shape {
-        memoryless: rules.frame_rules().is_none(),
-        max_pieces: args.max_pieces,
-        width: rules.new_board().width() as u64,
-    };
+    let shape =
+        Shape { memoryless: rules.frame_rules().is_none(), max_pieces: args.max_pieces, width: board.width() as u64 };
     print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko", shape);
     Ok(())
 }

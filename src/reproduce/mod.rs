@@ -776,6 +776,8 @@ pub fn published_rows(preset: &str, width: usize, height: usize) -> Option<f64> 
 #[derive(Clone, Copy, Debug)]
 pub struct Cost {
     pub games: u64,
+    /// The board (width, height) the games are played on.
+    pub board: (usize, usize),
     pub rows_per_game: f64,
     pub pieces: f64,
     pub pieces_per_thread_second: f64,
@@ -808,6 +810,7 @@ impl Cost {
         let parallel = threads.min(games as usize).max(1) as f64;
         Some(Cost {
             games,
+            board: (width, height),
             rows_per_game,
             pieces,
             pieces_per_thread_second: speed,
@@ -822,15 +825,15 @@ impl Cost {
 
     /// One line: what it will cost and how to make it smaller (`smaller`, e.g. "--board
     /// 10x10, --games N or --max-pieces N").
-    pub fn note(&self, board: (usize, usize), smaller: &str) -> String {
+    pub fn note(&self, smaller: &str) -> String {
         format!(
             "note: about {} pieces to play ({} games, published mean {} rows a game on {}x{}), about {} at {} \
              pieces/s per thread here; {smaller} make it smaller",
             figure_text(self.pieces),
             group(self.games as f64, 0),
             figure_text(self.rows_per_game),
-            board.0,
-            board.1,
+            self.board.0,
+            self.board.1,
             duration(self.seconds),
             group(self.pieces_per_thread_second, 0),
         )

@@ -68,13 +68,8 @@ pub struct Args {
     pub resume: Option<PathBuf>,
 }
 
-/// Parses a solve's own arguments back (`--resume` reads them from its checkpoint).
-#[derive(clap::Parser)]
-#[command(name = "solve")]
-struct Stored {
-    #[command(flatten)]
-    args: Args,
-}
+/// Its own arguments parsed back (what `--resume` reads).
+type Stored = crate::cli::Stored<Args>;
 
 pub fn run(args: Args) -> Result<Ended> {
     if let Some(record) = args.resume.clone() {

@@ -23,6 +23,9 @@
 //!   files, the campaign driver, plots; the simulator's speed figures (`cargo bench --bench
 //!   simulator`); watching games (pictures of each move as text, GIF and PNG; game traces);
 //!   the E-Tetris runs that keep a journal (splice with bridges, versus);
+//! - [`compare`], [`learn`]: sequential comparisons of controllers; the learners
+//!   (lambda-PI, LSPI, CBMPI and DPI, cross-entropy) behind one iteration interface, their
+//!   runs and studies;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
 pub mod benchmark;
@@ -35,6 +38,7 @@ pub mod eval;
 pub mod features;
 pub mod guideline;
 pub mod interrupt;
+pub mod learn;
 pub mod limits;
 pub mod names;
 pub mod piece;

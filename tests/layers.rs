@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["presets"],
     &["report", "etetris"],
     &["reproduce", "tune", "benchmark", "view", "sessions"],
-    &["compare"],
+    &["compare", "learn"],
     &["cli"],
 ];
 

@@ -38,5 +38,9 @@ pub fn run() -> Result<()> {
     for (name, _, summary) in crate::policy::REGISTRY {
         writeln!(out, "  {:<26} {}", name, summary)?;
     }
+    writeln!(out, "\nLearners (`tetris-lab learn`):")?;
+    for l in crate::learn::REGISTRY {
+        writeln!(out, "  {:<26} {} [{}]", l.name, l.summary, l.source)?;
+    }
     Ok(())
 }

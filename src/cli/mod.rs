@@ -11,6 +11,7 @@ pub mod compare;
 pub mod etetris;
 pub mod extrapolate;
 pub mod features;
+pub mod learn;
 pub mod list;
 pub mod pictures;
 pub mod play;
@@ -59,6 +60,8 @@ pub enum Command {
     Bench(bench::Args),
     /// Run a tuning campaign from an experiment file (default experiments/quickstart.toml).
     Tune(tune::TuneArgs),
+    /// Run a learner (lambda-PI, LSPI, CBMPI, DPI, cross-entropy) from an experiment file.
+    Learn(learn::LearnArgs),
     /// Draw fitness plots of one or several tuning runs.
     Plot(plot::PlotArgs),
 }
@@ -219,6 +222,7 @@ fn run(cli: Cli) -> Result<Ended> {
         Command::Etetris(args) => etetris::run(args),
         Command::Bench(args) => bench::run(args).map(|()| Ended::Finished),
         Command::Tune(args) => tune::run(args),
+        Command::Learn(args) => learn::run(args),
         Command::Plot(args) => plot::run(args).map(|()| Ended::Finished),
     }
 }

@@ -1,0 +1,88 @@
+//! `tetris-lab learn`: runs learners from experiment files (one run each, or a study with
+//! `--runs`), or resumes a run or a study.
+
+use super::Ended;
+use crate::learn::run::{self, Outcome};
+use crate::learn::study::{self, StudyExperiment};
+use crate::learn::Settings;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct LearnArgs {
+    /// Learning experiment files (TOML), e.g. experiments/learn/cbmpi-10x10.toml; several
+    /// make a study whose plot shows them together.
+    pub experiments: Vec<PathBuf>,
+    /// Continue the run (or the study) in this folder from its last checkpoint.
+    #[arg(long, value_name = "RUN_FOLDER")]
+    pub resume: Option<PathBuf>,
+    /// A study: run each experiment N times (run r seeded from the file's seed and r).
+    /// Default: the files' `runs`, else one run each.
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u64>,
+    /// The score whose samples a study's table reports (the mean curve's first crossing).
+    #[arg(long, value_name = "ROWS", default_value_t = 3000.0)]
+    pub reach: f64,
+    /// Folder under which runs are written as <experiment>/<run-id>/, studies as
+    /// learn-studies/<stamp>/.
+    #[arg(long, value_name = "DIR", default_value = "results", conflicts_with = "resume")]
+    pub out: PathBuf,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+pub fn run(args: LearnArgs) -> Result<Ended> {
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    if let Some(runs) = args.runs {
+        crate::tune::experiment::check_runs(runs).context("--runs")?;
+    }
+    if !(args.reach.is_finite() && args.reach > 0.0) {
+        bail!("--reach must be a number of rows above 0, found {}", args.reach);
+    }
+    let pool = crate::support::threads::thread_pool(args.threads)?;
+    let outcome = pool.install(|| -> Result<Outcome> {
+        if let Some(dir) = &args.resume {
+            if args.runs.is_some() || !args.experiments.is_empty() {
+                bail!("--resume takes neither --runs nor experiment files: the folder records them");
+            }
+            if study::is_study(dir) {
+                return study::resume(dir);
+            }
+            if !dir.join("experiment.toml").is_file() {
+                bail!("{} is not a learning run or study folder (it has no experiment.toml)", dir.display());
+            }
+            return run::resume(dir);
+        }
+        if args.experiments.is_empty() {
+            bail!("give a learning experiment file, e.g. experiments/learn/lambda-pi-10x10.toml (docs/learners.md lists them)");
+        }
+        let mut loaded = Vec::new();
+        for path in &args.experiments {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let settings = Settings::parse(&text).with_context(|| format!("{}", path.display()))?;
+            let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "learn".into());
+            loaded.push((name, text, settings));
+        }
+        let study_runs = |settings: &Settings| args.runs.or(settings.runs);
+        if loaded.len() > 1 || loaded.iter().any(|(_, _, s)| study_runs(s).is_some()) {
+            let experiments = loaded
+                .into_iter()
+                .map(|(name, text, settings)| StudyExperiment { runs: study_runs(&settings).unwrap_or(1), name, text })
+                .collect();
+            return study::start(experiments, args.reach, &args.out);
+        }
+        let (name, text, settings) = loaded.pop().expect("one experiment");
+        run::start(&settings, &text, &args.out.join(name))
+    })?;
+    Ok(match outcome {
+        Outcome::Finished(_) => Ended::Finished,
+        Outcome::Interrupted(dir) => {
+            eprintln!("stopped: resume with `tetris-lab learn --resume {}`", dir.display());
+            Ended::Interrupted
+        }
+    })
+}

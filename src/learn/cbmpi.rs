@@ -1,0 +1,412 @@
+//! CBMPI, classification-based modified policy iteration (Gabillon, Ghavamzadeh and
+//! Scherrer, NIPS 2013; Scherrer et al., JMLR 16, 2015, Figure 3), and DPI, direct policy
+//! iteration, its special case without a value function.
+//!
+//! Iteration k, from the policy pi_k and the value function v_{k-1} (v_0 = 0):
+//! 1. N rollout states are drawn from a behaviour policy's games, heights flattened
+//!    ([`super::states`]), each with a piece drawn uniformly.
+//! 2. Value targets (CBMPI): from each state, m steps of pi_k; the rows they clear plus
+//!    v_{k-1} of the state reached (0 if the game ended). v_k is their least-squares fit on
+//!    the value features and a constant.
+//! 3. Action values: for each state and each placement a of its piece, a locked, then m
+//!    steps of pi_k: Q(s, a) = the rows cleared on the way plus v_{k-1} of the end state.
+//!    One rollout per pair (M = 1), each with its own pieces.
+//! 4. pi_{k+1} = argmax_a psi(s, a)' beta, beta minimising the classification loss
+//!    sum_s [max_a Q(s, a) - Q(s, pi_beta(s))] by CMA-ES (the workbench's), started from
+//!    beta_k scaled to unit length (the policy does not change with beta's length).
+//!
+//! Budget: the papers count B = (m + 1) N |A| per iteration with |A| = 32 (the most
+//! placements of a piece); `budget` gives B and N follows (8 M with m = 5: N = 41,666). The
+//! samples counted are the real calls, fewer (a piece has 9 to 34 placements on 10
+//! columns) plus the m N of the value rollouts.
+
+use super::linear::Normal;
+use super::states::{self, State};
+use super::{feature_vector, greedy, resolve_features, Entry, Learner, Linear, Settings, Transition, World};
+use crate::features::Feature;
+use crate::policy::{Policy, Scratch};
+use crate::randomizer::{game_seed, Xoshiro256};
+use crate::tune::cmaes::{self, Cmaes};
+use crate::tune::{Maximize, Optimizer, Space};
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The papers' |A| in the budget formula.
+const NOMINAL_ACTIONS: u64 = 32;
+
+pub const ENTRY: Entry = Entry {
+    name: "cbmpi",
+    summary: "classification-based modified policy iteration: rollouts, a least-squares value, a policy by CMA-ES",
+    source: "Gabillon, Ghavamzadeh, Scherrer (NIPS 2013); Scherrer et al. (JMLR 2015)",
+    check: |settings| Cbmpi::from_settings(settings, true).map(drop),
+    start: |settings, _| Ok(Box::new(Cbmpi::from_settings(settings, true)?)),
+    restore: |_, saved| Ok(Box::new(serde_json::from_value::<Cbmpi>(saved)?)),
+};
+
+pub const DPI_ENTRY: Entry = Entry {
+    name: "dpi",
+    summary: "direct policy iteration: CBMPI without a value function (rollout rewards only)",
+    source: "Lagoudakis and Parr (2003); as CBMPI's special case in Scherrer et al. (JMLR 2015)",
+    check: |settings| Cbmpi::from_settings(settings, false).map(drop),
+    start: |settings, _| Ok(Box::new(Cbmpi::from_settings(settings, false)?)),
+    restore: |_, saved| Ok(Box::new(serde_json::from_value::<Cbmpi>(saved)?)),
+};
+
+/// `[options]` of `cbmpi` and `dpi`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// m, the steps of the current policy after the first action.
+    pub rollout_length: usize,
+    /// The papers' budget per iteration, B = (m + 1) N 32: gives N. Or `states`.
+    pub budget: Option<u64>,
+    /// N, the rollout states per iteration.
+    pub states: Option<usize>,
+    #[serde(default = "dt")]
+    pub policy_features: Vec<String>,
+    /// The value function's features (a constant is added); CBMPI only.
+    #[serde(default = "dt_rbf")]
+    pub value_features: Vec<String>,
+    /// The preset whose games give the rollout states.
+    #[serde(default = "du")]
+    pub behaviour: String,
+    /// CMA-ES generations of each classification.
+    #[serde(default = "generations")]
+    pub classifier_generations: usize,
+    /// CMA-ES candidates per generation (default 15 per policy feature, the papers' n).
+    pub classifier_population: Option<usize>,
+    /// CMA-ES's first step size, on the unit-length start.
+    #[serde(default = "sigma")]
+    pub classifier_sigma: f64,
+}
+
+fn dt() -> Vec<String> {
+    vec!["dt".into()]
+}
+fn dt_rbf() -> Vec<String> {
+    vec!["dt".into(), "rbf".into()]
+}
+fn du() -> String {
+    "bcts-mdptetris".into()
+}
+fn generations() -> usize {
+    40
+}
+fn sigma() -> f64 {
+    0.5
+}
+
+/// The learner's state: its options, the policy's weights and the value function's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Cbmpi {
+    options: Options,
+    /// Whether it fits a value function (CBMPI) or not (DPI).
+    with_value: bool,
+    states: usize,
+    policy_names: Vec<String>,
+    policy_weights: Vec<f64>,
+    /// v_{k-1}: `None` is v_0 = 0 (and always, for DPI).
+    value: Option<Linear>,
+}
+
+impl Cbmpi {
+    fn from_settings(settings: &Settings, with_value: bool) -> Result<Cbmpi> {
+        let mut options: Options = settings.options()?;
+        let (width, _) = settings.size()?;
+        if options.rollout_length > 1000 {
+            bail!("rollout_length must be at most 1000, found {}", options.rollout_length);
+        }
+        let states = match (options.budget, options.states) {
+            (Some(budget), None) => (budget / ((options.rollout_length as u64 + 1) * NOMINAL_ACTIONS)) as usize,
+            (None, Some(states)) => states,
+            _ => bail!("give either budget (the papers' B per iteration) or states (N)"),
+        };
+        if !(1..=10_000_000).contains(&states) {
+            bail!("the rollout states per iteration must be 1 to 10,000,000, found {states}");
+        }
+        let policy = resolve_features(&options.policy_features, width).context("policy_features")?;
+        if with_value {
+            resolve_features(&options.value_features, width).context("value_features")?;
+        } else if settings.options.contains_key("value_features") {
+            bail!("dpi has no value function: value_features is for cbmpi");
+        } else {
+            options.value_features.clear();
+        }
+        crate::presets::find(&options.behaviour).context("behaviour")?;
+        if options.classifier_generations == 0 || options.classifier_population.is_some_and(|p| p < 2) {
+            bail!("the classifier needs at least 1 generation of at least 2 candidates");
+        }
+        if !(options.classifier_sigma > 0.0 && options.classifier_sigma.is_finite()) {
+            bail!("classifier_sigma must be > 0, found {}", options.classifier_sigma);
+        }
+        // The initial policy is random: weights drawn from a standard normal.
+        let mut random = Xoshiro256::new(game_seed(settings.seed, 0xC0B));
+        let policy_weights = policy.iter().map(|_| normal(&mut random)).collect();
+        Ok(Cbmpi {
+            options,
+            with_value,
+            states,
+            policy_names: policy.iter().map(|f| f.name.to_string()).collect(),
+            policy_weights,
+            value: None,
+        })
+    }
+}
+
+/// A standard normal draw (Box-Muller), from the workbench's own generator.
+pub(crate) fn normal(random: &mut Xoshiro256) -> f64 {
+    let u = 1.0 - random.unit();
+    let v = random.unit();
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+/// What the rollouts from one state gave.
+#[derive(Default)]
+struct StateRollouts {
+    /// The value features (and constant) of the state, and its value target.
+    value_row: Option<(Vec<f64>, f64)>,
+    /// The policy features of each placement's after-state, row after row, and the
+    /// placements' action values.
+    psi: Vec<f64>,
+    q: Vec<f64>,
+}
+
+/// The policy's rollout of `length` steps from `board`, pieces from `seed`: the rows
+/// cleared, and the board and move it ended on (`None` if the game ended).
+fn rollout(
+    world: &World,
+    policy: &dyn Policy,
+    scratch: &mut Scratch,
+    mut state: State,
+    length: usize,
+    seed: u64,
+) -> (f64, Option<State>) {
+    let mut pieces = world.pieces(seed);
+    let mut rows = 0.0;
+    for _ in 0..length {
+        match world.play(&mut state.board, pieces.next_piece(), policy, scratch) {
+            Transition::Locked { rows: cleared, info } => {
+                rows += cleared as f64;
+                state.info = info;
+            }
+            Transition::Over => return (rows, None),
+        }
+    }
+    (rows, Some(state))
+}
+
+impl Cbmpi {
+    fn value_of(&self, features: &[&Feature], end: Option<State>, scratch: &mut Vec<f64>) -> f64 {
+        match (&self.value, end) {
+            (Some(value), Some(state)) => value.value(features, &state.board, state.info, scratch),
+            _ => 0.0,
+        }
+    }
+
+    fn roll_state(
+        &self,
+        world: &World,
+        policy: &dyn Policy,
+        features: (&[&Feature], &[&Feature]),
+        state: State,
+        seed: u64,
+    ) -> StateRollouts {
+        let (policy_features, value_features) = features;
+        let m = self.options.rollout_length;
+        let mut scratch = Scratch::default();
+        let mut vector = Vec::new();
+        let mut out = StateRollouts::default();
+        if self.with_value {
+            let (rows, end) = rollout(world, policy, &mut scratch, state, m, game_seed(seed, 1));
+            let target = rows + self.value_of(value_features, end, &mut vector);
+            let mut row = Vec::new();
+            feature_vector(value_features, &state.board, state.info, true, &mut row);
+            out.value_row = Some((row, target));
+        }
+        let piece = world.pieces(game_seed(seed, 0)).next_piece();
+        let mut placements = Vec::new();
+        if world.rules.can_spawn(&state.board, piece) {
+            world.rules.candidates(&state.board, piece, &mut placements);
+        }
+        for (j, placement) in placements.iter().enumerate() {
+            let mut after = state.board;
+            let q = match world.lock(&mut after, placement) {
+                Transition::Locked { rows, info } => {
+                    feature_vector(policy_features, &after, info, false, &mut out.psi);
+                    let next = State { board: after, info };
+                    let (more, end) = rollout(world, policy, &mut scratch, next, m, game_seed(seed, 2 + j as u64));
+                    rows as f64 + more + self.value_of(value_features, end, &mut vector)
+                }
+                Transition::Over => {
+                    feature_vector(policy_features, &after, Default::default(), false, &mut out.psi);
+                    0.0
+                }
+            };
+            out.q.push(q);
+        }
+        out
+    }
+}
+
+/// Lanes of the classifier's dot products: feature rows are padded to a multiple, so that
+/// the sums vectorise.
+const LANES: usize = 8;
+
+/// The classification data: every state's placements' features and action values. The
+/// features are kept in `f32` (the loss is evaluated about 5,000 times an iteration, on a
+/// million placements; `f32` halves the memory it streams), padded to [`LANES`].
+struct Classes {
+    /// Padded row length.
+    stride: usize,
+    /// Per state: its first placement's index in `q` and its placement count.
+    spans: Vec<(usize, usize)>,
+    psi: Vec<f32>,
+    q: Vec<f64>,
+    best: Vec<f64>,
+}
+
+impl Classes {
+    fn new(dimension: usize) -> Classes {
+        let stride = dimension.div_ceil(LANES) * LANES;
+        Classes { stride, spans: Vec::new(), psi: Vec::new(), q: Vec::new(), best: Vec::new() }
+    }
+
+    /// Adds a state's placements: their features (`dimension` values each) and values.
+    fn push(&mut self, psi: &[f64], q: &[f64]) {
+        let dimension = psi.len() / q.len();
+        self.spans.push((self.q.len(), q.len()));
+        self.best.push(q.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        self.q.extend_from_slice(q);
+        for row in psi.chunks(dimension) {
+            self.psi.extend(row.iter().map(|&x| x as f32));
+            self.psi.extend(std::iter::repeat_n(0.0, self.stride - dimension));
+        }
+    }
+
+    /// The mean regret of the policy `beta`: the best action value minus that of the
+    /// placement the policy picks (the first best, as the game's policy picks).
+    fn loss(&self, beta: &[f64]) -> f64 {
+        match self.stride / LANES {
+            1 => self.loss_in::<1>(beta),
+            2 => self.loss_in::<2>(beta),
+            3 => self.loss_in::<3>(beta),
+            4 => self.loss_in::<4>(beta),
+            _ => self.loss_in::<0>(beta),
+        }
+    }
+
+    /// [`Classes::loss`] with rows of `C` chunks of [`LANES`] (`C = 0`: any length).
+    fn loss_in<const C: usize>(&self, beta: &[f64]) -> f64 {
+        let mut padded = vec![0f32; self.stride];
+        for (p, b) in padded.iter_mut().zip(beta) {
+            *p = *b as f32;
+        }
+        let weights: Vec<[f32; LANES]> =
+            padded.chunks_exact(LANES).map(|c| c.try_into().expect("a chunk of LANES")).collect();
+        let mut total = 0.0;
+        for (&(first, count), best) in self.spans.iter().zip(&self.best) {
+            let rows = &self.psi[first * self.stride..(first + count) * self.stride];
+            let mut chosen = (f32::NEG_INFINITY, 0);
+            for (a, row) in rows.chunks_exact(self.stride).enumerate() {
+                let mut lanes = [0f32; LANES];
+                let chunks = if C == 0 { weights.len() } else { C };
+                for (c, w) in weights.iter().enumerate().take(chunks) {
+                    let x: &[f32; LANES] = row[c * LANES..(c + 1) * LANES].try_into().expect("a chunk of LANES");
+                    for k in 0..LANES {
+                        lanes[k] += x[k] * w[k];
+                    }
+                }
+                let score =
+                    ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+                if score > chosen.0 {
+                    chosen = (score, a);
+                }
+            }
+            total += best - self.q[first + chosen.1];
+        }
+        total / self.spans.len().max(1) as f64
+    }
+}
+
+impl Learner for Cbmpi {
+    fn iterate(&mut self, world: &World, seed: u64) -> Result<String> {
+        let (width, _) = (world.rules.new_board().width(), ());
+        let policy_features = resolve_features(&self.policy_names, width)?;
+        let value_features = resolve_features(&self.options.value_features, width)?;
+        let behaviour = crate::presets::find(&self.options.behaviour)?
+            .build(Some((width, world.rules.new_board().height())), None)?;
+        let clock = std::time::Instant::now();
+        let rollout_states = states::draw(world, behaviour.policy.as_ref(), self.states, game_seed(seed, 1));
+        let policy = greedy(&self.policy())?;
+        let rollouts_seed = game_seed(seed, 2);
+        let rolled: Vec<StateRollouts> = rollout_states
+            .par_iter()
+            .enumerate()
+            .map(|(i, state)| {
+                if super::stopping() {
+                    return StateRollouts::default();
+                }
+                let features = (&policy_features[..], &value_features[..]);
+                self.roll_state(world, policy.as_ref(), features, *state, game_seed(rollouts_seed, i as u64))
+            })
+            .collect();
+        super::check_stop()?;
+        let rollout_seconds = clock.elapsed().as_secs_f64();
+        // The regression, in state order.
+        let mut note = String::new();
+        if self.with_value {
+            let mut normal = Normal::new(value_features.len() + 1);
+            for (row, target) in rolled.iter().filter_map(|r| r.value_row.as_ref()) {
+                normal.add(row, row, *target);
+            }
+            let weights = normal.solve().context("the value regression is singular")?;
+            let mut names: Vec<String> = value_features.iter().map(|f| f.name.to_string()).collect();
+            names.push("constant".into());
+            self.value = Some(Linear { features: names, weights });
+        }
+        // The classification.
+        let mut classes = Classes::new(policy_features.len());
+        for r in rolled.iter().filter(|r| !r.q.is_empty()) {
+            classes.push(&r.psi, &r.q);
+        }
+        drop(rolled);
+        let before = classes.loss(&self.policy_weights);
+        let length = self.policy_weights.iter().map(|w| w * w).sum::<f64>().sqrt();
+        let start: Vec<f64> = self.policy_weights.iter().map(|w| if length > 0.0 { w / length } else { *w }).collect();
+        let space = Space { names: self.policy_names.clone(), ranges: vec![None; start.len()], start: start.clone() };
+        let population = self.options.classifier_population.unwrap_or(15 * start.len());
+        let options = cmaes::Options { population: Some(population), sigma: Some(self.options.classifier_sigma) };
+        let mut optimizer = Cmaes::new(&options, &space, game_seed(seed, 3))?;
+        let mut best = (before, start);
+        for _ in 0..self.options.classifier_generations {
+            super::check_stop()?;
+            let candidates = optimizer.ask()?;
+            let losses: Vec<f64> = candidates.par_iter().map(|beta| classes.loss(beta)).collect();
+            for (beta, loss) in candidates.iter().zip(&losses) {
+                if *loss < best.0 {
+                    best = (*loss, beta.clone());
+                }
+            }
+            optimizer.tell(&losses.iter().map(|l| Maximize(-l)).collect::<Vec<_>>())?;
+        }
+        self.policy_weights = best.1;
+        note.push_str(&format!(
+            "{} states, classification loss {:.3} -> {:.3} rows; {:.0} s rollouts, {:.0} s classifier",
+            classes.spans.len(),
+            before,
+            best.0,
+            rollout_seconds,
+            clock.elapsed().as_secs_f64() - rollout_seconds,
+        ));
+        Ok(note)
+    }
+
+    fn policy(&self) -> Vec<(String, f64)> {
+        self.policy_names.iter().cloned().zip(self.policy_weights.iter().copied()).collect()
+    }
+
+    fn save(&self) -> Result<serde_json::Value> {
+        Ok(serde_json::to_value(self)?)
+    }
+}

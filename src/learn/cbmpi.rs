@@ -264,17 +264,24 @@ struct Classes {
     psi: Vec<f32>,
     q: Vec<f64>,
     best: Vec<f64>,
+    /// Every state given, those kept and those whose placements all have the same value
+    /// (no policy loses anything there, so they are counted but not kept).
+    states: usize,
 }
 
 impl Classes {
     fn new(dimension: usize) -> Classes {
         let stride = dimension.div_ceil(LANES) * LANES;
-        Classes { stride, spans: Vec::new(), psi: Vec::new(), q: Vec::new(), best: Vec::new() }
+        Classes { stride, spans: Vec::new(), psi: Vec::new(), q: Vec::new(), best: Vec::new(), states: 0 }
     }
 
     /// Adds a state's placements: their features (`dimension` values each) and values.
     fn push(&mut self, psi: &[f64], q: &[f64]) {
         let dimension = psi.len() / q.len();
+        self.states += 1;
+        if q.iter().all(|v| *v == q[0]) {
+            return;
+        }
         self.spans.push((self.q.len(), q.len()));
         self.best.push(q.iter().copied().fold(f64::NEG_INFINITY, f64::max));
         self.q.extend_from_slice(q);
@@ -325,7 +332,7 @@ impl Classes {
             }
             total += best - self.q[first + chosen.1];
         }
-        total / self.spans.len().max(1) as f64
+        total / self.states.max(1) as f64
     }
 }
 
@@ -392,7 +399,8 @@ impl Learner for Cbmpi {
         }
         self.policy_weights = best.1;
         note.push_str(&format!(
-            "{} states, classification loss {:.3} -> {:.3} rows; {:.0} s rollouts, {:.0} s classifier",
+            "{} states ({} where the placements differ), classification loss {:.3} -> {:.3} rows; {:.0} s rollouts, {:.0} s classifier",
+            classes.states,
             classes.spans.len(),
             before,
             best.0,

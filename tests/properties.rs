@@ -103,13 +103,14 @@ proptest! {
     #[test]
     fn feature_set_scorers_match_the_evaluator(board in arbitrary_board(), piece in 0usize..7) {
         use tetris_lab::features::incremental::{
-            full_score, gaps_at, Landing, ParentSummary, ShapeCells, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
+            full_score, gaps_at, Landing, ParentSummary, ShapeCells, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, DT_SET,
+            ELTETRIS_SET,
         };
         let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);
         let summary = ParentSummary::new(&board);
         let mut out = Vec::new();
         rules.candidates(&board, Piece::from_index(piece), &mut out);
-        for preset in ["dellacherie-simplified", "bcts", "bcts-mdptetris", "el-tetris"] {
+        for preset in ["dellacherie-simplified", "bcts", "bcts-mdptetris", "el-tetris", "dt-10", "dt-20"] {
             let evaluator = presets::find(preset).unwrap().evaluator().unwrap();
             let (weights, _) = *evaluator.fast_weights().expect("terms in index order");
             for p in &out {
@@ -134,9 +135,13 @@ proptest! {
                         summary.score_at::<BCTS_MDPTETRIS_SET, _>(&board, landing, &weights),
                         full_score::<BCTS_MDPTETRIS_SET>(&after, &info, &weights),
                     ),
-                    _ => (
+                    "el-tetris" => (
                         summary.score_at::<ELTETRIS_SET, _>(&board, landing, &weights),
                         full_score::<ELTETRIS_SET>(&after, &info, &weights),
+                    ),
+                    _ => (
+                        summary.score_at::<DT_SET, _>(&board, landing, &weights),
+                        full_score::<DT_SET>(&after, &info, &weights),
                     ),
                 };
                 prop_assert_eq!(full.to_bits(), expected.to_bits(), "{} full", preset);
@@ -207,7 +212,7 @@ proptest! {
         moves in proptest::collection::vec((0usize..7, any::<prop::sample::Index>()), 1..40),
     ) {
         use tetris_lab::features::incremental::{
-            ParentSummary, ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET,
+            ParentSummary, ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, DT_SET, ELTETRIS_SET,
         };
         fn check<const SET: u32>(start: &Board, moves: &[(usize, prop::sample::Index)]) -> Result<(), TestCaseError> {
             let rules = rules::simplified::Simplified::new(start.width(), start.height(), false);
@@ -237,6 +242,7 @@ proptest! {
         check::<BCTS_SET>(&board, &moves)?;
         check::<BCTS_MDPTETRIS_SET>(&board, &moves)?;
         check::<ELTETRIS_SET>(&board, &moves)?;
+        check::<DT_SET>(&board, &moves)?;
         check::<ALL_SET>(&board, &moves)?;
         check::<0>(&board, &moves)?;
     }
@@ -252,7 +258,7 @@ proptest! {
     fn pruned_walk_chooses_as_the_full_walk(
         board in arbitrary_board(),
         pieces in proptest::collection::vec(0usize..7, 1..25),
-        weights in proptest::collection::vec(-30.0f64..0.0, 12),
+        weights in proptest::collection::vec(-30.0f64..0.0, 14),
         cleared_weights in (-10.0f64..10.0, -10.0f64..10.0),
     ) {
         use tetris_lab::eval::{Evaluator, Sense};
@@ -264,7 +270,7 @@ proptest! {
             "rows_cleared" => cleared_weights.1,
             _ => weights[SUPPORTED.iter().position(|n| *n == name).unwrap()],
         };
-        let sets: [&[&str]; 5] = [
+        let sets: [&[&str]; 6] = [
             &["landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes", "cumulative_wells"],
             &[
                 "landing_height", "eroded_cells", "row_transitions", "column_transitions", "holes",
@@ -275,6 +281,7 @@ proptest! {
                 "cumulative_wells", "cells_above_holes", "rows_with_holes",
             ],
             &["landing_height_0", "rows_cleared", "row_transitions", "column_transitions_nosky", "holes", "cumulative_wells"],
+            &tetris_lab::features::dt::DT_NAMES,
             &SUPPORTED,
         ];
         let rules = rules::simplified::Simplified::new(board.width(), board.height(), false);

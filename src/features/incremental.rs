@@ -1,10 +1,11 @@
-//! Fast path for one-piece search with the Dellacherie family and BCTS' two additions (and
-//! MdpTetris' count of the first, `cells_above_holes`): the
-//! parent board is summarised once per decision, and each placement is scored from the few
-//! rows and columns it changes, without copying the board (one that clears rows from the
-//! column bitmasks with those rows squeezed out). The values are the same integers the
-//! features compute on the full board (tested against them), so choices are bit-identical
-//! to the slow path. Lee's, Mike's and the 7-term features are in [`super::columns`].
+//! Fast path for one-piece search with the Dellacherie family, BCTS' two additions (and
+//! MdpTetris' count of the first, `cells_above_holes`) and the D-T set's two others
+//! (`dt_wells`, `pattern_diversity`): the parent board is summarised once per decision, and
+//! each placement is scored from the few rows and columns it changes, without copying the
+//! board (one that clears rows from the column bitmasks with those rows squeezed out). The
+//! values are the same integers the features compute on the full board (tested against
+//! them), so choices are bit-identical to the slow path. Lee's, Mike's and the 7-term
+//! features are in [`super::columns`].
 
 use super::feature_set;
 use crate::board::{Board, MAX_WIDTH, ROW_CAPACITY};
@@ -22,21 +23,27 @@ pub const SUPPORTED: [&str; FEATURE_COUNT] = [
     "column_transitions_nosky",
     "holes",
     "cumulative_wells",
+    "dt_wells",
     "hole_depth",
     "cells_above_holes",
     "rows_with_holes",
+    "pattern_diversity",
 ];
 
 /// Number of features the fast path computes.
-pub const FEATURE_COUNT: usize = 12;
+pub const FEATURE_COUNT: usize = 14;
 
-// Indices in [`SUPPORTED`] of the features with work of their own.
+// Indices in [`SUPPORTED`] of the features with work of their own. `dt_wells` sits among
+// the others so that the D-T set's order (`dt::DT_NAMES`) ascends, as BCTS' does: the
+// presets' terms are then summed by the specialised scorers, in their own order.
 const ROW_TRANSITIONS: usize = 4;
 const COLUMN_TRANSITIONS_NOSKY: usize = 6;
 const CUMULATIVE_WELLS: usize = 8;
-const HOLE_DEPTH: usize = 9;
-const CELLS_ABOVE_HOLES: usize = 10;
-const ROWS_WITH_HOLES: usize = 11;
+const DT_WELLS: usize = 9;
+const HOLE_DEPTH: usize = 10;
+const CELLS_ABOVE_HOLES: usize = 11;
+const ROWS_WITH_HOLES: usize = 12;
+const PATTERN_DIVERSITY: usize = 13;
 
 /// `eroded_cells` and `rows_cleared`: 0 on every placement the fast path scores.
 const CLEARED_ROW_FEATURES: u32 = feature_set(&[2, 3]);
@@ -48,6 +55,9 @@ pub const BCTS_SET: u32 = DELLACHERIE_SET | feature_set(&[HOLE_DEPTH, ROWS_WITH_
 pub const BCTS_MDPTETRIS_SET: u32 = DELLACHERIE_SET | feature_set(&[ROWS_WITH_HOLES, CELLS_ABOVE_HOLES]);
 /// El-Tetris' six.
 pub const ELTETRIS_SET: u32 = feature_set(&[1, 3, 4, 6, 7, 8]);
+/// The D-T set (`dt::DT_NAMES`): BCTS as MdpTetris counts it with its own wells, and the
+/// pattern diversity.
+pub const DT_SET: u32 = feature_set(&[0, 2, 4, 5, 7, DT_WELLS, CELLS_ABOVE_HOLES, ROWS_WITH_HOLES, PATTERN_DIVERSITY]);
 /// Every supported feature.
 pub const ALL_SET: u32 = (1 << FEATURE_COUNT) - 1;
 
@@ -101,6 +111,16 @@ pub struct ParentSummary {
     wells_in_row: [u32; ROW_CAPACITY],
     /// Well cells of every column as a column bitmask, by slot (walls: 0).
     well_cells_of: [u64; SLOTS],
+    /// D-T's wells (MdpTetris' "fast" well sums), summed over the columns.
+    dt_wells: u32,
+    /// D-T's wells of every column ([`dt_wells_in_column`]), by slot (walls: 0).
+    dt_wells_of: [u32; SLOTS],
+    /// By column x: the height differences -2..=2 that occur between neighbouring columns
+    /// both left of x, as bits ([`pattern_bit`]); a drop changes only the differences
+    /// that involve its columns.
+    patterns_left_of: [u8; MAX_WIDTH],
+    /// The same between neighbouring columns both right of x.
+    patterns_right_of: [u8; MAX_WIDTH],
     /// Whether placements that clear rows are scored here (from the column bitmasks), or
     /// declined for the full features (see [`ParentSummary::decline_clearing`]).
     score_clearing: bool,
@@ -130,6 +150,10 @@ impl Default for ParentSummary {
             columns: [0; SLOTS],
             wells_in_row: [0; ROW_CAPACITY],
             well_cells_of: [0; SLOTS],
+            dt_wells: 0,
+            dt_wells_of: [0; SLOTS],
+            patterns_left_of: [0; MAX_WIDTH],
+            patterns_right_of: [0; MAX_WIDTH],
             score_clearing: true,
         }
     }
@@ -161,6 +185,39 @@ fn add_well_depths(mut cells: u64, column: u64, wells_in_row: &mut [u32; ROW_CAP
     }
 }
 
+/// D-T's wells of one column (bitmask `column`, between the columns `left` and `right`;
+/// `all`: the board's rows), as [`dt::dt_wells`](super::dt::dt_wells) counts them: each
+/// empty run that holds a well cell (empty, both neighbours filled) counts from its highest
+/// well cell down, a run of `n` cells adding `1 + 2 + ... + n`. The scan from the stack's
+/// top finds no well cell above it (a neighbour column is empty there).
+#[inline(always)]
+fn dt_wells_in_column(column: u64, left: u64, right: u64, all: u64) -> u32 {
+    let mut cells = !column & left & right & all;
+    let mut total = 0;
+    while cells != 0 {
+        let y = 63 - cells.leading_zeros();
+        let floor = floor_below(column, y);
+        let run = y + 1 - floor;
+        total += run * (run + 1) / 2;
+        // The run's lower well cells count with it, not again.
+        cells &= (1u64 << floor) - 1;
+    }
+    total
+}
+
+/// The bit of [`dt::pattern_diversity`](super::dt::pattern_diversity) for a height
+/// difference `difference` of neighbouring columns: bit `difference + 2` for -2..=2, none
+/// beyond.
+#[inline(always)]
+fn pattern_bit(difference: i32) -> u8 {
+    let bit = (difference + 2) as u32;
+    if bit < 5 {
+        1 << bit
+    } else {
+        0
+    }
+}
+
 /// What the placement loop needs of one orientation, computed once for all its columns.
 #[derive(Clone, Copy, Debug)]
 pub struct ShapeCells {
@@ -173,6 +230,9 @@ pub struct ShapeCells {
     cells: [u32; 4],
     /// Lowest cell of each box column, from the box bottom.
     bottoms: [u32; 4],
+    /// One above the highest cell of each box column, from the box bottom: the column's
+    /// height after a drop that clears no row, above the box bottom.
+    heights: [u32; 4],
     /// Sum of `cells * bottom` over the box columns, and of `cells`.
     cells_bottom_sum: u32,
     cell_count: u32,
@@ -210,6 +270,7 @@ impl ShapeCells {
             columns,
             cells,
             bottoms,
+            heights: std::array::from_fn(|j| bottoms[j] + cells[j]),
             cells_bottom_sum,
             cell_count,
         }
@@ -282,7 +343,7 @@ impl ParentSummary {
     }
 
     /// [`ParentSummary::for_set`] in place: a summary kept in the search's scratch space is
-    /// rebuilt without being copied (it is about 800 bytes), unless it already describes
+    /// rebuilt without being copied (it is about 850 bytes), unless it already describes
     /// `board` for `SET` (after [`ParentSummary::advance`]: the previous decision's board
     /// with the chosen piece locked, no row cleared). Returns whether it was kept.
     #[inline(always)]
@@ -330,6 +391,10 @@ impl ParentSummary {
         s.columns = [all; SLOTS];
         s.wells_in_row = [0; ROW_CAPACITY];
         s.well_cells_of = [0; SLOTS];
+        s.dt_wells = 0;
+        s.dt_wells_of = [0; SLOTS];
+        s.patterns_left_of = [0; MAX_WIDTH];
+        s.patterns_right_of = [0; MAX_WIDTH];
         s.score_clearing = true;
         s.columns[PAD..PAD + width].fill(0);
         let mut below = board.full_row();
@@ -373,6 +438,31 @@ impl ParentSummary {
                 s.well_cells_of[slot] = cells;
                 add_well_depths(cells, column, &mut s.wells_in_row, &mut s.wells);
             }
+            if needs(DT_WELLS) {
+                let slot = PAD + x;
+                let wells = dt_wells_in_column(column, s.columns[slot - 1], s.columns[slot + 1], all);
+                s.dt_wells_of[slot] = wells;
+                s.dt_wells += wells;
+            }
+        }
+        if needs(PATTERN_DIVERSITY) {
+            s.fill_patterns();
+        }
+    }
+
+    /// [`ParentSummary::patterns_left_of`] and [`ParentSummary::patterns_right_of`] from the
+    /// column bitmasks.
+    #[inline(always)]
+    fn fill_patterns(&mut self) {
+        let width = self.width;
+        let heights: [i32; MAX_WIDTH] = std::array::from_fn(|x| (64 - self.columns[PAD + x].leading_zeros()) as i32);
+        self.patterns_left_of = [0; MAX_WIDTH];
+        self.patterns_right_of = [0; MAX_WIDTH];
+        for x in 2..width {
+            self.patterns_left_of[x] = self.patterns_left_of[x - 1] | pattern_bit(heights[x - 1] - heights[x - 2]);
+        }
+        for x in (0..width.saturating_sub(2)).rev() {
+            self.patterns_right_of[x] = self.patterns_right_of[x + 1] | pattern_bit(heights[x + 2] - heights[x + 1]);
         }
     }
 
@@ -508,6 +598,22 @@ impl ParentSummary {
                 add_well_depths(cells, column, &mut self.wells_in_row, &mut self.wells);
             }
         }
+        if needs(DT_WELLS) {
+            // The piece's columns and their two neighbours, counted again (see
+            // `dt_wells_after`).
+            let all = (1u64 << self.height) - 1;
+            for slot in left + PAD - 1..left + PAD + piece_width + 1 {
+                if (PAD..PAD + self.width).contains(&slot) {
+                    let column = self.columns[slot];
+                    let wells = dt_wells_in_column(column, self.columns[slot - 1], self.columns[slot + 1], all);
+                    self.dt_wells = self.dt_wells - self.dt_wells_of[slot] + wells;
+                    self.dt_wells_of[slot] = wells;
+                }
+            }
+        }
+        if needs(PATTERN_DIVERSITY) {
+            self.fill_patterns();
+        }
         self.top_row_cells = self.board_rows[self.height - 1].count_ones();
     }
 
@@ -618,6 +724,8 @@ impl ParentSummary {
         let ColumnsAfter { column_transitions, top_row_cells, holes, hole_depth, hole_rows, cells_above_holes } =
             self.columns_after::<SET>(board, landing);
         let wells = if needs(CUMULATIVE_WELLS) { self.wells_after(landing, &new_rows) } else { self.wells };
+        let dt_wells = if needs(DT_WELLS) { self.dt_wells_after(landing) } else { self.dt_wells };
+        let pattern_diversity = if needs(PATTERN_DIVERSITY) { self.patterns_after(board, landing) } else { 0 };
 
         let doubled_landing = (2 * bottom + piece_height - 1) as i64;
         Some((
@@ -631,9 +739,11 @@ impl ParentSummary {
                 (column_transitions - top_row_cells) as i64,
                 holes as i64,
                 wells as i64,
+                dt_wells as i64,
                 hole_depth as i64,
                 cells_above_holes as i64,
                 hole_rows.count_ones() as i64,
+                pattern_diversity as i64,
             ],
             false,
         ))
@@ -718,6 +828,57 @@ impl ParentSummary {
         wells
     }
 
+    /// D-T's wells after `landing`, a drop that clears no row. A column's count depends on
+    /// it and its two neighbours only: the piece's columns and the two beside them are
+    /// counted again on the new columns (the piece written into a copy of those columns and
+    /// one more on either side), the others keep theirs.
+    #[inline(always)]
+    fn dt_wells_after(&self, landing: Landing) -> u32 {
+        let Landing { shape, width: piece_width, left, bottom, .. } = landing;
+        let all = (1u64 << self.height) - 1;
+        // Slot `left + k` as `window[k]`: the piece's columns are `k` = 2..piece_width + 2
+        // (walls included, filled; `left + piece_width + 3` is at most `width + 3`).
+        let mut window = [0u64; 8];
+        for k in 0..piece_width + 4 {
+            window[k & 7] = self.columns[left + k];
+        }
+        for j in 0..piece_width {
+            window[(j + 2) & 7] |= shape.columns[j & 3] << bottom;
+        }
+        let mut wells = self.dt_wells;
+        for k in 1..piece_width + 3 {
+            let slot = left + k;
+            if (PAD..PAD + self.width).contains(&slot) {
+                let column = dt_wells_in_column(window[k & 7], window[(k - 1) & 7], window[(k + 1) & 7], all);
+                wells = wells - self.dt_wells_of[slot] + column;
+            }
+        }
+        wells
+    }
+
+    /// Pattern diversity after `landing`, a drop that clears no row: the differences
+    /// between columns both left or both right of the piece are the parent's
+    /// ([`ParentSummary::patterns_left_of`], [`ParentSummary::patterns_right_of`]); those
+    /// that involve a piece column come from its new height (the piece rests on it).
+    #[inline(always)]
+    fn patterns_after(&self, board: &Board, landing: Landing) -> u32 {
+        let Landing { shape, width: piece_width, left, bottom, .. } = landing;
+        let heights = board.heights();
+        let right = left + piece_width - 1;
+        let mut seen = self.patterns_left_of[left] | self.patterns_right_of[right];
+        // No column left of the board: a difference no pattern counts.
+        let mut previous = if left > 0 { heights[left - 1] as i32 } else { -64 };
+        for j in 0..piece_width {
+            let height = (bottom as u32 + shape.heights[j & 3]) as i32;
+            seen |= pattern_bit(height - previous);
+            previous = height;
+        }
+        if right + 1 < self.width {
+            seen |= pattern_bit(heights[right + 1] as i32 - previous);
+        }
+        seen.count_ones()
+    }
+
     /// The lower bounds [`ParentSummary::score_or_prune`] reads, for this summary's board
     /// (`top`: its stack top), computed once per decision into `bounds`.
     #[inline(always)]
@@ -737,18 +898,19 @@ impl ParentSummary {
         }
     }
 
-    /// [`ParentSummary::score_at`] that may skip a placement that cannot win: for a
-    /// drop that clears no row, once the features from its columns are known (landing
-    /// height, holes, column transitions, hole depth, rows with holes), the row transitions
-    /// and the wells, the costly part, are bounded from below (see [`PruneBounds`]). With
-    /// every weight of `SET` but the cleared-row features at or below zero (the caller
-    /// checks that once, [`prunable`]), the weighted sum with those bounds is an upper
-    /// bound of the placement's value; if it stays below `threshold` (the best value so
-    /// far; the caller gives minus infinity for a shape whose rows are not runs, see
-    /// [`rows_are_runs`]) by more than the sums' rounding can cover, the placement's computed value is
-    /// below the best too, so under either tie-break it cannot replace it: it is
-    /// [`Scored::Pruned`]. Otherwise the value is the same real [`score_at`] gives,
-    /// bit for bit (the same products, summed in the same order).
+    /// [`ParentSummary::score_at`] that may skip a placement that cannot win: for a drop
+    /// that clears no row, once the features from its columns are known (landing height,
+    /// holes, column transitions, hole depth, rows with holes, D-T's wells and pattern
+    /// diversity), the row transitions and the wells, the costly part, are bounded from
+    /// below (see [`PruneBounds`]). With every weight of `SET` but the cleared-row features
+    /// at or below zero (the caller checks that once, [`prunable`]), the weighted sum with
+    /// those bounds is an upper bound of the placement's value; if it stays below
+    /// `threshold` (the best value so far; the caller gives minus infinity for a shape
+    /// whose rows are not runs, see [`rows_are_runs`]) by more than the sums' rounding can
+    /// cover, the placement's computed value is below the best too, so under either
+    /// tie-break it cannot replace it: it is [`Scored::Pruned`]. Otherwise the value is the
+    /// same real [`score_at`] gives, bit for bit (the same products, summed in the same
+    /// order).
     ///
     /// [`score_at`]: ParentSummary::score_at
     #[inline(always)]
@@ -786,6 +948,9 @@ impl ParentSummary {
             };
         }
         let columns = self.columns_after::<SET>(board, landing);
+        // D-T's two (cheap from the columns): their own values, exact bounds.
+        let dt_wells = if needs(DT_WELLS) { self.dt_wells_after(landing) } else { 0 };
+        let pattern_diversity = if needs(PATTERN_DIVERSITY) { self.patterns_after(board, landing) } else { 0 };
         let doubled_landing = (2 * bottom + piece_height - 1) as i64;
         let mut values: [f64; FEATURE_COUNT] = [
             (doubled_landing + 2) as f64 / 2.0,
@@ -799,9 +964,11 @@ impl ParentSummary {
             (columns.column_transitions - columns.top_row_cells) as f64,
             columns.holes as f64,
             bounds.wells_below[bottom] as f64,
+            dt_wells as f64,
             columns.hole_depth as f64,
             columns.cells_above_holes as f64,
             columns.hole_rows.count_ones() as f64,
+            pattern_diversity as f64,
         ];
         let mut bound = 0.0;
         for (index, &weight) in weights.iter().enumerate() {
@@ -881,6 +1048,8 @@ impl ParentSummary {
         }
         let (mut holes, mut column_transitions, mut wells, mut hole_depth, mut hole_rows) = (0, 0, 0, 0, 0u64);
         let (mut top_row_cells, mut cells_above_holes) = (0, 0);
+        // No column left of the first: a difference no pattern counts.
+        let (mut dt_wells, mut patterns, mut previous_height) = (0, 0, -64);
         for slot in PAD..PAD + self.width {
             let column = columns[slot];
             let height = 64 - column.leading_zeros();
@@ -909,6 +1078,13 @@ impl ParentSummary {
                     wells += y + 1 - floor_below(column, y);
                 }
             }
+            if SET >> DT_WELLS & 1 == 1 {
+                dt_wells += dt_wells_in_column(column, columns[slot - 1], columns[slot + 1], all);
+            }
+            if SET >> PATTERN_DIVERSITY & 1 == 1 {
+                patterns |= pattern_bit(height as i32 - previous_height);
+                previous_height = height as i32;
+            }
         }
         let doubled_landing = (2 * bottom + piece_height - 1) as i64;
         Some((
@@ -922,9 +1098,11 @@ impl ParentSummary {
                 (column_transitions - top_row_cells) as i64,
                 holes as i64,
                 wells as i64,
+                dt_wells as i64,
                 hole_depth as i64,
                 cells_above_holes as i64,
                 hole_rows.count_ones() as i64,
+                patterns.count_ones() as i64,
             ],
             true,
         ))
@@ -1117,6 +1295,12 @@ pub fn full_score<const SET: u32>(board: &Board, placement: &PlacementInfo, weig
     if needs(CELLS_ABOVE_HOLES) {
         values[CELLS_ABOVE_HOLES] = super::bcts::cells_above_holes(board) as f64;
     }
+    if needs(DT_WELLS) {
+        values[DT_WELLS] = super::dt::dt_wells(board) as f64;
+    }
+    if needs(PATTERN_DIVERSITY) {
+        values[PATTERN_DIVERSITY] = super::dt::pattern_diversity(board) as f64;
+    }
     let mut total = 0.0;
     for index in 0..FEATURE_COUNT {
         if SET >> index & 1 == 1 {
@@ -1161,5 +1345,68 @@ mod tests {
             }
         }
         assert!(checked > 500 && cleared > 10, "{checked} {cleared}");
+    }
+
+    /// Random stacks of every width, dense or full of holes and overhangs, and the boards of
+    /// random games: every placement of every piece, clearing or not, gives the full-board
+    /// values of every feature.
+    #[test]
+    fn agrees_on_random_boards() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let mut boards = Vec::new();
+        for _ in 0..1000 {
+            let (width, height) = (rng.random_range(4..=MAX_WIDTH), rng.random_range(4..=24));
+            let density = [0.5, 0.8, 1.0][rng.random_range(0..3)];
+            let mut board = Board::new(width, height);
+            for x in 0..width {
+                let top = rng.random_range(0..=height);
+                for y in 0..top {
+                    if y + 1 == top || rng.random_bool(density) {
+                        board.set(x, y);
+                    }
+                }
+            }
+            board.clear_full_rows();
+            boards.push(board);
+        }
+        let mut out = Vec::new();
+        for game in 0..20 {
+            let rules = Simplified::new(4 + game % 7, 10 + game % 11, false);
+            let mut board = rules.new_board();
+            for _ in 0..80 {
+                rules.candidates(&board, Piece::ALL[rng.random_range(0..7)], &mut out);
+                if out.is_empty() {
+                    break;
+                }
+                let p = out[rng.random_range(0..out.len())];
+                if rules.lock(&mut board, &p).game_over {
+                    break;
+                }
+                boards.push(board);
+            }
+        }
+        let (mut checked, mut cleared, mut with_wells) = (0, 0, 0);
+        for board in &boards {
+            let rules = Simplified::new(board.width(), board.height(), false);
+            let summary = ParentSummary::new(board);
+            for piece in Piece::ALL {
+                rules.candidates(board, piece, &mut out);
+                for p in &out {
+                    let fast = summary.features_after(board, p);
+                    let mut after = *board;
+                    let info = p.apply(&mut after);
+                    cleared += (info.rows_cleared > 0) as usize;
+                    let ctx = FeatureContext::new(&after, info);
+                    for (i, name) in SUPPORTED.iter().enumerate() {
+                        let slow = (features::find(name).unwrap().compute)(&ctx);
+                        assert_eq!(fast[i], slow, "{name} for {p:?} on {board:?}");
+                    }
+                    with_wells += (fast[DT_WELLS] > 0.0) as usize;
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000 && cleared > 1_000 && with_wells > 10_000, "{checked} {cleared} {with_wells}");
     }
 }

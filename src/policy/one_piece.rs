@@ -5,7 +5,7 @@ use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
     full_score, prunable, rows_are_runs, Landing, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET,
-    BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, ELTETRIS_SET, FEATURE_COUNT,
+    BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, DT_SET, ELTETRIS_SET, FEATURE_COUNT,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
@@ -91,6 +91,9 @@ impl OnePiece {
             }
             (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
                 self.score_listed::<ELTETRIS_SET, false>(rules, view, scratch, &weights, no)
+            }
+            (Some(&(weights, set)), _) if set & !DT_SET == 0 => {
+                self.score_listed::<DT_SET, false>(rules, view, scratch, &weights, no)
             }
             (Some(&(weights, _)), _) => self.score_listed::<ALL_SET, false>(rules, view, scratch, &weights, no),
             (None, _) => self.choose_listed_general(rules, view, scratch),
@@ -245,6 +248,9 @@ impl OnePiece {
             }
             (Some(&(weights, set)), _) if set & !ELTETRIS_SET == 0 => {
                 self.walk_real_drops::<ELTETRIS_SET>(rules, table, view, s, b, &weights)
+            }
+            (Some(&(weights, set)), _) if set & !DT_SET == 0 => {
+                self.walk_real_drops::<DT_SET>(rules, table, view, s, b, &weights)
             }
             (Some(&(weights, _)), _) => self.walk_real_drops::<ALL_SET>(rules, table, view, s, b, &weights),
             // Terms out of index order: the general sum, in the evaluator's order.
@@ -462,6 +468,8 @@ mod tests {
             ("el-tetris", "eltetris"),
             ("bcts", "standard"),
             ("bcts-mdptetris", "standard"),
+            ("dt-10", "standard"),
+            ("dt-20", "standard"),
         ];
         for (preset, rule_set) in presets {
             let built = presets::find(preset).unwrap().build_with_rules(Some(rule_set), None, None).unwrap();
@@ -508,6 +516,9 @@ mod tests {
         assert!(prunes(preset_evaluator("bcts")));
         assert!(prunes(preset_evaluator("bcts-mdptetris")));
         assert!(prunes(preset_evaluator("el-tetris")));
+        // D-T's weights of `holes` and `pattern_diversity` are positive.
+        assert!(!prunes(preset_evaluator("dt-10")));
+        assert!(!prunes(preset_evaluator("dt-20")));
         // Integer weights are summed in integers, without pruning.
         assert!(!prunes(preset_evaluator("dellacherie-simplified")));
         let build = |terms: &[(&str, f64)], sense| Evaluator::from_names(terms, sense, None).unwrap();
@@ -534,6 +545,8 @@ mod tests {
             ("el-tetris", preset_evaluator("el-tetris")),
             ("bcts", preset_evaluator("bcts")),
             ("bcts-mdptetris", preset_evaluator("bcts-mdptetris")),
+            ("dt-10", preset_evaluator("dt-10")),
+            ("dt-20", preset_evaluator("dt-20")),
             (
                 "mixed",
                 Evaluator::from_names(

@@ -136,6 +136,15 @@ fn without_seconds_column(path: &Path) -> String {
 
 #[test]
 fn a_killed_run_resumes_to_the_same_results() {
+    stopped_run_resumes_to_the_same_results("-KILL", None);
+}
+
+#[test]
+fn a_run_stopped_by_sigterm_exits_130_and_resumes_to_the_same_results() {
+    stopped_run_resumes_to_the_same_results("-TERM", Some(130));
+}
+
+fn stopped_run_resumes_to_the_same_results(signal: &str, code: Option<i32>) {
     let dir = tempfile::tempdir().unwrap();
     let text = "learner = \"lambda-pi\"\nseed = 5\niterations = 40\nevaluation_games = 50\nheld_out_games = 50\n[options]\ngames = 50\n";
     std::fs::write(dir.path().join("killed.toml"), text).unwrap();
@@ -155,8 +164,9 @@ fn a_killed_run_resumes_to_the_same_results() {
         assert!(started.elapsed().as_secs() < 60, "the run did not start");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    send_signal(&child, "-KILL");
-    child.wait().unwrap();
+    send_signal(&child, signal);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), code, "{signal}");
     let killed = only_run_of(&dir.path().join("killed"), "killed");
     assert!(!killed.join("held_out.csv").exists(), "killed before the end");
     let o = run_in(dir.path(), &["learn", "--resume", killed.to_str().unwrap()]);

@@ -361,7 +361,6 @@ impl Learner for Cbmpi {
         super::check_stop()?;
         let rollout_seconds = clock.elapsed().as_secs_f64();
         // The regression, in state order.
-        let mut note = String::new();
         if self.with_value {
             let mut normal = Normal::new(value_features.len() + 1);
             for (row, target) in rolled.iter().filter_map(|r| r.value_row.as_ref()) {
@@ -398,7 +397,7 @@ impl Learner for Cbmpi {
             optimizer.tell(&losses.iter().map(|l| Maximize(-l)).collect::<Vec<_>>())?;
         }
         self.policy_weights = best.1;
-        note.push_str(&format!(
+        Ok(format!(
             "{} states ({} where the placements differ), classification loss {:.3} -> {:.3} rows; {:.0} s rollouts, {:.0} s classifier",
             classes.states,
             classes.spans.len(),
@@ -406,8 +405,7 @@ impl Learner for Cbmpi {
             best.0,
             rollout_seconds,
             clock.elapsed().as_secs_f64() - rollout_seconds,
-        ));
-        Ok(note)
+        ))
     }
 
     fn policy(&self) -> Vec<(String, f64)> {

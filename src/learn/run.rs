@@ -139,11 +139,10 @@ fn run_in(dir: &Path, settings: &Settings, checkpoint: Option<Checkpoint>, until
         scored(learner.as_ref(), 0, 0, &mut rows)?;
     }
     world.set_samples(rows.last().map_or(0, |r| r.samples));
-    let stop = crate::interrupt::stop_on_ctrl_c(
-        "stopping at the end of this iteration's work in progress (the last checkpoint stays); Ctrl-C again to quit now",
+    crate::interrupt::stop_on_ctrl_c(
+        "stopping within seconds: the iteration in progress is dropped, the last checkpoint stays; Ctrl-C again to quit now",
         Some("quit: the run resumes from its last checkpoint"),
     );
-    let _ = stop;
     while let Some(last) = rows.last().filter(|r| r.iteration < settings.iterations) {
         let iteration = last.iteration + 1;
         if super::stopping() || iteration > until {
@@ -175,9 +174,9 @@ fn run_in(dir: &Path, settings: &Settings, checkpoint: Option<Checkpoint>, until
         csv.write_record(["games", "rows_mean", "rows_low", "rows_high"])?;
         csv.write_record([
             settings.held_out_games.to_string(),
-            held_out.mean.to_string(),
-            held_out.low_95.to_string(),
-            held_out.high_95.to_string(),
+            format!("{:.3}", held_out.mean),
+            format!("{:.3}", held_out.low_95),
+            format!("{:.3}", held_out.high_95),
         ])?;
         csv.flush()?;
     }

@@ -40,7 +40,7 @@ pub const ENTRY: Entry = Entry {
     summary: "classification-based modified policy iteration: rollouts, a least-squares value, a policy by CMA-ES",
     source: "Gabillon, Ghavamzadeh, Scherrer (NIPS 2013); Scherrer et al. (JMLR 2015)",
     check: |settings| Cbmpi::from_settings(settings, true).map(drop),
-    start: |settings, _| Ok(Box::new(Cbmpi::from_settings(settings, true)?)),
+    start: |settings| Ok(Box::new(Cbmpi::from_settings(settings, true)?)),
     restore: |_, saved| Ok(Box::new(serde_json::from_value::<Cbmpi>(saved)?)),
 };
 
@@ -49,7 +49,7 @@ pub const DPI_ENTRY: Entry = Entry {
     summary: "direct policy iteration: CBMPI without a value function (rollout rewards only)",
     source: "Lagoudakis and Parr (2003); as CBMPI's special case in Scherrer et al. (JMLR 2015)",
     check: |settings| Cbmpi::from_settings(settings, false).map(drop),
-    start: |settings, _| Ok(Box::new(Cbmpi::from_settings(settings, false)?)),
+    start: |settings| Ok(Box::new(Cbmpi::from_settings(settings, false)?)),
     restore: |_, saved| Ok(Box::new(serde_json::from_value::<Cbmpi>(saved)?)),
 };
 

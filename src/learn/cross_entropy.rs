@@ -18,7 +18,7 @@ pub const ENTRY: Entry = Entry {
     summary: "the noisy cross-entropy method, each vector scored by its games (its samples: their pieces)",
     source: "Szita and Lorincz (2006); Thiery and Scherrer (2009); as run in Scherrer et al. (JMLR 2015)",
     check: |settings| Learning::from_settings(settings).map(drop),
-    start: |settings, _| Ok(Box::new(Learning::from_settings(settings)?)),
+    start: |settings| Ok(Box::new(Learning::from_settings(settings)?)),
     restore: |_, saved| Ok(Box::new(serde_json::from_value::<Learning>(saved)?)),
 };
 

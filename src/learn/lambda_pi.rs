@@ -25,7 +25,7 @@ pub const ENTRY: Entry = Entry {
     summary: "lambda-policy iteration: games of the greedy policy, lambda-returns, a least-squares value",
     source: "Bertsekas and Ioffe (1996); Bertsekas and Tsitsiklis (1996)",
     check: |settings| LambdaPi::from_settings(settings).map(drop),
-    start: |settings, _| Ok(Box::new(LambdaPi::from_settings(settings)?)),
+    start: |settings| Ok(Box::new(LambdaPi::from_settings(settings)?)),
     restore: |_, saved| Ok(Box::new(serde_json::from_value::<LambdaPi>(saved)?)),
 };
 

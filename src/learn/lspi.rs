@@ -31,7 +31,7 @@ pub const ENTRY: Entry = Entry {
     summary: "least-squares policy iteration (LSTDQ over after-states) on samples drawn once",
     source: "Lagoudakis and Parr (2003); Lagoudakis, Parr and Littman (2002)",
     check: |settings| Lspi::from_settings(settings).map(drop),
-    start: |settings, _| Ok(Box::new(Lspi::from_settings(settings)?)),
+    start: |settings| Ok(Box::new(Lspi::from_settings(settings)?)),
     restore: |_, saved| Ok(Box::new(serde_json::from_value::<Lspi>(saved)?)),
 };
 

@@ -85,7 +85,7 @@ pub struct Entry {
     /// Checks the settings' `[options]` for this learner.
     pub check: fn(&Settings) -> Result<()>,
     /// A new learner for these settings (already checked by [`Settings::check`]).
-    pub start: fn(&Settings, &World) -> Result<Box<dyn Learner>>,
+    pub start: fn(&Settings) -> Result<Box<dyn Learner>>,
     /// A learner from its [`Learner::save`].
     pub restore: fn(&Settings, serde_json::Value) -> Result<Box<dyn Learner>>,
 }

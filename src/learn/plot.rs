@@ -54,15 +54,7 @@ pub fn draw(curves: &[Curve], published: &[Published], title: &str, out: &Path) 
         .flat_map(|c| c.high.iter())
         .chain(published.iter().map(|p| &p.rows))
         .fold(1.0f64, |a, b| a.max(*b));
-    let (x_scale, x_unit) = if max_x >= 1e9 {
-        (1e9, "G")
-    } else if max_x >= 1e6 {
-        (1e6, "M")
-    } else if max_x >= 1e3 {
-        (1e3, "k")
-    } else {
-        (1.0, "")
-    };
+    let (x_scale, x_unit) = crate::tune::plot::suffix(max_x);
     let extension = out.extension().and_then(|e| e.to_str()).unwrap_or("png");
     macro_rules! render {
         ($backend:expr) => {{

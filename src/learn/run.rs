@@ -114,7 +114,7 @@ fn run_in(dir: &Path, settings: &Settings, checkpoint: Option<Checkpoint>, until
     let evaluation_seed = game_seed(settings.seed, STREAM_EVALUATION);
     let (mut learner, mut rows): (Box<dyn Learner>, Vec<Row>) = match checkpoint {
         Some(c) => ((entry.restore)(settings, c.learner).context("the checkpoint's learner")?, c.rows),
-        None => ((entry.start)(settings, &world)?, Vec::new()),
+        None => ((entry.start)(settings)?, Vec::new()),
     };
     let names: Vec<String> = learner.policy().into_iter().map(|(n, _)| n).collect();
     let seconds_before = rows.last().map_or(0.0, |r| r.seconds);

@@ -364,7 +364,8 @@ fn figure(x: f64) -> String {
     text
 }
 
-fn suffix(x: f64) -> (f64, &'static str) {
+/// The unit (1, k, M or G) to print `x` in, and its factor.
+pub(crate) fn suffix(x: f64) -> (f64, &'static str) {
     let a = x.abs();
     if a >= 1e9 {
         (1e9, "G")

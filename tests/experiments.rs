@@ -1,5 +1,6 @@
-//! Every experiment file shipped in `experiments/` validates (a typo in a shipped file
-//! would otherwise surface only when someone runs it).
+//! Every experiment file shipped in `experiments/` validates, those of `experiments/learn/`
+//! as learning experiments (a typo in a shipped file would otherwise surface only when
+//! someone runs it).
 
 use std::path::{Path, PathBuf};
 use tetris_lab::tune::experiment::Experiment;
@@ -24,6 +25,11 @@ fn every_shipped_experiment_validates() {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         assert!(text.contains("expected_time"), "{} does not state its expected time", path.display());
+        // Learning experiments are `learn`'s (checked by tests/learn_cli.rs).
+        if path.parent().is_some_and(|p| p.ends_with("learn")) {
+            tetris_lab::learn::Settings::parse(&text).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            continue;
+        }
         let experiment = Experiment::load(path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
         // An [etetris] table is what makes an experiment tune E-Tetris: the shipped ones
         // name no preset.

@@ -80,7 +80,7 @@ fn bad_experiments_are_one_line_and_write_nothing() {
     let out = dir.path().join("results");
     let cases = [
         (TINY.replace("cbmpi", "cbmpx"), "learner: unknown learner"),
-        (TINY.replace("seed = 2", "seed = 2\nsed = 3"), "line 4: unknown field `sed`"),
+        (TINY.replace("seed = 2", "seed = 2\nsed = 3"), "line 4, column 1: unknown field `sed`"),
         (TINY.replace("iterations = 2", "iterations = 0"), "iterations must be 1"),
         (TINY.replace("rollout_length", "rollout_lenght"), "unknown field `rollout_lenght`"),
         (TINY.replace("states = 100", "states = 100\nbudget = 5"), "either budget"),

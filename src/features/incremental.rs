@@ -1317,20 +1317,18 @@ mod tests {
     use crate::piece::Piece;
     use crate::rules::{simplified::Simplified, RuleSet};
 
-    /// Every placement of every piece on a set of boards, clearing or not: the fast path gives
-    /// exactly the full-board values.
-    #[test]
-    fn agrees_with_the_full_board_features() {
-        let boards = &crate::features::sample_boards()[..6];
-        let (mut checked, mut cleared) = (0, 0);
+    /// Checks every placement of every piece on each of `boards` (clearing rows or not: the
+    /// squeezed column bitmasks too): the fast values are exactly the full-board ones.
+    /// Returns the placements checked, those that cleared rows, and those with D-T wells.
+    fn check_every_placement<'a>(boards: impl IntoIterator<Item = &'a Board>) -> (usize, usize, usize) {
+        let (mut checked, mut cleared, mut with_wells) = (0, 0, 0);
+        let mut out = Vec::new();
         for board in boards {
             let rules = Simplified::new(board.width(), board.height(), false);
             let summary = ParentSummary::new(board);
-            let mut out = Vec::new();
             for piece in Piece::ALL {
                 rules.candidates(board, piece, &mut out);
                 for p in &out {
-                    // Placements that clear rows too: the squeezed column bitmasks.
                     let fast = summary.features_after(board, p);
                     let mut after = *board;
                     let info = p.apply(&mut after);
@@ -1340,10 +1338,19 @@ mod tests {
                         let slow = (features::find(name).unwrap().compute)(&ctx);
                         assert_eq!(fast[i], slow, "{name} for {p:?} on {board:?}");
                     }
+                    with_wells += (fast[DT_WELLS] > 0.0) as usize;
                     checked += 1;
                 }
             }
         }
+        (checked, cleared, with_wells)
+    }
+
+    /// Every placement of every piece on a set of boards, clearing or not: the fast path gives
+    /// exactly the full-board values.
+    #[test]
+    fn agrees_with_the_full_board_features() {
+        let (checked, cleared, _) = check_every_placement(&crate::features::sample_boards()[..6]);
         assert!(checked > 500 && cleared > 10, "{checked} {cleared}");
     }
 
@@ -1386,27 +1393,7 @@ mod tests {
                 boards.push(board);
             }
         }
-        let (mut checked, mut cleared, mut with_wells) = (0, 0, 0);
-        for board in &boards {
-            let rules = Simplified::new(board.width(), board.height(), false);
-            let summary = ParentSummary::new(board);
-            for piece in Piece::ALL {
-                rules.candidates(board, piece, &mut out);
-                for p in &out {
-                    let fast = summary.features_after(board, p);
-                    let mut after = *board;
-                    let info = p.apply(&mut after);
-                    cleared += (info.rows_cleared > 0) as usize;
-                    let ctx = FeatureContext::new(&after, info);
-                    for (i, name) in SUPPORTED.iter().enumerate() {
-                        let slow = (features::find(name).unwrap().compute)(&ctx);
-                        assert_eq!(fast[i], slow, "{name} for {p:?} on {board:?}");
-                    }
-                    with_wells += (fast[DT_WELLS] > 0.0) as usize;
-                    checked += 1;
-                }
-            }
-        }
+        let (checked, cleared, with_wells) = check_every_placement(&boards);
         assert!(checked > 100_000 && cleared > 1_000 && with_wells > 10_000, "{checked} {cleared} {with_wells}");
     }
 }

@@ -13,8 +13,9 @@
 
 use super::linear::Normal;
 use super::{feature_vector, greedy, resolve_features, Entry, Learner, Settings, Transition, World};
+use crate::features::Feature;
 use crate::placement::PlacementInfo;
-use crate::policy::Scratch;
+use crate::policy::{Policy, Scratch};
 use crate::randomizer::game_seed;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
@@ -89,23 +90,21 @@ impl LambdaPi {
     }
 
     /// One game's normal equations: its after-states' features against their targets.
-    fn game(&self, world: &World, seed: u64) -> Result<Normal> {
-        let features = resolve_features(&self.names, world.rules.new_board().width())?;
-        let policy = greedy(&self.policy())?;
+    fn game(&self, world: &World, features: &[&Feature], policy: &dyn Policy, seed: u64) -> Normal {
         let mut board = world.rules.new_board();
         let mut pieces = world.pieces(seed);
         let mut scratch = Scratch::default();
         let dimension = self.weights.len();
         // x_t's features (flattened), V(x_t), and r_t.
         let mut phi: Vec<f64> = Vec::new();
-        feature_vector(&features, &board, PlacementInfo::default(), true, &mut phi);
+        feature_vector(features, &board, PlacementInfo::default(), true, &mut phi);
         let mut rewards: Vec<f64> = Vec::new();
         let mut over = false;
         while self.options.max_pieces.is_none_or(|cap| (rewards.len() as u64) < cap) {
-            match world.play(&mut board, pieces.next_piece(), policy.as_ref(), &mut scratch) {
+            match world.play(&mut board, pieces.next_piece(), policy, &mut scratch) {
                 Transition::Locked { rows, info } => {
                     rewards.push(rows as f64);
-                    feature_vector(&features, &board, info, true, &mut phi);
+                    feature_vector(features, &board, info, true, &mut phi);
                 }
                 Transition::Over => {
                     over = true;
@@ -134,17 +133,19 @@ impl LambdaPi {
             let row = &phi[t * dimension..(t + 1) * dimension];
             normal.add(row, row, *target);
         }
-        Ok(normal)
+        normal
     }
 }
 
 impl Learner for LambdaPi {
     fn iterate(&mut self, world: &World, seed: u64) -> Result<String> {
         let before = world.samples();
+        let features = resolve_features(&self.names, world.rules.new_board().width())?;
+        let policy = greedy(&self.policy())?;
         let games: Vec<Normal> = (0..self.options.games)
             .into_par_iter()
-            .map(|g| self.game(world, game_seed(seed, g)))
-            .collect::<Result<_>>()?;
+            .map(|g| self.game(world, &features, policy.as_ref(), game_seed(seed, g)))
+            .collect();
         super::check_stop()?;
         let mut normal = Normal::new(self.weights.len());
         for game in &games {

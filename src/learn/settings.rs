@@ -78,13 +78,7 @@ impl Settings {
 
     /// Parses and checks an experiment's text.
     pub fn parse(text: &str) -> Result<Settings> {
-        let settings: Settings = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|span| text[..span.start].matches('\n').count() + 1);
-            match line {
-                Some(line) => anyhow::anyhow!("line {line}: {}", e.message().trim()),
-                None => anyhow::anyhow!("{}", e.message().trim()),
-            }
-        })?;
+        let settings: Settings = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
         settings.check()?;
         Ok(settings)
     }

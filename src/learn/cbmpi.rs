@@ -5,12 +5,13 @@
 //! Iteration k, from the policy pi_k and the value function v_{k-1} (v_0 = 0):
 //! 1. N rollout states are drawn from a behaviour policy's games, heights flattened
 //!    ([`super::states`]), each with a piece drawn uniformly.
-//! 2. Value targets (CBMPI): from each state, m steps of pi_k; the rows they clear plus
-//!    v_{k-1} of the state reached (0 if the game ended). v_k is their least-squares fit on
-//!    the value features and a constant.
-//! 3. Action values: for each state and each placement a of its piece, a locked, then m
+//! 2. Action values: for each state and each placement a of its piece, a locked, then m
 //!    steps of pi_k: Q(s, a) = the rows cleared on the way plus v_{k-1} of the end state.
 //!    One rollout per pair (M = 1), each with its own pieces.
+//! 3. Value targets (CBMPI), as the papers' implementation reuses the rollouts (JMLR15,
+//!    Section 6): the rollout that starts with pi_k's own move gives, for the state s_1
+//!    that move leads to, its last m steps' rows plus v_{k-1} of their end (0 if the game
+//!    ended). v_k is their least-squares fit on the value features and a constant.
 //! 4. pi_{k+1} = argmax_a psi(s, a)' beta, beta minimising the classification loss
 //!    sum_s [max_a Q(s, a) - Q(s, pi_beta(s))] by CMA-ES (the workbench's), started from
 //!    beta_k scaled to unit length (the policy does not change with beta's length).
@@ -18,7 +19,7 @@
 //! Budget: the papers count B = (m + 1) N |A| per iteration with |A| = 32 (the most
 //! placements of a piece); `budget` gives B and N follows (8 M with m = 5: N = 41,666). The
 //! samples counted are the real calls, fewer (a piece has 9 to 34 placements on 10
-//! columns) plus the m N of the value rollouts.
+//! columns, and a rollout stops when its game ends).
 
 use super::linear::Normal;
 use super::states::{self, State};
@@ -164,7 +165,8 @@ pub(crate) fn normal(random: &mut Xoshiro256) -> f64 {
 /// What the rollouts from one state gave.
 #[derive(Default)]
 struct StateRollouts {
-    /// The value features (and constant) of the state, and its value target.
+    /// The value features (and constant) of the state the policy's move leads to, and its
+    /// value target.
     value_row: Option<(Vec<f64>, f64)>,
     /// The policy features of each placement's after-state, row after row, and the
     /// placements' action values.
@@ -217,18 +219,19 @@ impl Cbmpi {
         let mut scratch = Scratch::default();
         let mut vector = Vec::new();
         let mut out = StateRollouts::default();
-        if self.with_value {
-            let (rows, end) = rollout(world, policy, &mut scratch, state, m, game_seed(seed, 1));
-            let target = rows + self.value_of(value_features, end, &mut vector);
-            let mut row = Vec::new();
-            feature_vector(value_features, &state.board, state.info, true, &mut row);
-            out.value_row = Some((row, target));
-        }
         let piece = world.pieces(game_seed(seed, 0)).next_piece();
         let mut placements = Vec::new();
         if world.rules.can_spawn(&state.board, piece) {
             world.rules.candidates(&state.board, piece, &mut placements);
         }
+        // The papers' implementation reuses the rollouts: the one that starts with the
+        // policy's own move gives, from the state that move leads to, the value target
+        // (its m steps and the previous value at their end).
+        let chosen = if self.with_value && !placements.is_empty() {
+            world.choose(&state.board, piece, policy, &mut scratch)
+        } else {
+            None
+        };
         for (j, placement) in placements.iter().enumerate() {
             let mut after = state.board;
             let q = match world.lock(&mut after, placement) {
@@ -236,7 +239,13 @@ impl Cbmpi {
                     feature_vector(policy_features, &after, info, false, &mut out.psi);
                     let next = State { board: after, info };
                     let (more, end) = rollout(world, policy, &mut scratch, next, m, game_seed(seed, 2 + j as u64));
-                    rows as f64 + more + self.value_of(value_features, end, &mut vector)
+                    let later = more + self.value_of(value_features, end, &mut vector);
+                    if chosen == Some(*placement) {
+                        let mut row = Vec::new();
+                        feature_vector(value_features, &after, info, true, &mut row);
+                        out.value_row = Some((row, later));
+                    }
+                    rows as f64 + later
                 }
                 Transition::Over => {
                     feature_vector(policy_features, &after, Default::default(), false, &mut out.psi);

@@ -18,7 +18,7 @@ use crate::board::Board;
 use crate::eval::{Evaluator, Sense};
 use crate::features::{Feature, FeatureContext};
 use crate::piece::Piece;
-use crate::placement::PlacementInfo;
+use crate::placement::{Placement, PlacementInfo};
 use crate::policy::one_piece::{OnePiece, TieBreak};
 use crate::policy::{GameView, Policy, Scratch};
 use crate::randomizer::{Randomizer, RandomizerKind};
@@ -185,15 +185,20 @@ impl World {
         if !self.rules.can_spawn(board, piece) {
             return Transition::Over;
         }
+        match self.choose(board, piece, policy, scratch) {
+            Some(placement) => self.lock(board, &placement),
+            None => Transition::Over,
+        }
+    }
+
+    /// The placement `policy` picks for `piece` on `board` (not a call of the game model).
+    pub fn choose(&self, board: &Board, piece: Piece, policy: &dyn Policy, scratch: &mut Scratch) -> Option<Placement> {
         let view = GameView { board, current: piece, preview: &[], hold: None, can_hold: false };
-        let Some(decision) = policy.choose(self.rules.as_ref(), &view, scratch) else {
-            return Transition::Over;
-        };
-        self.lock(board, &decision.placement)
+        policy.choose(self.rules.as_ref(), &view, scratch).map(|decision| decision.placement)
     }
 
     /// One call of the game model: `placement` locked on `board`.
-    pub fn lock(&self, board: &mut Board, placement: &crate::placement::Placement) -> Transition {
+    pub fn lock(&self, board: &mut Board, placement: &Placement) -> Transition {
         self.samples.fetch_add(1, Ordering::Relaxed);
         let outcome = self.rules.lock(board, placement);
         if outcome.game_over {

@@ -48,7 +48,7 @@ pub const ENTRY: Entry = Entry {
 pub const DPI_ENTRY: Entry = Entry {
     name: "dpi",
     summary: "direct policy iteration: CBMPI without a value function (rollout rewards only)",
-    source: "Lagoudakis and Parr (2003); as CBMPI's special case in Scherrer et al. (JMLR 2015)",
+    source: "Lagoudakis and Parr (2003); Lazaric, Ghavamzadeh and Munos (2010); as CBMPI's special case in Scherrer et al. (JMLR 2015)",
     check: |settings| Cbmpi::from_settings(settings, false).map(drop),
     start: |settings| Ok(Box::new(Cbmpi::from_settings(settings, false)?)),
     restore: |_, saved| Ok(Box::new(serde_json::from_value::<Cbmpi>(saved)?)),
@@ -461,6 +461,53 @@ mod tests {
             total += q.iter().copied().fold(f64::NEG_INFINITY, f64::max) - q[chosen];
         }
         total / states.len() as f64
+    }
+
+    #[test]
+    fn the_value_target_is_the_policy_moves_rollout() {
+        // As the papers' implementation: the rollout that starts with the policy's own
+        // move gives the value row of the state that move leads to, and its target is that
+        // placement's action value less the rows the move itself cleared.
+        let settings = Settings::parse(
+            "learner = \"cbmpi\"\nboard = \"6x8\"\nseed = 1\niterations = 1\n[options]\nrollout_length = 3\nstates = 40\n",
+        )
+        .unwrap();
+        let mut learner = Cbmpi::from_settings(&settings, true).unwrap();
+        let world = settings.world().unwrap();
+        let policy_features = resolve_features(&learner.policy_names, 6).unwrap();
+        let value_features = resolve_features(&learner.options.value_features, 6).unwrap();
+        let mut names: Vec<String> = value_features.iter().map(|f| f.name.to_string()).collect();
+        names.push("constant".into());
+        let weights = (0..names.len()).map(|i| 0.1 * i as f64 - 0.3).collect();
+        learner.value = Some(Linear { features: names, weights });
+        let policy = greedy(&learner.policy()).unwrap();
+        let behaviour = crate::presets::find("bcts-mdptetris").unwrap().build(Some((6, 8)), None).unwrap().policy;
+        let mut checked = 0;
+        for (i, state) in states::draw(&world, behaviour.as_ref(), 40, 3).into_iter().enumerate() {
+            let seed = game_seed(11, i as u64);
+            let out = learner.roll_state(&world, policy.as_ref(), (&policy_features, &value_features), state, seed);
+            let piece = world.pieces(game_seed(seed, 0)).next_piece();
+            let Some(chosen) = world.choose(&state.board, piece, policy.as_ref(), &mut Scratch::default()) else {
+                assert!(out.value_row.is_none());
+                continue;
+            };
+            let mut placements = Vec::new();
+            world.rules.candidates(&state.board, piece, &mut placements);
+            let j = placements.iter().position(|p| *p == chosen).unwrap();
+            let mut after = state.board;
+            match world.lock(&mut after, &chosen) {
+                Transition::Locked { rows, info } => {
+                    let mut row = Vec::new();
+                    feature_vector(&value_features, &after, info, true, &mut row);
+                    let (value_row, target) = out.value_row.expect("a value row");
+                    assert_eq!(value_row, row);
+                    assert_eq!(target, out.q[j] - rows as f64);
+                    checked += 1;
+                }
+                Transition::Over => assert!(out.value_row.is_none()),
+            }
+        }
+        assert!(checked > 20, "{checked}");
     }
 
     #[test]

@@ -248,7 +248,11 @@ impl Cbmpi {
                     rows as f64 + later
                 }
                 Transition::Over => {
-                    feature_vector(policy_features, &after, Default::default(), false, &mut out.psi);
+                    // (Not for the research rules, which offer no game-ending placement.)
+                    // The features the policy rates this placement by, as for any other.
+                    let mut rated = state.board;
+                    let info = world.rules.apply(&mut rated, placement);
+                    feature_vector(policy_features, &rated, info, false, &mut out.psi);
                     0.0
                 }
             };
@@ -464,10 +468,11 @@ mod tests {
     }
 
     #[test]
-    fn the_value_target_is_the_policy_moves_rollout() {
+    fn classifier_rows_and_value_targets_are_the_policys() {
         // As the papers' implementation: the rollout that starts with the policy's own
         // move gives the value row of the state that move leads to, and its target is that
-        // placement's action value less the rows the move itself cleared.
+        // placement's action value less the rows the move itself cleared. A value function
+        // that is not 0 makes the targets depend on it.
         let settings = Settings::parse(
             "learner = \"cbmpi\"\nboard = \"6x8\"\nseed = 1\niterations = 1\n[options]\nrollout_length = 3\nstates = 40\n",
         )
@@ -493,6 +498,14 @@ mod tests {
             };
             let mut placements = Vec::new();
             world.rules.candidates(&state.board, piece, &mut placements);
+            // Every placement's classifier row is what the policy rates it by.
+            for (placement, psi) in placements.iter().zip(out.psi.chunks(policy_features.len())) {
+                let mut rated = state.board;
+                let info = world.rules.apply(&mut rated, placement);
+                let mut row = Vec::new();
+                feature_vector(&policy_features, &rated, info, false, &mut row);
+                assert_eq!(psi, &row[..]);
+            }
             let j = placements.iter().position(|p| *p == chosen).unwrap();
             let mut after = state.board;
             match world.lock(&mut after, &chosen) {

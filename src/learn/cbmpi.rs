@@ -14,7 +14,10 @@
 //!    ended). v_k is their least-squares fit on the value features and a constant.
 //! 4. pi_{k+1} = argmax_a psi(s, a)' beta, beta minimising the classification loss
 //!    sum_s [max_a Q(s, a) - Q(s, pi_beta(s))] by CMA-ES (the workbench's), started from
-//!    beta_k scaled to unit length (the policy does not change with beta's length).
+//!    beta_k scaled to unit length. Every candidate is scaled to unit length before it is
+//!    scored and told, as MdpTetris' CMA-ES for Tetris does: the policy does not change
+//!    with beta's length, and unscaled, the search drifts outwards along it (weights of
+//!    10^5 after 40 generations) and never closes in on a direction.
 //!
 //! Budget: the papers count B = (m + 1) N |A| per iteration with |A| = 32 (the most
 //! placements of a piece); `budget` gives B and N follows (8 M with m = 5: N = 41,666). The
@@ -416,6 +419,8 @@ impl Learner for Cbmpi {
         let mut best = (before, start);
         for _ in 0..self.options.classifier_generations {
             super::check_stop()?;
+            optimizer.ask()?;
+            optimizer.normalize_candidates();
             let candidates = optimizer.ask()?;
             let losses = classes.losses(&candidates);
             for (beta, loss) in candidates.iter().zip(&losses) {

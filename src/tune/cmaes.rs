@@ -127,6 +127,20 @@ impl Cmaes {
     pub fn sigma(&self) -> f64 {
         self.sigma
     }
+
+    /// Scales every candidate of the generation asked for to unit length, so that the
+    /// update is made from the scaled ones. For objectives that do not depend on the
+    /// vector's length (a greedy policy's weights), as MdpTetris' CMA-ES for Tetris does:
+    /// the search stays on the sphere, where its step size can shrink, instead of drifting
+    /// outwards along the direction nothing ranks.
+    pub fn normalize_candidates(&mut self) {
+        for candidate in &mut self.candidates {
+            let length = candidate.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if length > 0.0 {
+                candidate.iter_mut().for_each(|x| *x /= length);
+            }
+        }
+    }
 }
 
 impl Optimizer for Cmaes {
@@ -297,6 +311,37 @@ mod tests {
         let mut cma = Cmaes::new(&Options::default(), &space(3, (-2.0, 2.0), 0.0), 2).unwrap();
         let (best, x) = minimize(&mut cma, rosenbrock, 600);
         assert!(best < 1e-8, "rosenbrock best {best} at {x:?}");
+    }
+
+    #[test]
+    fn normalized_candidates_converge_on_a_direction() {
+        // A loss that depends only on the direction, flat along it, as a greedy policy's
+        // classification loss is: the angle to a target. Scaled to unit length, the
+        // candidates close in on the target, and the mean stays near the sphere.
+        let target = [0.6, -0.8, 0.0, 0.0];
+        let angle = |x: &[f64]| {
+            let length = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+            (x.iter().zip(&target).map(|(a, b)| a * b).sum::<f64>() / length).clamp(-1.0, 1.0).acos()
+        };
+        let options = Options { population: Some(12), sigma: Some(0.5) };
+        let mut cma = Cmaes::new(&options, &space(4, (-5.0, 5.0), 0.5), 3).unwrap();
+        let mut best = f64::INFINITY;
+        for _ in 0..150 {
+            cma.ask().unwrap();
+            cma.normalize_candidates();
+            let candidates = cma.ask().unwrap();
+            for candidate in &candidates {
+                let length = candidate.iter().map(|v| v * v).sum::<f64>().sqrt();
+                assert!((length - 1.0).abs() < 1e-12, "{length}");
+            }
+            let losses: Vec<f64> = candidates.iter().map(|c| angle(c)).collect();
+            best = losses.iter().copied().fold(best, f64::min);
+            cma.tell(&losses.iter().map(|l| Maximize(-l)).collect::<Vec<_>>()).unwrap();
+        }
+        let mean = cma.recommendation().unwrap();
+        let length = mean.iter().map(|v| v * v).sum::<f64>().sqrt();
+        assert!(best < 1e-4 && angle(&mean) < 1e-3, "best angle {best}, mean {mean:?}");
+        assert!((0.5..1.5).contains(&length), "{length}");
     }
 
     #[test]

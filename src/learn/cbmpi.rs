@@ -410,8 +410,8 @@ impl Learner for Cbmpi {
         }
         drop(rolled);
         let before = classes.loss(&self.policy_weights);
-        let length = self.policy_weights.iter().map(|w| w * w).sum::<f64>().sqrt();
-        let start: Vec<f64> = self.policy_weights.iter().map(|w| if length > 0.0 { w / length } else { *w }).collect();
+        let mut start = self.policy_weights.clone();
+        cmaes::scale_to_unit_length(&mut start);
         let space = Space { names: self.policy_names.clone(), ranges: vec![None; start.len()], start: start.clone() };
         let population = self.options.classifier_population.unwrap_or(15 * start.len());
         let options = cmaes::Options { population: Some(population), sigma: Some(self.options.classifier_sigma) };

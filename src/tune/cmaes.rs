@@ -134,12 +134,15 @@ impl Cmaes {
     /// the search stays on the sphere, where its step size can shrink, instead of drifting
     /// outwards along the direction nothing ranks.
     pub fn normalize_candidates(&mut self) {
-        for candidate in &mut self.candidates {
-            let length = candidate.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if length > 0.0 {
-                candidate.iter_mut().for_each(|x| *x /= length);
-            }
-        }
+        self.candidates.iter_mut().for_each(|candidate| scale_to_unit_length(candidate));
+    }
+}
+
+/// Scales `vector` to length 1 (the zero vector stays as it is).
+pub fn scale_to_unit_length(vector: &mut [f64]) {
+    let length = vector.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if length > 0.0 {
+        vector.iter_mut().for_each(|x| *x /= length);
     }
 }
 

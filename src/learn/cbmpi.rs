@@ -419,9 +419,7 @@ impl Learner for Cbmpi {
         let mut best = (before, start);
         for _ in 0..self.options.classifier_generations {
             super::check_stop()?;
-            optimizer.ask()?;
-            optimizer.normalize_candidates();
-            let candidates = optimizer.ask()?;
+            let candidates = optimizer.ask_on_unit_sphere()?;
             let losses = classes.losses(&candidates);
             for (beta, loss) in candidates.iter().zip(&losses) {
                 if *loss < best.0 {

@@ -4,6 +4,7 @@
 
 use super::run::Row;
 use super::settings::Published;
+use crate::tune::plot::{tick_label, Ticked};
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 use std::path::Path;
@@ -55,6 +56,11 @@ pub fn draw(curves: &[Curve], published: &[Published], title: &str, out: &Path) 
         .chain(published.iter().map(|p| &p.rows))
         .fold(1.0f64, |a, b| a.max(*b));
     let (x_scale, x_unit) = crate::tune::plot::suffix(max_x);
+    let x_high = max_x * 1.03 / x_scale;
+    let y_high = max_y * 1.08;
+    // Labels with the decimals their axis's step needs (2,500 rows; 12.5 M samples).
+    let x_step = Ticked::new(0.0, x_high, 10).1;
+    let y_step = Ticked::new(0.0, y_high, 10).1;
     let extension = out.extension().and_then(|e| e.to_str()).unwrap_or("png");
     macro_rules! render {
         ($backend:expr) => {{
@@ -65,9 +71,11 @@ pub fn draw(curves: &[Curve], published: &[Published], title: &str, out: &Path) 
                 .margin(20)
                 .x_label_area_size(50)
                 .y_label_area_size(80)
-                .build_cartesian_2d(0.0..max_x * 1.03 / x_scale, 0.0..max_y * 1.08)?;
+                .build_cartesian_2d(Ticked::new(0.0, x_high, 10).0, Ticked::new(0.0, y_high, 10).0)?;
             chart
                 .configure_mesh()
+                .x_label_formatter(&|x| tick_label(*x, x_step, x_high, f64::INFINITY))
+                .y_label_formatter(&|y| tick_label(*y, y_step, y_high, 1e7))
                 .x_desc(format!(
                     "samples (calls of the game model){}",
                     if x_unit.is_empty() { String::new() } else { format!(", {x_unit}") }
@@ -105,7 +113,7 @@ pub fn draw(curves: &[Curve], published: &[Published], title: &str, out: &Path) 
             let levels: Vec<f64> = published.iter().filter(|p| p.samples.is_none()).map(|p| p.rows).collect();
             for (i, level) in levels.iter().enumerate() {
                 let line = chart.draw_series(DashedLineSeries::new(
-                    [(0.0, *level), (max_x * 1.03 / x_scale, *level)],
+                    [(0.0, *level), (x_high, *level)],
                     8,
                     6,
                     BLACK.stroke_width(1),

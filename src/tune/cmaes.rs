@@ -128,13 +128,15 @@ impl Cmaes {
         self.sigma
     }
 
-    /// Scales every candidate of the generation asked for to unit length, so that the
+    /// The generation's candidates, as `ask` gives them, each scaled to unit length; the
     /// update is made from the scaled ones. For objectives that do not depend on the
     /// vector's length (a greedy policy's weights), as MdpTetris' CMA-ES for Tetris does:
     /// the search stays on the sphere, where its step size can shrink, instead of drifting
     /// outwards along the direction nothing ranks.
-    pub fn normalize_candidates(&mut self) {
+    pub fn ask_on_unit_sphere(&mut self) -> Result<Vec<Vec<f64>>> {
+        self.ask()?;
         self.candidates.iter_mut().for_each(|candidate| scale_to_unit_length(candidate));
+        Ok(self.candidates.clone())
     }
 }
 
@@ -330,9 +332,7 @@ mod tests {
         let mut cma = Cmaes::new(&options, &space(4, (-5.0, 5.0), 0.5), 3).unwrap();
         let mut best = f64::INFINITY;
         for _ in 0..150 {
-            cma.ask().unwrap();
-            cma.normalize_candidates();
-            let candidates = cma.ask().unwrap();
+            let candidates = cma.ask_on_unit_sphere().unwrap();
             for candidate in &candidates {
                 let length = candidate.iter().map(|v| v * v).sum::<f64>().sqrt();
                 assert!((length - 1.0).abs() < 1e-12, "{length}");

@@ -2,7 +2,8 @@
 //! (higher-is-better score or lower-is-better penalty). The named presets that build
 //! them into games are in [`crate::presets`].
 
-use crate::board::Board;
+use crate::board::{Board, MAX_WIDTH};
+use crate::features::incremental::HeightsAfter;
 use crate::features::{columns, incremental, penalty7, Feature, FeatureContext};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -20,6 +21,49 @@ pub enum Sense {
 /// How a feature is computed.
 pub type FeatureFunction = fn(&FeatureContext) -> f64;
 
+/// Slots of the fast path's values ([`slot_value`]): its features by index, then the
+/// column heights after the drop, the differences of neighbouring columns, and the highest
+/// column (Bertsekas' features, read from [`HeightsAfter`]).
+const HEIGHT_SLOTS: usize = incremental::FEATURE_COUNT;
+const DIFFERENCE_SLOTS: usize = HEIGHT_SLOTS + MAX_WIDTH;
+const MAX_HEIGHT_SLOT: usize = DIFFERENCE_SLOTS + MAX_WIDTH;
+
+/// The slot of a feature on the fast path, if it has one.
+fn fast_slot(name: &str) -> Option<usize> {
+    if let Some(index) = incremental::index_of(name) {
+        return Some(index);
+    }
+    if name == "max_height" {
+        return Some(MAX_HEIGHT_SLOT);
+    }
+    let column = |prefix: &str| name.strip_prefix(prefix)?.parse::<usize>().ok().filter(|x| *x < MAX_WIDTH);
+    column("column_height_")
+        .map(|x| HEIGHT_SLOTS + x)
+        .or_else(|| column("column_difference_").map(|x| DIFFERENCE_SLOTS + x))
+}
+
+/// A slot's value: a feature's, or Bertsekas' from the heights (`highest`: the highest
+/// column), as the full features compute them (a column past the width reads 0, and so does
+/// a difference without a second column).
+#[inline(always)]
+fn slot_value(slot: usize, values: &[f64; incremental::FEATURE_COUNT], after: &HeightsAfter, highest: u8) -> f64 {
+    let heights = &after.heights;
+    if slot < HEIGHT_SLOTS {
+        values[slot]
+    } else if slot < DIFFERENCE_SLOTS {
+        heights[slot - HEIGHT_SLOTS] as f64
+    } else if slot < MAX_HEIGHT_SLOT {
+        let x = slot - DIFFERENCE_SLOTS;
+        if x + 1 < after.width {
+            heights[x].abs_diff(heights[x + 1]) as f64
+        } else {
+            0.0
+        }
+    } else {
+        highest as f64
+    }
+}
+
 /// A weighted sum of features.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
@@ -27,8 +71,11 @@ pub struct Evaluator {
     pub terms: Vec<(&'static Feature, f64)>,
     /// The non-zero terms, the only ones computed during play.
     active: Vec<(FeatureFunction, f64)>,
-    /// The active terms as indices of the incremental fast path, when it covers them all.
+    /// The active terms as slots of the incremental fast path (its features by index, then
+    /// Bertsekas' from the heights: [`slot_value`]), when it covers them all.
     fast: Option<Vec<(usize, f64)>>,
+    /// Whether a fast term reads the column heights after the drop (Bertsekas').
+    fast_needs_heights: bool,
     /// When the fast path's indices of the active terms ascend: the weights by index (zero
     /// elsewhere) and the set of active indices, for the specialised sums of
     /// [`incremental::ParentSummary::score_at`].
@@ -58,12 +105,15 @@ impl Evaluator {
             terms
                 .iter()
                 .filter(|(_, w)| *w != 0.0)
-                .map(|(f, w)| incremental::index_of(f.name).map(|i| (i, *w)))
+                .map(|(f, w)| fast_slot(f.name).map(|slot| (slot, *w)))
                 .collect::<Option<Vec<_>>>()
         } else {
             None
         };
-        let fast_weights = fast.as_ref().and_then(|terms| {
+        let fast_needs_heights = fast.as_ref().is_some_and(|terms| terms.iter().any(|(slot, _)| *slot >= HEIGHT_SLOTS));
+        // The specialised sums: the fast path's own features, in index order.
+        let fast_indices = fast.as_ref().filter(|_| !fast_needs_heights);
+        let fast_weights = fast_indices.and_then(|terms| {
             let ascending = terms.windows(2).all(|pair| pair[0].0 < pair[1].0);
             ascending.then(|| {
                 let mut weights = [0.0; incremental::FEATURE_COUNT];
@@ -93,6 +143,7 @@ impl Evaluator {
             terms,
             active,
             fast,
+            fast_needs_heights,
             fast_weights,
             fast_integer_weights,
             sense,
@@ -167,14 +218,36 @@ impl Evaluator {
         self.fast.is_some()
     }
 
-    /// The utility from the fast path's raw feature values; the terms are summed in the
-    /// same order as [`Evaluator::value`], so the result is bit-identical.
+    /// The fast path's features among the terms, as a set of their indices.
     #[inline]
-    pub fn fast_utility(&self, values: &[f64; incremental::FEATURE_COUNT]) -> f64 {
+    pub fn fast_value_set(&self) -> u32 {
+        self.fast.iter().flatten().filter(|(slot, _)| *slot < HEIGHT_SLOTS).fold(0, |set, (slot, _)| set | 1 << slot)
+    }
+
+    /// Whether [`Evaluator::fast_utility`] reads the column heights after the drop
+    /// (Bertsekas' features): the caller computes them only then.
+    #[inline]
+    pub fn fast_needs_heights(&self) -> bool {
+        self.fast_needs_heights
+    }
+
+    /// The utility from the fast path's raw feature values and, for Bertsekas' features,
+    /// the column heights after the drop (any value when [`Evaluator::fast_needs_heights`]
+    /// is false); the terms are summed in the same order as [`Evaluator::value`], so the
+    /// result is bit-identical.
+    #[inline]
+    pub fn fast_utility(&self, values: &[f64; incremental::FEATURE_COUNT], heights: &HeightsAfter) -> f64 {
         let terms = self.fast.as_ref().expect("has_fast_path checked");
         let mut total = 0.0;
-        for &(index, w) in terms {
-            total += w * values[index];
+        if self.fast_needs_heights {
+            let highest = heights.heights.iter().copied().max().unwrap_or(0);
+            for &(slot, w) in terms {
+                total += w * slot_value(slot, values, heights, highest);
+            }
+        } else {
+            for &(index, w) in terms {
+                total += w * values[index];
+            }
         }
         match self.sense {
             Sense::Maximize => total,

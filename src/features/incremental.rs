@@ -60,6 +60,13 @@ pub const ELTETRIS_SET: u32 = feature_set(&[1, 3, 4, 6, 7, 8]);
 pub const DT_SET: u32 = feature_set(&[0, 2, 4, 5, 7, DT_WELLS, CELLS_ABOVE_HOLES, ROWS_WITH_HOLES, PATTERN_DIVERSITY]);
 /// Every supported feature.
 pub const ALL_SET: u32 = (1 << FEATURE_COUNT) - 1;
+/// Not a feature: a walk's set with this bit sums the evaluator's terms in its own order
+/// from the features of the set and the column heights after the drop (Bertsekas'
+/// features, [`ParentSummary::heights_at`]).
+pub const WITH_HEIGHTS: u32 = 1 << 31;
+/// Bertsekas' sets (BDU: Bertsekas' 21 and BCTS as MdpTetris counts it; lambda-PI's policy:
+/// Bertsekas' 21 and the rows cleared): their row features, and the heights.
+pub const BERTSEKAS_SET: u32 = BCTS_MDPTETRIS_SET | CLEARED_ROW_FEATURES | WITH_HEIGHTS;
 
 /// Index of a feature in [`SUPPORTED`].
 pub fn index_of(name: &str) -> Option<usize> {
@@ -304,6 +311,16 @@ pub fn gaps_at(
         gaps[j & 3] = bottom as u32 + shape.bottoms[j & 3] - heights[left + j] as u32;
     }
     gaps
+}
+
+/// The column heights of the board a drop leaves (rows it completes removed) and the
+/// board's width: what Bertsekas' features read on the fast path
+/// ([`ParentSummary::heights_at`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeightsAfter {
+    /// By column; 0 past the width.
+    pub heights: [u8; MAX_WIDTH],
+    pub width: usize,
 }
 
 /// One drop the scorers of [`ParentSummary`] score: `shape`'s box at (`left`, `bottom`), at
@@ -665,6 +682,47 @@ impl ParentSummary {
         self.features_at(board, landing).expect("a covered placement stays on the board")
     }
 
+    /// The column heights after placing `p` (which [`ParentSummary::covers`]).
+    #[inline]
+    pub fn heights_after(&self, p: &Placement) -> HeightsAfter {
+        let shape = ShapeCells::new(&p.shape);
+        let gaps = [0; 4];
+        let landing = Landing {
+            shape: &shape,
+            width: shape.width,
+            height: shape.height,
+            left: p.left as usize,
+            bottom: p.bottom as usize,
+            gaps: &gaps,
+        };
+        self.heights_at(landing)
+    }
+
+    /// The column heights after `landing` on the summarised board, rows it completes
+    /// removed: each column's bitmask with the piece's cells added, its top counted without
+    /// the completed rows below it. `landing` must stay on the board.
+    #[inline(always)]
+    pub fn heights_at(&self, landing: Landing) -> HeightsAfter {
+        let Landing { shape, width: piece_width, height: piece_height, left, bottom, .. } = landing;
+        let mut completed = 0u64;
+        for i in 0..piece_height {
+            let y = bottom + i;
+            if self.board_rows[y] | shape.rows[i & 3] << left == self.full {
+                completed |= 1 << y;
+            }
+        }
+        let mut after = HeightsAfter { heights: [0; MAX_WIDTH], width: self.width };
+        for x in 0..self.width {
+            let mut column = self.columns[PAD + x];
+            if (left..left + piece_width).contains(&x) {
+                column |= shape.columns[(x - left) & 3] << bottom;
+            }
+            let top = 64 - (column & !completed).leading_zeros();
+            after.heights[x] = (top - (completed & ((1u64 << top) - 1)).count_ones()) as u8;
+        }
+        after
+    }
+
     /// The supported features after `landing` on `board` (the summarised board), rows it
     /// completes removed; `None` when it reaches above the board's top row (the full
     /// features must score it then).
@@ -672,6 +730,14 @@ impl ParentSummary {
     pub fn features_at(&self, board: &Board, landing: Landing) -> Option<[f64; FEATURE_COUNT]> {
         let (counts, _) = self.counts_at::<ALL_SET>(board, landing)?;
         Some(std::array::from_fn(|index| real(&counts, index)))
+    }
+
+    /// The features of `SET` after `landing` (0 for the others), as
+    /// [`ParentSummary::features_at`] gives them all.
+    #[inline(always)]
+    pub fn features_for<const SET: u32>(&self, board: &Board, landing: Landing) -> Option<[f64; FEATURE_COUNT]> {
+        let (counts, _) = self.counts_at::<SET>(board, landing)?;
+        Some(std::array::from_fn(|index| if SET >> index & 1 == 1 { real(&counts, index) } else { 0.0 }))
     }
 
     /// The weighted sum of the features of `SET` (a set of [`SUPPORTED`] indices) after the

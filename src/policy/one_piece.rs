@@ -4,12 +4,15 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
-    full_score, prunable, rows_are_runs, Landing, ParentSummary, PruneBounds, Scored, ShapeCells, ALL_SET,
-    BCTS_MDPTETRIS_SET, BCTS_SET, DELLACHERIE_SET, DT_SET, ELTETRIS_SET, FEATURE_COUNT,
+    full_score, prunable, rows_are_runs, HeightsAfter, Landing, ParentSummary, PruneBounds, Scored, ShapeCells,
+    ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, BERTSEKAS_SET, DELLACHERIE_SET, DT_SET, ELTETRIS_SET, FEATURE_COUNT,
+    WITH_HEIGHTS,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
 const NO_INTEGER_WEIGHTS: [i64; FEATURE_COUNT] = [0; FEATURE_COUNT];
+/// Stand-in heights for evaluators without Bertsekas' features.
+const NO_HEIGHTS: HeightsAfter = HeightsAfter { heights: [0; crate::board::MAX_WIDTH], width: 0 };
 use crate::board::Board;
 use crate::features::FeatureContext;
 use crate::piece::DropShape;
@@ -204,7 +207,10 @@ impl OnePiece {
         let summary = self.evaluator.has_fast_path().then(|| ParentSummary::new(view.board));
         for p in candidates.iter() {
             let rating = match &summary {
-                Some(s) if s.covers(view.board, p) => self.evaluator.fast_utility(&s.features_after(view.board, p)),
+                Some(s) if s.covers(view.board, p) => {
+                    let heights = if self.evaluator.fast_needs_heights() { s.heights_after(p) } else { NO_HEIGHTS };
+                    self.evaluator.fast_utility(&s.features_after(view.board, p), &heights)
+                }
                 _ => {
                     let mut board = *view.board;
                     let info = rules.apply(&mut board, p);
@@ -253,6 +259,14 @@ impl OnePiece {
                 self.walk_real_drops::<DT_SET>(rules, table, view, s, b, &weights)
             }
             (Some(&(weights, _)), _) => self.walk_real_drops::<ALL_SET>(rules, table, view, s, b, &weights),
+            // Bertsekas' features with BCTS' or the rows cleared: their sum, in the
+            // evaluator's order.
+            (None, _)
+                if self.evaluator.fast_needs_heights()
+                    && self.evaluator.fast_value_set() & !(BERTSEKAS_SET & !WITH_HEIGHTS) == 0 =>
+            {
+                self.walk_drops::<BERTSEKAS_SET, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no)
+            }
             // Terms out of index order: the general sum, in the evaluator's order.
             (None, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no),
         }
@@ -376,8 +390,16 @@ impl OnePiece {
             }
             let placement = || Placement::straight(piece, k, left, bottom, *shape);
             let landing = Landing { shape: cells, width: piece_width, height: piece_height, left, bottom, gaps: &gaps };
-            let fast = if SET == 0 {
-                summary.features_at(board, landing).map(|values| self.evaluator.fast_utility(&values))
+            let fast = if SET & WITH_HEIGHTS != 0 {
+                summary
+                    .features_for::<SET>(board, landing)
+                    .map(|values| self.evaluator.fast_utility(&values, &summary.heights_at(landing)))
+            } else if SET == 0 {
+                summary.features_at(board, landing).map(|values| {
+                    let heights =
+                        if self.evaluator.fast_needs_heights() { summary.heights_at(landing) } else { NO_HEIGHTS };
+                    self.evaluator.fast_utility(&values, &heights)
+                })
             } else if INTEGER {
                 summary.score_at::<SET, _>(board, landing, integer).map(|value| self.evaluator.utility_of_value(value))
             } else if PRUNE {
@@ -399,7 +421,7 @@ impl OnePiece {
                 None => {
                     let mut after = *board;
                     let info = rules.apply(&mut after, &placement());
-                    if SET == 0 {
+                    if SET == 0 || SET & WITH_HEIGHTS != 0 {
                         self.evaluator.utility(&FeatureContext::new(&after, info))
                     } else {
                         self.evaluator.utility_of_value(full_score::<SET>(&after, &info, weights))
@@ -506,6 +528,70 @@ mod tests {
         assert!(checked > 2000, "{checked}");
     }
 
+    /// Bertsekas' features on the fast path (read from the column heights after the drop)
+    /// choose as the full features do on the board each placement leaves, rows cleared or
+    /// not, on boards narrower and wider than the features' 10 columns; and the general
+    /// sum over the listed candidates agrees.
+    #[test]
+    fn column_height_terms_choose_as_the_full_features() {
+        let mut checked = 0;
+        let mut cleared = 0;
+        let bdu = presets::find("bdu").unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        let mut terms: Vec<(&str, f64)> = crate::features::bertsekas::names(10)
+            .into_iter()
+            .zip([-1.0, -0.25, 0.5, -2.0].into_iter().cycle())
+            .collect();
+        terms.push(("rows_cleared", 3.0));
+        let bertsekas = Evaluator::from_names(&terms, Sense::Maximize, None).unwrap();
+        for (name, evaluator, sizes) in
+            [("bdu", bdu, &[(10, 10), (10, 16)][..]), ("bertsekas", bertsekas, &[(10, 12), (6, 8), (13, 10)][..])]
+        {
+            assert!(evaluator.has_fast_path() && evaluator.fast_needs_heights(), "{name}");
+            let policy = OnePiece::new(evaluator.clone(), TieBreak::FirstBest);
+            for (seed, &(width, height)) in sizes.iter().enumerate() {
+                let rules = Simplified::new(width, height, false);
+                let table = rules.straight_drops().unwrap();
+                let mut board = rules.new_board();
+                let mut pieces = Randomizer::new(RandomizerKind::Uniform, seed as u64 + 11);
+                let mut scratch = Scratch::default();
+                let mut candidates = Vec::new();
+                for _ in 0..300 {
+                    let piece = pieces.next_piece();
+                    let view = GameView { board: &board, current: piece, preview: &[], hold: None, can_hold: false };
+                    // The full features on every candidate's board, the first best kept.
+                    rules.candidates(&board, piece, &mut candidates);
+                    let mut full: Option<(f64, Placement)> = None;
+                    for p in &candidates {
+                        let mut after = board;
+                        let info = rules.apply(&mut after, p);
+                        cleared += (info.rows_cleared > 0) as usize;
+                        let rating = evaluator.utility(&FeatureContext::new(&after, info));
+                        if full.is_none_or(|(best, _)| rating > best) {
+                            full = Some((rating, *p));
+                        }
+                    }
+                    let walked = policy.choose_straight_drops(
+                        &rules,
+                        table,
+                        &view,
+                        &mut ParentSummary::default(),
+                        &mut PruneBounds::default(),
+                    );
+                    let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
+                    let walked = walked.map(|d| (d.value.to_bits(), d.placement));
+                    assert_eq!(walked, full.map(|(v, p)| (v.to_bits(), p)), "{name} {width}x{height}");
+                    assert_eq!(walked, listed.map(|d| (d.value.to_bits(), d.placement)), "{name} {width}x{height}");
+                    let Some((_, placement)) = walked else { break };
+                    if rules.lock(&mut board, &placement).game_over {
+                        break;
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 600 && cleared > 300, "{checked} moves, {cleared} clearing candidates");
+    }
+
     /// Pruning is on only where its bound holds: an evaluator that maximises real sums with
     /// every weight but the cleared-row features' at or below zero.
     #[test]
@@ -547,6 +633,7 @@ mod tests {
             ("bcts-mdptetris", preset_evaluator("bcts-mdptetris")),
             ("dt-10", preset_evaluator("dt-10")),
             ("dt-20", preset_evaluator("dt-20")),
+            ("bdu", preset_evaluator("bdu")),
             (
                 "mixed",
                 Evaluator::from_names(

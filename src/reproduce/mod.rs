@@ -175,9 +175,9 @@ pub static PLAN: &[Measurement] = &[
     line("bcts", Some((10, 20)), FULL_HEIGHTS, 0, 300, THIERY_BCTS),
     line("bcts", Some((10, 20)), Method::FullGames, 0, 20, THIERY_BCTS),
     // The approximate-dynamic-programming papers' best policies (JMLR15, Tables 1 and 2).
-    // BDU's features are not on the fast path (several times slower than BCTS's), and the
-    // D-T features were not when this plan was set: `--quick` plays their 10x10 games
-    // only, `--full` estimates 10x20 too.
+    // Their policies clear millions of rows on 10x20, and BDU sums 28 terms a placement
+    // (several times slower than BCTS): `--quick` plays their 10x10 games only, `--full`
+    // estimates 10x20 too.
     line("dt-10", Some((10, 10)), Method::FullGames, 100, 1_000, JMLR_DT10_10X10),
     line("dt-10", Some((10, 20)), FULL_HEIGHTS, 0, 300, JMLR_DT10_10X20),
     line("dt-20", Some((10, 10)), Method::FullGames, 100, 1_000, JMLR_DT20_10X10),

@@ -479,6 +479,16 @@ mod tests {
     use crate::randomizer::{Randomizer, RandomizerKind};
     use crate::rules::simplified::Simplified;
 
+    /// The straight-drop walk from fresh scratch (no summary kept from an earlier move).
+    fn walk_fresh(
+        policy: &OnePiece,
+        rules: &dyn RuleSet,
+        table: &OrientationTable,
+        view: &GameView,
+    ) -> Option<Decision> {
+        policy.choose_straight_drops(rules, table, view, &mut ParentSummary::default(), &mut PruneBounds::default())
+    }
+
     /// On the rule sets that list their candidates (pieces shifted at spawn height, slid
     /// under overhangs), the specialised scorers choose as the general sum and the
     /// evaluator, at every move of played games.
@@ -570,13 +580,7 @@ mod tests {
                             full = Some((rating, *p));
                         }
                     }
-                    let walked = policy.choose_straight_drops(
-                        &rules,
-                        table,
-                        &view,
-                        &mut ParentSummary::default(),
-                        &mut PruneBounds::default(),
-                    );
+                    let walked = walk_fresh(&policy, &rules, table, &view);
                     let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
                     let walked = walked.map(|d| (d.value.to_bits(), d.placement));
                     assert_eq!(walked, full.map(|(v, p)| (v.to_bits(), p)), "{name} {width}x{height}");
@@ -673,13 +677,7 @@ mod tests {
                         };
                         let listed = policy.choose_listed_general(&rules, &view, &mut scratch);
                         let specialised = policy.choose_listed(&rules, &view, &mut scratch);
-                        let walked = policy.choose_straight_drops(
-                            &rules,
-                            table,
-                            &view,
-                            &mut ParentSummary::default(),
-                            &mut PruneBounds::default(),
-                        );
+                        let walked = walk_fresh(&policy, &rules, table, &view);
                         assert_eq!(
                             listed.map(|d| (d.placement, d.value.to_bits())),
                             specialised.map(|d| (d.placement, d.value.to_bits())),

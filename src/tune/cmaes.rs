@@ -128,13 +128,31 @@ impl Cmaes {
         self.sigma
     }
 
+    /// Draws the generation's candidates unless they are drawn already.
+    fn sample_generation(&mut self) {
+        let n = self.dimension;
+        if self.candidates.is_empty() {
+            for _ in 0..self.lambda {
+                let z: Vec<f64> = (0..n).map(|_| self.rng.sample::<f64, _>(StandardNormal)).collect();
+                // x = m + sigma * B * D * z
+                let x = (0..n)
+                    .map(|i| {
+                        let y: f64 = (0..n).map(|j| self.basis[i * n + j] * self.scales[j] * z[j]).sum();
+                        self.mean[i] + self.sigma * y
+                    })
+                    .collect();
+                self.candidates.push(x);
+            }
+        }
+    }
+
     /// The generation's candidates, as `ask` gives them, each scaled to unit length; the
     /// update is made from the scaled ones. For objectives that do not depend on the
     /// vector's length (a greedy policy's weights), as MdpTetris' CMA-ES for Tetris does:
     /// the search stays on the sphere, where its step size can shrink, instead of drifting
     /// outwards along the direction nothing ranks.
     pub fn ask_on_unit_sphere(&mut self) -> Result<Vec<Vec<f64>>> {
-        self.ask()?;
+        self.sample_generation();
         self.candidates.iter_mut().for_each(|candidate| scale_to_unit_length(candidate));
         Ok(self.candidates.clone())
     }
@@ -150,20 +168,7 @@ pub fn scale_to_unit_length(vector: &mut [f64]) {
 
 impl Optimizer for Cmaes {
     fn ask(&mut self) -> Result<Vec<Vec<f64>>> {
-        let n = self.dimension;
-        if self.candidates.is_empty() {
-            for _ in 0..self.lambda {
-                let z: Vec<f64> = (0..n).map(|_| self.rng.sample::<f64, _>(StandardNormal)).collect();
-                // x = m + sigma * B * D * z
-                let x = (0..n)
-                    .map(|i| {
-                        let y: f64 = (0..n).map(|j| self.basis[i * n + j] * self.scales[j] * z[j]).sum();
-                        self.mean[i] + self.sigma * y
-                    })
-                    .collect();
-                self.candidates.push(x);
-            }
-        }
+        self.sample_generation();
         Ok(self.candidates.clone())
     }
 

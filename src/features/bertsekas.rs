@@ -77,6 +77,16 @@ columns!(
     15 "column_height_15" "column_difference_15",
 );
 
+/// The columns a board needs for feature `name` to read one of its columns (`None`: it
+/// reads the whole board): `column_height_X` needs X + 1, `column_difference_X` X + 2.
+pub fn columns_needed(name: &str) -> Option<usize> {
+    COLUMN_HEIGHTS
+        .iter()
+        .position(|f| f.name == name)
+        .map(|x| x + 1)
+        .or_else(|| COLUMN_DIFFERENCES.iter().position(|f| f.name == name).map(|x| x + 2))
+}
+
 /// The names of Bertsekas' features on a board `width` wide, in MdpTetris' order of its
 /// `bertsekas_initial.dat` (heights, differences, wall height, holes; no constant).
 pub fn names(width: usize) -> Vec<&'static str> {

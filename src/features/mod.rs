@@ -145,6 +145,26 @@ pub fn find(name: &str) -> anyhow::Result<&'static Feature> {
         .ok_or_else(|| crate::names::unknown("feature", name, REGISTRY.iter().map(|f| f.name)))
 }
 
+/// Refuses a feature that reads a column a board `width` wide does not have
+/// (`column_height_9` on a 6-wide board would read 0 whatever the board).
+pub fn check_width(feature: &Feature, width: usize) -> anyhow::Result<()> {
+    match bertsekas::columns_needed(feature.name) {
+        Some(needed) if needed > width => anyhow::bail!(
+            "feature {} reads column {} of a board {width} columns wide (columns are numbered from 0)",
+            feature.name,
+            needed - 1
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Looks a feature up by name for a board `width` wide: [`find`], then [`check_width`].
+pub fn find_for_width(name: &str, width: usize) -> anyhow::Result<&'static Feature> {
+    let feature = find(name)?;
+    check_width(feature, width)?;
+    Ok(feature)
+}
+
 #[cfg(test)]
 pub(crate) mod test_boards {
     //! The reference boards of `golden.md`, top row first.
@@ -186,6 +206,17 @@ mod tests {
     fn unknown_feature_suggests() {
         let e = find("hole").unwrap_err().to_string();
         assert!(e.contains("did you mean"), "{e}");
+    }
+
+    #[test]
+    fn column_features_need_their_columns() {
+        assert!(find_for_width("column_height_5", 6).is_ok());
+        assert!(find_for_width("column_difference_4", 6).is_ok());
+        assert!(find_for_width("holes", 4).is_ok());
+        let e = find_for_width("column_height_9", 6).unwrap_err().to_string();
+        assert!(e.contains("column_height_9 reads column 9 of a board 6 columns wide"), "{e}");
+        let e = find_for_width("column_difference_5", 6).unwrap_err().to_string();
+        assert!(e.contains("reads column 6"), "{e}");
     }
 }
 

@@ -7,9 +7,44 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| (hash ^ byte as u64).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
+/// The checksum of a saved state read as JSON: FNV-1a of its compact JSON (keys sorted)
+/// without the `checksum` key, in hex.
+pub fn json_checksum(state: &serde_json::Value) -> String {
+    let mut body = state.clone();
+    if let Some(fields) = body.as_object_mut() {
+        fields.remove("checksum");
+    }
+    let text = serde_json::to_vec(&body).expect("JSON of a JSON value");
+    format!("{:016x}", fnv1a(&text))
+}
+
+/// `state` (a JSON object) with its checksum under the key `checksum`.
+pub fn seal(mut state: serde_json::Value) -> serde_json::Value {
+    let checksum = json_checksum(&state);
+    if let Some(fields) = state.as_object_mut() {
+        fields.insert("checksum".into(), checksum.into());
+    }
+    state
+}
+
+/// Whether a sealed state's stored checksum matches (`None`: it has none).
+pub fn seal_matches(state: &serde_json::Value) -> Option<bool> {
+    state.get("checksum").and_then(serde_json::Value::as_str).map(|stored| stored == json_checksum(state))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sealed_state_is_refused_once_edited() {
+        let sealed = seal(serde_json::json!({ "format": 2, "weights": [1.5, -2.0] }));
+        assert_eq!(seal_matches(&sealed), Some(true));
+        let mut edited = sealed.clone();
+        edited["weights"][1] = (-2.5).into();
+        assert_eq!(seal_matches(&edited), Some(false));
+        assert_eq!(seal_matches(&serde_json::json!({ "format": 2 })), None);
+    }
 
     #[test]
     fn known_values() {

@@ -93,6 +93,31 @@ fn bad_experiments_are_one_line_and_write_nothing() {
             "dpi has no value function",
         ),
         (TINY.replace("board = \"6x8\"", "board = \"6x99\""), "board"),
+        // Refused before the run folder is made, not at the first iteration.
+        (TINY.replace("states = 100", "states = 100\nbehaviour = \"lee\""), "behaviour"),
+        (
+            TINY.replace("states = 100", "states = 100\nclassifier_population = 1000000000000"),
+            "classifier_population must be 2 to 100000",
+        ),
+        (
+            TINY.replace("classifier_generations = 3", "classifier_generations = 1000000000000"),
+            "classifier_generations must be 1 to 100000",
+        ),
+        (TINY.replace("states = 100", "states = 100000000"), "must be 1 to 1000000"),
+        (TINY.replace("states = 100", "states = 100\npolicy_features = []"), "policy_features: the list is empty"),
+        (
+            TINY.replace("states = 100", "states = 100\nvalue_features = [\"column_height_9\"]"),
+            "value_features: feature column_height_9 reads column 9 of a board 6 columns wide",
+        ),
+        (
+            "learner = \"cross-entropy\"\nseed = 1\niterations = 1\n[options]\npopulation = 1000000000000\n".into(),
+            "population must be 2 to 1000000",
+        ),
+        (
+            "learner = \"lambda-pi\"\nseed = 1\niterations = 1\n[options]\nfeatures = [\"holes\"]\ninitial = [nan, 1]\n"
+                .into(),
+            "every weight must be a finite number",
+        ),
     ];
     for (text, expected) in cases {
         let file = dir.path().join("bad.toml");
@@ -181,4 +206,171 @@ fn stopped_run_resumes_to_the_same_results(signal: &str, code: Option<i32>) {
         .filter(|name| name.contains(".tmp") || name.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// A finished tiny run's folder, made under `dir`.
+fn tiny_run(dir: &Path, iterations: u64) -> std::path::PathBuf {
+    let text = TINY.replace("iterations = 2", &format!("iterations = {iterations}"));
+    let file = dir.join("tiny.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("results");
+    let o = run(&["learn", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    only_folder(&out.join("tiny"))
+}
+
+/// Every file of a folder, by name, with its bytes.
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_tampered_checkpoint_or_experiment_is_refused_and_nothing_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = tiny_run(dir.path(), 2);
+    // As a stopped run: the held-out score not yet written.
+    std::fs::remove_file(run_dir.join("held_out.csv")).unwrap();
+    let checkpoint = std::fs::read_to_string(run_dir.join("checkpoint.json")).unwrap();
+    let experiment = std::fs::read_to_string(run_dir.join("experiment.toml")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&checkpoint).unwrap();
+    assert_eq!(value["format"], 2);
+    assert!(value["checksum"].is_string() && value["experiment"] == experiment.as_str());
+    let edited = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut c = value.clone();
+        edit(&mut c);
+        c.to_string()
+    };
+    // Format 1 (no checksum, no experiment) is read still: its contents are checked.
+    let unsealed = |edit: &dyn Fn(&mut serde_json::Value)| {
+        edited(&|c| {
+            c["format"] = 1.into();
+            c.as_object_mut().unwrap().remove("checksum");
+            c.as_object_mut().unwrap().remove("experiment");
+            edit(c);
+        })
+    };
+    let cases: Vec<(String, String, &str)> = vec![
+        (edited(&|c| c["rows"][0]["rows_mean"] = 1e6.into()), experiment.clone(), "the checksum does not match"),
+        (
+            edited(&|c| c.as_object_mut().unwrap().remove("checksum").map(drop).unwrap()),
+            experiment.clone(),
+            "no checksum",
+        ),
+        (checkpoint.clone(), experiment.replace("seed = 2", "seed = 3"), "made by another experiment"),
+        (checkpoint.clone(), experiment.replace("6x8", "10x8"), "made by another experiment"),
+        (
+            unsealed(&|c| c["learner"]["policy_weights"] = serde_json::json!([1.0])),
+            experiment.clone(),
+            "policy_weights has 1 weights",
+        ),
+        (unsealed(&|c| c["learner"]["options"]["classifier_population"] = 0.into()), experiment.clone(), "options is"),
+        (unsealed(&|c| c["learner"]["states"] = 0.into()), experiment.clone(), "states is 0"),
+        (unsealed(&|c| c["rows"][1]["iteration"] = 7.into()), experiment.clone(), "rows[1] is not iteration 1"),
+        (unsealed(&|c| c["names"][0] = "holes".into()), experiment.clone(), "are not the policy's features"),
+        (checkpoint[..checkpoint.len() / 2].to_string(), experiment.clone(), "is not a learning checkpoint"),
+    ];
+    for (checkpoint_text, experiment_text, expected) in cases {
+        std::fs::write(run_dir.join("checkpoint.json"), &checkpoint_text).unwrap();
+        std::fs::write(run_dir.join("experiment.toml"), &experiment_text).unwrap();
+        let before = contents(&run_dir);
+        let o = run(&["learn", "--resume", run_dir.to_str().unwrap()]);
+        assert_clean_error(&o, expected);
+        assert_eq!(contents(&run_dir), before, "{expected}: nothing changed");
+    }
+    // The cross-entropy learner's optimizer state is checked as tune's is.
+    let text = "learner = \"cross-entropy\"\nboard = \"6x8\"\nseed = 1\niterations = 2\nevaluation_games = 5\nheld_out_games = 5\n[options]\npopulation = 10\n";
+    let file = dir.path().join("ce.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("ce-results");
+    assert!(run(&["learn", file.to_str().unwrap(), "--out", out.to_str().unwrap()]).status.success());
+    let ce = only_folder(&out.join("ce"));
+    std::fs::remove_file(ce.join("held_out.csv")).unwrap();
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ce.join("checkpoint.json")).unwrap()).unwrap();
+    for (edit, expected) in [
+        (serde_json::json!({"population": 0}), "cross-entropy options differ"),
+        (serde_json::json!({"mean": [1.0]}), "cross-entropy mean is not 9 finite numbers"),
+    ] {
+        let mut c = value.clone();
+        c["format"] = 1.into();
+        c.as_object_mut().unwrap().remove("checksum");
+        let (key, new) = edit.as_object().unwrap().iter().next().unwrap();
+        match key.as_str() {
+            "population" => c["learner"]["optimizer"]["options"]["population"] = new.clone(),
+            _ => c["learner"]["optimizer"][key] = new.clone(),
+        }
+        std::fs::write(ce.join("checkpoint.json"), c.to_string()).unwrap();
+        let o = run(&["learn", "--resume", ce.to_str().unwrap()]);
+        assert_clean_error(&o, expected);
+    }
+}
+
+#[test]
+fn a_learning_study_file_is_checked_whole_and_settings_given_again_must_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tiny.toml");
+    std::fs::write(&file, TINY.replace("iterations = 2", "iterations = 1")).unwrap();
+    let out = dir.path().join("results");
+    let o = run(&["learn", file.to_str().unwrap(), "--runs", "1", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let study = only_folder(&out.join("learn-studies"));
+    let path = study.join("learn-study.json");
+    let sealed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(sealed["format"], 2);
+    let unsealed = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut s = sealed.clone();
+        s["format"] = 1.into();
+        s.as_object_mut().unwrap().remove("checksum");
+        edit(&mut s);
+        s.to_string()
+    };
+    let cases: Vec<(String, &str)> = vec![
+        (
+            {
+                let mut s = sealed.clone();
+                s["reach"] = 50.0.into();
+                s.to_string()
+            },
+            "the checksum does not match",
+        ),
+        (unsealed(&|s| s["experiments"][0]["name"] = "../escaped".into()), "name \"../escaped\" must be"),
+        (unsealed(&|s| s["experiments"][0]["runs"] = 0.into()), "runs must be in 1..="),
+        (unsealed(&|s| s["experiments"][0]["runs"] = 1_000_000_000_000u64.into()), "runs must be in 1..="),
+        (unsealed(&|s| s["experiments"] = serde_json::json!([])), "no experiments"),
+        (unsealed(&|s| s["reach"] = (-1.0).into()), "--reach must be a number of rows above 0"),
+    ];
+    for (text, expected) in cases {
+        std::fs::write(&path, &text).unwrap();
+        let o = run(&["learn", "--resume", study.to_str().unwrap()]);
+        assert_clean_error(&o, expected);
+        assert!(!dir.path().join("results/learn-studies/escaped").exists() && !study.join("../escaped").exists());
+    }
+    // A setting given again must be the study's.
+    std::fs::write(&path, sealed.to_string()).unwrap();
+    let o = run(&["learn", "--resume", study.to_str().unwrap(), "--reach", "50"]);
+    assert_clean_error(&o, "cannot resume");
+    assert!(stderr(&o).contains("--reach 50") && stderr(&o).contains("3,000"), "{}", stderr(&o));
+    let o = run(&["learn", "--resume", study.to_str().unwrap(), "--reach", "3000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn an_experiment_name_cannot_lead_outside_the_output_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("inner");
+    std::fs::create_dir(&nested).unwrap();
+    // `...toml` is the experiment `..`.
+    let file = nested.join("...toml");
+    std::fs::write(&file, TINY).unwrap();
+    let out = nested.join("results");
+    let o = run(&["learn", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_clean_error(&o, "must be letters, digits");
+    assert_eq!(std::fs::read_dir(&nested).unwrap().count(), 1, "nothing written beside the file");
 }

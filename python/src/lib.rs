@@ -165,7 +165,7 @@ fn fitness(
     let lines: Vec<f64> = records.iter().map(|r| r.lines as f64).collect();
     let mut summary = Summary::of(&lines, Quantity::length(built.rules.frame_rules().is_none()));
     if let Some(cap) = max_pieces {
-        summary = summary.at_most((4 * cap / built.rules.new_board().width() as u64) as f64);
+        summary = summary.at_most_rows(cap, built.rules.new_board().width());
     }
     Ok((summary.mean, summary.low_95, summary.high_95))
 }

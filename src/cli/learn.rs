@@ -22,8 +22,9 @@ pub struct LearnArgs {
     #[arg(long, value_name = "N")]
     pub runs: Option<u64>,
     /// The score whose samples a study's table reports (the mean curve's first crossing).
-    #[arg(long, value_name = "ROWS", default_value_t = 3000.0)]
-    pub reach: f64,
+    /// [default: 3000]
+    #[arg(long, value_name = "ROWS")]
+    pub reach: Option<f64>,
     /// Folder under which runs are written as <experiment>/<run-id>/, studies as
     /// learn-studies/<stamp>/.
     #[arg(long, value_name = "DIR", default_value = "results", conflicts_with = "resume")]
@@ -40,8 +41,8 @@ pub fn run(args: LearnArgs) -> Result<Ended> {
     if let Some(runs) = args.runs {
         crate::tune::experiment::check_runs(runs).context("--runs")?;
     }
-    if !(args.reach.is_finite() && args.reach > 0.0) {
-        bail!("--reach must be a number of rows above 0, found {}", args.reach);
+    if let Some(reach) = args.reach {
+        study::check_reach(reach)?;
     }
     let pool = crate::support::threads::thread_pool(args.threads)?;
     let outcome = pool.install(|| -> Result<Outcome> {
@@ -50,10 +51,13 @@ pub fn run(args: LearnArgs) -> Result<Ended> {
                 bail!("--resume takes neither --runs nor experiment files: the folder records them");
             }
             if study::is_study(dir) {
-                return study::resume(dir);
+                return study::resume(dir, args.reach);
             }
             if !dir.join("experiment.toml").is_file() {
                 bail!("{} is not a learning run or study folder (it has no experiment.toml)", dir.display());
+            }
+            if args.reach.is_some() {
+                bail!("--reach is a study's: {} is a single run", dir.display());
             }
             return run::resume(dir);
         }
@@ -64,7 +68,10 @@ pub fn run(args: LearnArgs) -> Result<Ended> {
         for path in &args.experiments {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
             let settings = Settings::parse(&text).with_context(|| format!("{}", path.display()))?;
-            let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "learn".into());
+            let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            // The name is the folder the runs go to, inside --out.
+            crate::support::run_dir::check_folder_name(&name)
+                .with_context(|| format!("{}: the file's name", path.display()))?;
             loaded.push((name, text, settings));
         }
         let study_runs = |settings: &Settings| args.runs.or(settings.runs);
@@ -73,7 +80,10 @@ pub fn run(args: LearnArgs) -> Result<Ended> {
                 .into_iter()
                 .map(|(name, text, settings)| StudyExperiment { runs: study_runs(&settings).unwrap_or(1), name, text })
                 .collect();
-            return study::start(experiments, args.reach, &args.out);
+            return study::start(experiments, args.reach.unwrap_or(study::DEFAULT_REACH), &args.out);
+        }
+        if args.reach.is_some() {
+            bail!("--reach is a study's: give --runs N (or several experiment files) for a study");
         }
         let (name, text, settings) = loaded.pop().expect("one experiment");
         run::start(&settings, &text, &args.out.join(name))

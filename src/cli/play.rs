@@ -216,7 +216,7 @@ fn print_summary(records: &[GameRecord], seconds: f64, threads: usize, turns_met
     if let Some(cap) = shape.max_pieces {
         // A cap bounds the means: its pieces, and the rows they can clear.
         pieces = pieces.at_most(cap as f64);
-        lines = lines.at_most((4 * cap / shape.width) as f64);
+        lines = lines.at_most_rows(cap, shape.width as usize);
     }
     let scores = column(|r| r.score);
     let capped = records.iter().filter(|r| r.end == sim::GameEnd::PieceCap).count();

@@ -45,7 +45,7 @@ pub const ENTRY: Entry = Entry {
     source: "Gabillon, Ghavamzadeh, Scherrer (NIPS 2013); Scherrer et al. (JMLR 2015)",
     check: |settings| Cbmpi::from_settings(settings, true).map(drop),
     start: |settings| Ok(Box::new(Cbmpi::from_settings(settings, true)?)),
-    restore: |_, saved| Ok(Box::new(serde_json::from_value::<Cbmpi>(saved)?)),
+    restore: |settings, saved| Ok(Box::new(Cbmpi::restore(settings, saved, true)?)),
 };
 
 pub const DPI_ENTRY: Entry = Entry {
@@ -54,8 +54,15 @@ pub const DPI_ENTRY: Entry = Entry {
     source: "Lagoudakis and Parr (2003); Lazaric, Ghavamzadeh and Munos (2010); as CBMPI's special case in Scherrer et al. (JMLR 2015)",
     check: |settings| Cbmpi::from_settings(settings, false).map(drop),
     start: |settings| Ok(Box::new(Cbmpi::from_settings(settings, false)?)),
-    restore: |_, saved| Ok(Box::new(serde_json::from_value::<Cbmpi>(saved)?)),
+    restore: |settings, saved| Ok(Box::new(Cbmpi::restore(settings, saved, false)?)),
 };
+
+/// The most rollout states an iteration may ask for (each keeps its placements' features
+/// for the classifier: about a kilobyte).
+const MAX_STATES: usize = 1_000_000;
+/// The most CMA-ES candidates per generation, and generations, of a classification.
+const MAX_CLASSIFIER_POPULATION: usize = 100_000;
+const MAX_CLASSIFIER_GENERATIONS: usize = 100_000;
 
 /// `[options]` of `cbmpi` and `dpi`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -126,8 +133,8 @@ impl Cbmpi {
             (None, Some(states)) => states,
             _ => bail!("give either budget (the papers' B per iteration) or states (N)"),
         };
-        if !(1..=10_000_000).contains(&states) {
-            bail!("the rollout states per iteration must be 1 to 10,000,000, found {states}");
+        if !(1..=MAX_STATES).contains(&states) {
+            bail!("the rollout states per iteration must be 1 to {MAX_STATES}, found {states}");
         }
         let policy = resolve_features(&options.policy_features, width).context("policy_features")?;
         if with_value {
@@ -137,12 +144,23 @@ impl Cbmpi {
         } else {
             options.value_features.clear();
         }
-        crate::presets::find(&options.behaviour).context("behaviour")?;
-        if options.classifier_generations == 0 || options.classifier_population.is_some_and(|p| p < 2) {
-            bail!("the classifier needs at least 1 generation of at least 2 candidates");
+        // The behaviour's games are played on this board: a preset of another game is
+        // refused now, not at the first iteration.
+        crate::presets::find(&options.behaviour)
+            .and_then(|preset| preset.build(Some(settings.size()?), None))
+            .context("behaviour")?;
+        if !(1..=MAX_CLASSIFIER_GENERATIONS).contains(&options.classifier_generations) {
+            bail!(
+                "classifier_generations must be 1 to {MAX_CLASSIFIER_GENERATIONS}, found {}",
+                options.classifier_generations
+            );
+        }
+        if let Some(population) = options.classifier_population.filter(|p| !(2..=MAX_CLASSIFIER_POPULATION).contains(p))
+        {
+            bail!("classifier_population must be 2 to {MAX_CLASSIFIER_POPULATION}, found {population}");
         }
         if !(options.classifier_sigma > 0.0 && options.classifier_sigma.is_finite()) {
-            bail!("classifier_sigma must be > 0, found {}", options.classifier_sigma);
+            bail!("classifier_sigma must be a finite number above 0, found {}", options.classifier_sigma);
         }
         // The initial policy is random: weights drawn from a standard normal.
         let mut random = Xoshiro256::new(game_seed(settings.seed, 0xC0B));
@@ -155,6 +173,32 @@ impl Cbmpi {
             policy_weights,
             value: None,
         })
+    }
+}
+
+impl Cbmpi {
+    /// A learner from a checkpoint's state, checked against a fresh one of `settings`.
+    fn restore(settings: &Settings, saved: serde_json::Value, with_value: bool) -> Result<Cbmpi> {
+        use super::restored::{same, weights};
+        let fresh = Cbmpi::from_settings(settings, with_value)?;
+        let saved: Cbmpi = serde_json::from_value(saved)?;
+        same("options", &saved.options, &fresh.options)?;
+        same("with_value", &saved.with_value, &fresh.with_value)?;
+        same("states", &saved.states, &fresh.states)?;
+        same("policy_names", &saved.policy_names, &fresh.policy_names)?;
+        weights("policy_weights", &saved.policy_weights, fresh.policy_names.len())?;
+        if let Some(value) = &saved.value {
+            if !with_value {
+                bail!("value: dpi has no value function");
+            }
+            let width = settings.size()?.0;
+            let mut names: Vec<String> =
+                resolve_features(&fresh.options.value_features, width)?.iter().map(|f| f.name.to_string()).collect();
+            names.push("constant".into());
+            same("value.features", &value.features, &names)?;
+            weights("value.weights", &value.weights, names.len())?;
+        }
+        Ok(saved)
     }
 }
 
@@ -372,7 +416,8 @@ impl Learner for Cbmpi {
     fn iterate(&mut self, world: &World, seed: u64) -> Result<String> {
         let (width, _) = (world.rules.new_board().width(), ());
         let policy_features = resolve_features(&self.policy_names, width)?;
-        let value_features = resolve_features(&self.options.value_features, width)?;
+        let value_features =
+            if self.with_value { resolve_features(&self.options.value_features, width)? } else { Vec::new() };
         let behaviour = crate::presets::find(&self.options.behaviour)?
             .build(Some((width, world.rules.new_board().height())), None)?;
         let clock = std::time::Instant::now();

@@ -19,8 +19,11 @@ pub const ENTRY: Entry = Entry {
     source: "Szita and Lorincz (2006); Thiery and Scherrer (2009); as run in Scherrer et al. (JMLR 2015)",
     check: |settings| Learning::from_settings(settings).map(drop),
     start: |settings| Ok(Box::new(Learning::from_settings(settings)?)),
-    restore: |_, saved| Ok(Box::new(serde_json::from_value::<Learning>(saved)?)),
+    restore: |settings, saved| Ok(Box::new(Learning::restore(settings, saved)?)),
 };
+
+/// The most vectors of a generation.
+const MAX_POPULATION: usize = 1_000_000;
 
 /// `[options]` of `cross-entropy`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,6 +82,12 @@ impl Learning {
         if !(1..=1_000_000).contains(&options.games) || options.max_pieces == Some(0) {
             bail!("games must be 1 to 1,000,000 and max_pieces at least 1");
         }
+        if !(2..=MAX_POPULATION).contains(&options.population) {
+            bail!("population must be 2 to {MAX_POPULATION}, found {}", options.population);
+        }
+        if !(options.noise.is_finite() && options.noise >= 0.0) {
+            bail!("noise must be a finite number of at least 0, found {}", options.noise);
+        }
         let names: Vec<String> = features.iter().map(|f| f.name.to_string()).collect();
         let space = Space { names: names.clone(), ranges: vec![None; names.len()], start: vec![0.0; names.len()] };
         let method = cross_entropy::Options {
@@ -92,6 +101,16 @@ impl Learning {
         };
         let optimizer = CrossEntropy::new(&method, &space, game_seed(settings.seed, 0xCE)).context("options")?;
         Ok(Learning { options, names, optimizer })
+    }
+
+    /// A learner from a checkpoint's state, checked against a fresh one of `settings`.
+    fn restore(settings: &Settings, saved: serde_json::Value) -> Result<Learning> {
+        let fresh = Learning::from_settings(settings)?;
+        let saved: Learning = serde_json::from_value(saved)?;
+        super::restored::same("options", &saved.options, &fresh.options)?;
+        super::restored::same("names", &saved.names, &fresh.names)?;
+        saved.optimizer.check_restored(&fresh.optimizer)?;
+        Ok(saved)
     }
 
     /// The rows of one game of `weights`, pieces from `seed`.

@@ -27,7 +27,14 @@ pub const ENTRY: Entry = Entry {
     source: "Bertsekas and Ioffe (1996); Bertsekas and Tsitsiklis (1996)",
     check: |settings| LambdaPi::from_settings(settings).map(drop),
     start: |settings| Ok(Box::new(LambdaPi::from_settings(settings)?)),
-    restore: |_, saved| Ok(Box::new(serde_json::from_value::<LambdaPi>(saved)?)),
+    restore: |settings, saved| {
+        let fresh = LambdaPi::from_settings(settings)?;
+        let saved: LambdaPi = serde_json::from_value(saved)?;
+        super::restored::same("options", &saved.options, &fresh.options)?;
+        super::restored::same("names", &saved.names, &fresh.names)?;
+        super::restored::weights("weights", &saved.weights, fresh.weights.len())?;
+        Ok(Box::new(saved))
+    },
 };
 
 /// `[options]` of `lambda-pi`.
@@ -82,6 +89,9 @@ impl LambdaPi {
                 initial.len(),
                 features.len() + 1
             ),
+            Some(initial) if !initial.iter().all(|w| w.is_finite()) => {
+                bail!("initial holds {:?}: every weight must be a finite number", initial)
+            }
             Some(initial) => initial.clone(),
             None => vec![0.0; features.len() + 1],
         };

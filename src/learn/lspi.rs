@@ -32,7 +32,15 @@ pub const ENTRY: Entry = Entry {
     source: "Lagoudakis and Parr (2003); Lagoudakis, Parr and Littman (2002)",
     check: |settings| Lspi::from_settings(settings).map(drop),
     start: |settings| Ok(Box::new(Lspi::from_settings(settings)?)),
-    restore: |_, saved| Ok(Box::new(serde_json::from_value::<Lspi>(saved)?)),
+    restore: |settings, saved| {
+        let fresh = Lspi::from_settings(settings)?;
+        let saved: Lspi = serde_json::from_value(saved)?;
+        super::restored::same("options", &saved.options, &fresh.options)?;
+        super::restored::same("names", &saved.names, &fresh.names)?;
+        super::restored::same("samples_seed", &saved.samples_seed, &fresh.samples_seed)?;
+        super::restored::weights("weights", &saved.weights, fresh.weights.len())?;
+        Ok(Box::new(saved))
+    },
 };
 
 /// Samples gathered by one behaviour game at most (a good behaviour's games are long).
@@ -96,7 +104,10 @@ impl Lspi {
             bail!("samples must be 1 to 10,000,000, found {}", options.samples);
         }
         if options.behaviour != "random" {
-            crate::presets::find(&options.behaviour).context("behaviour")?;
+            // Its games are played on this board: a preset of another game is refused now.
+            crate::presets::find(&options.behaviour)
+                .and_then(|preset| preset.build(Some(settings.size()?), None))
+                .context("behaviour")?;
         }
         let features = resolve_features(&options.features, settings.size()?.0).context("features")?;
         let names: Vec<String> = features.iter().map(|f| f.name.to_string()).collect();

@@ -118,6 +118,9 @@ fn set_members(name: &str, width: usize) -> Option<Vec<&'static str>> {
 /// The features a list names (feature names, or the sets of [`FEATURE_SETS`]) on a board
 /// `width` wide.
 pub fn resolve_features(names: &[String], width: usize) -> Result<Vec<&'static Feature>> {
+    if names.is_empty() {
+        bail!("the list is empty: give at least one feature or feature set ({})", FEATURE_SETS.join(", "));
+    }
     let mut features = Vec::new();
     for name in names {
         match set_members(name, width) {
@@ -126,7 +129,7 @@ pub fn resolve_features(names: &[String], width: usize) -> Result<Vec<&'static F
                     features.push(crate::features::find(member)?);
                 }
             }
-            None => features.push(crate::features::find(name)?),
+            None => features.push(crate::features::find_for_width(name, width)?),
         }
     }
     for (i, a) in features.iter().enumerate() {
@@ -135,6 +138,31 @@ pub fn resolve_features(names: &[String], width: usize) -> Result<Vec<&'static F
         }
     }
     Ok(features)
+}
+
+/// Checks of a learner's state read back from a checkpoint, against a fresh learner of the
+/// same settings: a damaged or edited state is refused before it is used.
+pub(crate) mod restored {
+    use anyhow::{bail, Result};
+
+    /// `saved` must be `fresh` (what the settings make of it).
+    pub fn same<T: PartialEq + std::fmt::Debug>(field: &str, saved: &T, fresh: &T) -> Result<()> {
+        if saved != fresh {
+            bail!("{field} is {saved:?} where the experiment file makes {fresh:?}");
+        }
+        Ok(())
+    }
+
+    /// `count` finite weights (no larger than 1e100 in size).
+    pub fn weights(field: &str, weights: &[f64], count: usize) -> Result<()> {
+        if weights.len() != count {
+            bail!("{field} has {} weights where the experiment file makes {count}", weights.len());
+        }
+        if let Some(w) = weights.iter().find(|w| !(w.is_finite() && w.abs() <= 1e100)) {
+            bail!("{field} holds {w}, not a finite weight");
+        }
+        Ok(())
+    }
 }
 
 /// The game the learners play and the count of its calls.
@@ -268,6 +296,10 @@ mod tests {
         let e = resolve_features(&names(&["dt", "holes"]), 10).unwrap_err().to_string();
         assert!(e.contains("holes is named twice"), "{e}");
         assert!(resolve_features(&names(&["hole"]), 10).is_err());
+        let e = resolve_features(&[], 10).unwrap_err().to_string();
+        assert!(e.contains("the list is empty"), "{e}");
+        let e = resolve_features(&names(&["column_height_9"]), 6).unwrap_err().to_string();
+        assert!(e.contains("column_height_9 reads column 9 of a board 6 columns wide"), "{e}");
         assert!(find("cbmp").err().unwrap().to_string().contains("did you mean"));
     }
 

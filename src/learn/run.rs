@@ -22,7 +22,10 @@ const CHECKPOINT: &str = "checkpoint.json";
 const EXPERIMENT: &str = "experiment.toml";
 const ITERATIONS: &str = "iterations.csv";
 const HELD_OUT: &str = "held_out.csv";
-const CHECKPOINT_FORMAT: u32 = 1;
+/// Checkpoint format: 2 carries the experiment's text and a checksum.
+const CHECKPOINT_FORMAT: u32 = 2;
+/// Checkpoints written before the checksum: read still, their contents checked.
+const CHECKPOINT_FORMAT_UNSEALED: u32 = 1;
 /// Seeds of the scoring games, apart from every iteration's.
 const STREAM_EVALUATION: u64 = 0x4556_414C;
 const STREAM_HELD_OUT: u64 = 0x484F_4C44;
@@ -51,9 +54,21 @@ pub struct Row {
 #[serde(deny_unknown_fields)]
 struct Checkpoint {
     format: u32,
+    /// The text of the experiment file the run was made by (from format 2 on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    experiment: Option<String>,
     names: Vec<String>,
     rows: Vec<Row>,
     learner: serde_json::Value,
+    /// [`crate::checksum::seal`]'s, from format 2 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checksum: Option<String>,
+}
+
+/// A run's state as a checkpoint left it: the learner and the rows so far.
+struct Restored {
+    learner: Box<dyn Learner>,
+    rows: Vec<Row>,
 }
 
 /// The mean rows of `weights`' greedy policy on `games` games seeded from `master`.
@@ -67,17 +82,24 @@ pub fn score(world: &World, weights: &[(String, f64)], master: u64, games: u64, 
 
 /// Starts a run of `settings` (whose file text is `text`) in a new folder under `out`.
 pub fn start(settings: &Settings, text: &str, out: &Path) -> Result<Outcome> {
+    // Whatever can be refused is refused before the folder is made.
+    let learner = (find(&settings.learner)?.start)(settings)?;
     let dir = crate::support::run_dir::create_run_folder(out, std::time::SystemTime::now(), settings.seed)?;
-    start_in(&dir, settings, text)
+    begin(&dir, settings, text, learner)
 }
 
 /// Starts a run in the existing empty folder `dir`.
 pub fn start_in(dir: &Path, settings: &Settings, text: &str) -> Result<Outcome> {
+    let learner = (find(&settings.learner)?.start)(settings)?;
+    begin(dir, settings, text, learner)
+}
+
+fn begin(dir: &Path, settings: &Settings, text: &str, learner: Box<dyn Learner>) -> Result<Outcome> {
     let mut file = AtomicFile::create(&dir.join(EXPERIMENT))?;
     std::io::Write::write_all(file.writer(), text.as_bytes())?;
     file.commit()?;
     eprintln!("run folder {}", dir.display());
-    run_in(dir, settings, None, settings.iterations)
+    run_in(dir, settings, text, Restored { learner, rows: Vec::new() }, settings.iterations)
 }
 
 /// Whether the run in `dir` has finished (its held-out score is written).
@@ -86,36 +108,88 @@ pub fn is_finished(dir: &Path) -> bool {
 }
 
 /// Continues the run in `dir` from its checkpoint (from its start if it has none yet).
+/// Everything is read and checked before anything is written: the experiment file, the
+/// checkpoint's checksum, that the checkpoint was made by that file, and its learner's
+/// state and rows against what the file makes.
 pub fn resume(dir: &Path) -> Result<Outcome> {
-    let settings = Settings::load(&dir.join(EXPERIMENT))?;
+    let experiment = dir.join(EXPERIMENT);
+    let text = std::fs::read_to_string(&experiment).with_context(|| format!("cannot read {}", experiment.display()))?;
+    let settings = Settings::parse(&text).with_context(|| format!("{}", experiment.display()))?;
     if is_finished(dir) {
         bail!("the run in {} has finished: there is nothing to resume", dir.display());
     }
     let path = dir.join(CHECKPOINT);
-    let checkpoint = if path.is_file() {
-        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let checkpoint: Checkpoint =
-            serde_json::from_str(&text).with_context(|| format!("{} is not a learning checkpoint", path.display()))?;
-        if checkpoint.format != CHECKPOINT_FORMAT {
-            bail!("{}: checkpoint format {} is not {CHECKPOINT_FORMAT}", path.display(), checkpoint.format);
-        }
-        Some(checkpoint)
+    let restored = if path.is_file() {
+        read_checkpoint(&path, &settings, &text)?
     } else {
-        None
+        Restored { learner: (find(&settings.learner)?.start)(&settings)?, rows: Vec::new() }
     };
-    run_in(dir, &settings, checkpoint, settings.iterations)
+    run_in(dir, &settings, &text, restored, settings.iterations)
+}
+
+/// Reads the checkpoint at `path` of a run of `settings` (file text `text`), checked whole.
+fn read_checkpoint(path: &Path, settings: &Settings, text: &str) -> Result<Restored> {
+    let place = || format!("{}", path.display());
+    let bytes = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&bytes).with_context(|| format!("{} is not a learning checkpoint", path.display()))?;
+    let sealed = crate::checksum::seal_matches(&value);
+    let checkpoint: Checkpoint =
+        serde_json::from_value(value).with_context(|| format!("{} is not a learning checkpoint", path.display()))?;
+    match (checkpoint.format, sealed) {
+        (CHECKPOINT_FORMAT, Some(true)) | (CHECKPOINT_FORMAT_UNSEALED, None) => {}
+        (CHECKPOINT_FORMAT, Some(false)) => {
+            bail!("{}: the checksum does not match: the checkpoint is damaged or was edited", path.display())
+        }
+        (CHECKPOINT_FORMAT, None) => {
+            bail!("{}: no checksum (a format {CHECKPOINT_FORMAT} checkpoint has one)", path.display())
+        }
+        (format, _) => bail!("{}: checkpoint format {format} is not {CHECKPOINT_FORMAT}", path.display()),
+    }
+    if checkpoint.experiment.as_deref().is_some_and(|made_by| made_by != text) {
+        bail!(
+            "{}: the run was made by another experiment than its {EXPERIMENT}: the run folder was altered",
+            path.display()
+        );
+    }
+    let learner = (find(&settings.learner)?.restore)(settings, checkpoint.learner)
+        .with_context(|| format!("{}: the learner's state does not fit the experiment", place()))?;
+    let names: Vec<String> = learner.policy().into_iter().map(|(n, _)| n).collect();
+    if checkpoint.names != names {
+        bail!("{}: names {:?} are not the policy's features {:?}", place(), checkpoint.names, names);
+    }
+    check_rows(&checkpoint.rows, names.len(), settings.iterations).with_context(place)?;
+    Ok(Restored { learner, rows: checkpoint.rows })
+}
+
+/// Refuses rows that are not iterations 0, 1, ... (at most `iterations`) with growing
+/// samples, finite scores and times, and a weight per feature.
+fn check_rows(rows: &[Row], features: usize, iterations: u64) -> Result<()> {
+    if rows.is_empty() || rows.len() as u64 > iterations + 1 {
+        bail!("rows: {} where a run of {iterations} iterations has 1 to {}", rows.len(), iterations + 1);
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let numbers = [row.rows_mean, row.rows_low, row.rows_high, row.seconds];
+        if row.iteration != i as u64
+            || i > 0 && row.samples < rows[i - 1].samples
+            || !numbers.iter().all(|x| x.is_finite())
+            || row.rows_mean < 0.0
+            || row.seconds < 0.0
+            || row.weights.len() != features
+            || !row.weights.iter().all(|w| w.is_finite())
+        {
+            bail!("rows[{i}] is not iteration {i} of this run (its numbers, samples or weights are wrong)");
+        }
+    }
+    Ok(())
 }
 
 /// Runs iterations up to `until` (the settings' last, unless a test stops earlier: the run
 /// is then left as a stopped one).
-fn run_in(dir: &Path, settings: &Settings, checkpoint: Option<Checkpoint>, until: u64) -> Result<Outcome> {
-    let entry = find(&settings.learner)?;
+fn run_in(dir: &Path, settings: &Settings, text: &str, restored: Restored, until: u64) -> Result<Outcome> {
     let world = settings.world()?;
     let evaluation_seed = game_seed(settings.seed, STREAM_EVALUATION);
-    let (mut learner, mut rows): (Box<dyn Learner>, Vec<Row>) = match checkpoint {
-        Some(c) => ((entry.restore)(settings, c.learner).context("the checkpoint's learner")?, c.rows),
-        None => ((entry.start)(settings)?, Vec::new()),
-    };
+    let Restored { mut learner, mut rows } = restored;
     let names: Vec<String> = learner.policy().into_iter().map(|(n, _)| n).collect();
     let seconds_before = rows.last().map_or(0.0, |r| r.seconds);
     let started = Instant::now();
@@ -132,7 +206,7 @@ fn run_in(dir: &Path, settings: &Settings, checkpoint: Option<Checkpoint>, until
             seconds: elapsed(),
             weights: policy.iter().map(|(_, w)| *w).collect(),
         });
-        save(dir, &names, rows, learner)
+        save(dir, text, &names, rows, learner)
     };
     if rows.is_empty() {
         manifest(dir, settings, &world, None)?;
@@ -217,11 +291,18 @@ fn manifest(dir: &Path, settings: &Settings, world: &World, finished: Option<(u6
 }
 
 /// Writes the checkpoint, then the CSV (both whole or not at all).
-fn save(dir: &Path, names: &[String], rows: &[Row], learner: &dyn Learner) -> Result<()> {
-    let checkpoint =
-        Checkpoint { format: CHECKPOINT_FORMAT, names: names.to_vec(), rows: rows.to_vec(), learner: learner.save()? };
+fn save(dir: &Path, text: &str, names: &[String], rows: &[Row], learner: &dyn Learner) -> Result<()> {
+    let checkpoint = Checkpoint {
+        format: CHECKPOINT_FORMAT,
+        experiment: Some(text.to_string()),
+        names: names.to_vec(),
+        rows: rows.to_vec(),
+        learner: learner.save()?,
+        checksum: None,
+    };
+    let sealed = crate::checksum::seal(serde_json::to_value(&checkpoint)?);
     let mut file = AtomicFile::create(&dir.join(CHECKPOINT))?;
-    serde_json::to_writer(file.writer(), &checkpoint)?;
+    serde_json::to_writer(file.writer(), &sealed)?;
     file.commit()?;
     let mut file = AtomicFile::create(&dir.join(ITERATIONS))?;
     {
@@ -329,7 +410,9 @@ mod tests {
             // Stopped after iteration 1, then resumed.
             let settings = Settings::parse(&text).unwrap();
             std::fs::write(stopped.join(EXPERIMENT), &text).unwrap();
-            assert!(matches!(run_in(&stopped, &settings, None, 1).unwrap(), Outcome::Interrupted(_)));
+            let fresh =
+                Restored { learner: (find(&settings.learner).unwrap().start)(&settings).unwrap(), rows: vec![] };
+            assert!(matches!(run_in(&stopped, &settings, &text, fresh, 1).unwrap(), Outcome::Interrupted(_)));
             assert_eq!(read_rows(&stopped).unwrap().len(), 2);
             assert!(!is_finished(&stopped));
             assert!(matches!(resume(&stopped).unwrap(), Outcome::Finished(_)));

@@ -98,7 +98,7 @@ impl Settings {
     /// Checks every field, and the learner's options by building its first state.
     pub fn check(&self) -> Result<()> {
         let entry = super::find(&self.learner).context("learner")?;
-        self.size()?;
+        self.world()?;
         if !(1..=MAX_ITERATIONS).contains(&self.iterations) {
             bail!("iterations must be 1 to {MAX_ITERATIONS}, found {}", self.iterations);
         }

@@ -23,12 +23,36 @@ pub struct StudyExperiment {
     pub runs: u64,
 }
 
+/// The study file's format: 2 carries a checksum (1, without, is read still).
+const STUDY_FORMAT: u32 = 2;
+
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StudyFile {
+    /// Missing in files written before the checksum.
+    #[serde(default = "unsealed")]
+    format: u32,
     experiments: Vec<StudyExperiment>,
     /// The score whose samples the table reports.
     reach: f64,
+    /// [`crate::checksum::seal`]'s, from format 2 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checksum: Option<String>,
+}
+
+fn unsealed() -> u32 {
+    1
+}
+
+/// The score a study's table reports the samples to reach, unless `--reach` says.
+pub const DEFAULT_REACH: f64 = 3000.0;
+
+/// Refuses a `--reach` that is not a number of rows above 0.
+pub fn check_reach(reach: f64) -> Result<()> {
+    if !(reach.is_finite() && reach > 0.0) {
+        bail!("--reach must be a number of rows above 0, found {reach}");
+    }
+    Ok(())
 }
 
 /// Whether `dir` is a learning study's folder.
@@ -46,34 +70,87 @@ fn repetition(experiment: &StudyExperiment, run: u64) -> Result<(Settings, Strin
     Ok((Settings::parse(&text)?, text))
 }
 
-/// Starts a study in a new folder under `<out>/learn-studies/`.
-pub fn start(experiments: Vec<StudyExperiment>, reach: f64, out: &Path) -> Result<Outcome> {
+/// Refuses a study that is not one this program would run: no experiments, a name that is
+/// not a plain folder name or is given twice, a repetition count out of range, a
+/// repetition whose experiment is refused, a reach that is not a number of rows.
+fn check_study(experiments: &[StudyExperiment], reach: f64) -> Result<()> {
+    if experiments.is_empty() {
+        bail!("no experiments");
+    }
+    check_reach(reach).context("reach")?;
     for (i, e) in experiments.iter().enumerate() {
+        crate::support::run_dir::check_folder_name(&e.name).context("experiment")?;
         if experiments[..i].iter().any(|other| other.name == e.name) {
             bail!("experiment {:?} is given twice: a study compares different experiments", e.name);
         }
+        crate::tune::experiment::check_runs(e.runs).with_context(|| format!("experiment {}", e.name))?;
         for run in 0..e.runs {
-            repetition(e, run).with_context(|| e.name.clone())?;
+            repetition(e, run).with_context(|| format!("experiment {}", e.name))?;
         }
     }
+    Ok(())
+}
+
+/// Starts a study in a new folder under `<out>/learn-studies/`.
+pub fn start(experiments: Vec<StudyExperiment>, reach: f64, out: &Path) -> Result<Outcome> {
+    check_study(&experiments, reach)?;
     let base = out.join("learn-studies");
     std::fs::create_dir_all(&base).with_context(|| format!("cannot create {}", base.display()))?;
     let stamp = crate::support::run_dir::stamp(std::time::SystemTime::now());
     let dir = crate::support::run_dir::create_unique(&base, &stamp)?;
-    let study = StudyFile { experiments, reach };
+    let study = StudyFile { format: STUDY_FORMAT, experiments, reach, checksum: None };
+    let sealed = crate::checksum::seal(serde_json::to_value(&study)?);
     let mut file = AtomicFile::create(&dir.join(STUDY_FILE))?;
-    serde_json::to_writer_pretty(file.writer(), &study)?;
+    serde_json::to_writer_pretty(file.writer(), &sealed)?;
     file.commit()?;
     eprintln!("study folder {}", dir.display());
     run_study(&dir, &study)
 }
 
-/// Continues the study in `dir`: finished runs are kept, stopped ones resumed.
-pub fn resume(dir: &Path) -> Result<Outcome> {
+/// Continues the study in `dir`: finished runs are kept, stopped ones resumed. `reach`,
+/// when given again, must be the study's. The study file is checked whole (its checksum,
+/// then every experiment) before anything is written.
+pub fn resume(dir: &Path, reach: Option<f64>) -> Result<Outcome> {
     let path = dir.join(STUDY_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let study: StudyFile =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a learning study", path.display()))?;
+    let not_a_study = || format!("{} is not a learning study", path.display());
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(not_a_study)?;
+    let sealed = crate::checksum::seal_matches(&value);
+    let study: StudyFile = serde_json::from_value(value).with_context(not_a_study)?;
+    match (study.format, sealed) {
+        (STUDY_FORMAT, Some(true)) | (1, None) => {}
+        (STUDY_FORMAT, Some(false)) => {
+            bail!("{}: the checksum does not match: the study file is damaged or was edited", path.display())
+        }
+        (STUDY_FORMAT, None) => bail!("{}: no checksum (a format {STUDY_FORMAT} study file has one)", path.display()),
+        (format, _) => bail!("{}: study format {format} is not {STUDY_FORMAT}", path.display()),
+    }
+    check_study(&study.experiments, study.reach).with_context(|| format!("{}", path.display()))?;
+    if let Some(given) = reach.filter(|&given| given != study.reach) {
+        bail!(
+            "cannot resume {} with --reach {}: the study reports the samples to reach {} (a study's settings \
+             cannot change when it resumes)",
+            dir.display(),
+            crate::support::text::group(given, 0),
+            crate::support::text::group(study.reach, 0)
+        );
+    }
+    for e in &study.experiments {
+        // A folder of a repetition past `runs`: the file was edited after runs were made.
+        let made = std::fs::read_dir(dir.join(&e.name)).into_iter().flatten().flatten().filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("run-").and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n > e.runs)
+        });
+        if let Some(extra) = made.map(|entry| entry.file_name()).next() {
+            bail!(
+                "{}: experiment {} has {} runs, yet its folder holds {}: the file was edited",
+                path.display(),
+                e.name,
+                e.runs,
+                extra.to_string_lossy()
+            );
+        }
+    }
     run_study(dir, &study)
 }
 

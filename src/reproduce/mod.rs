@@ -448,7 +448,7 @@ pub fn measure(
             // A cap bounds the mean: its pieces, and the rows they can clear.
             let summary = match (m.method, m.metric) {
                 (Method::PieceCap(cap), Metric::Turns) => summary.at_most(cap as f64),
-                (Method::PieceCap(cap), Metric::Rows) => summary.at_most((4 * cap / board.width() as u64) as f64),
+                (Method::PieceCap(cap), Metric::Rows) => summary.at_most_rows(cap, board.width()),
                 _ => summary,
             };
             row.count = planned.count.to_string();

@@ -20,6 +20,20 @@ pub fn create_unique(parent: &Path, name: &str) -> Result<PathBuf> {
     bail!("cannot find a free run folder name for {name} in {}", parent.display())
 }
 
+/// Refuses a name that would not be one plain folder inside its parent (`..`, `a/b`, a
+/// leading dot, spaces): the names of experiments, which name their results' folders.
+pub fn check_folder_name(name: &str) -> Result<()> {
+    if name.len() > 100 {
+        let start: String = name.chars().take(20).collect();
+        bail!("name {start:?}... is longer than 100 characters (it names the results folder)");
+    }
+    if name.is_empty() || name.starts_with('.') || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        bail!("name {name:?} must be letters, digits, '-', '_' or '.' (it names the results folder)");
+    }
+    Ok(())
+}
+
 /// (year, month, day, hour, minute, second) in UTC; callers choose the format.
 pub fn utc_parts(time: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     let seconds = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);

@@ -152,6 +152,11 @@ impl Summary {
         self.high_95 = self.high_95.min(max);
         self
     }
+    /// [`Summary::at_most`] the rows `pieces` pieces can clear on a board `width` wide
+    /// (4 cells a piece, `width` cells a row), for any cap (no overflow past 2^62 pieces).
+    pub fn at_most_rows(self, pieces: u64, width: usize) -> Summary {
+        self.at_most((4 * pieces as u128 / width.max(1) as u128) as f64)
+    }
     /// Whether `x` lies in the 95% interval of the mean.
     pub fn contains(&self, x: f64) -> bool {
         (self.low_95..=self.high_95).contains(&x)
@@ -312,6 +317,12 @@ mod tests {
         assert_eq!(Summary::of(&[0.0, 0.0, 1.0], Quantity::GameLength).low_95, 0.0);
         // Cut at what a cap allows.
         assert_eq!(Summary::of(&[10.0, 10.0], Quantity::GameLength).at_most(10.0).high_95, 10.0);
+        // The rows a cap's pieces can clear, for caps whose 4 cells a piece overflow u64.
+        let rows = Summary::of(&[13.0, 14.0, 14.0], Quantity::GameLength);
+        assert_eq!(rows.at_most_rows(15, 6).high_95, 10.0);
+        let huge = rows.at_most_rows(1 << 62, 6);
+        assert!(huge.low_95 > 0.0 && huge.high_95 > 14.0 && huge.contains(13.7), "{huge:?}");
+        assert_eq!(rows.at_most_rows(u64::MAX, 10), rows);
         // One random game still has an interval.
         let one = Summary::of(&[9.0], Quantity::GameLength);
         assert!(one.low_95 < 9.0 && one.high_95 > 100.0, "{one:?}");

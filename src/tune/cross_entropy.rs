@@ -134,6 +134,30 @@ impl CrossEntropy {
     pub fn variance(&self) -> &[f64] {
         &self.variance
     }
+
+    /// Refuses a state read back from a checkpoint that does not fit `fresh` (a new
+    /// optimizer of the same settings): other options, vectors of another length, a
+    /// variance below 0, numbers that are not finite.
+    pub fn check_restored(&self, fresh: &CrossEntropy) -> Result<()> {
+        if self.options != fresh.options {
+            bail!("the cross-entropy options differ from the experiment file's");
+        }
+        let dimension = fresh.mean.len();
+        let finite = |x: &f64| x.is_finite() && x.abs() <= 1e100;
+        if self.mean.len() != dimension || !self.mean.iter().all(finite) {
+            bail!("the cross-entropy mean is not {dimension} finite numbers");
+        }
+        if self.variance.len() != dimension || !self.variance.iter().all(|v| finite(v) && *v >= 0.0) {
+            bail!("the cross-entropy variance is not {dimension} finite numbers of at least 0");
+        }
+        let count = self.candidates.len();
+        if !(count == 0 || count == self.options.population)
+            || !self.candidates.iter().all(|c| c.len() == dimension && c.iter().all(finite))
+        {
+            bail!("the cross-entropy candidates are not a generation of {dimension}-weight vectors");
+        }
+        Ok(())
+    }
 }
 
 impl Optimizer for CrossEntropy {

@@ -92,12 +92,7 @@ pub struct Checkpoint {
 /// without the `checksum` key, in hex. From format 2 on, `checkpoint.json` holds it under
 /// that key, so that a damaged or edited checkpoint is refused rather than resumed from.
 pub fn checkpoint_checksum(checkpoint: &serde_json::Value) -> String {
-    let mut body = checkpoint.clone();
-    if let Some(fields) = body.as_object_mut() {
-        fields.remove("checksum");
-    }
-    let text = serde_json::to_vec(&body).expect("JSON of a JSON value");
-    format!("{:016x}", crate::checksum::fnv1a(&text))
+    crate::checksum::json_checksum(checkpoint)
 }
 
 /// The unit a campaign's budget (and its progress bar) counts in: the first of pieces,

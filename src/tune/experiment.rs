@@ -258,16 +258,7 @@ impl Experiment {
     fn parse_unplaced(text: &str, default_name: &str) -> Result<Experiment> {
         let file: ExperimentFile = toml::from_str(text).map_err(|e| crate::names::explain_toml_error(text, &e))?;
         let name = file.name.clone().unwrap_or_else(|| default_name.to_string());
-        if name.len() > 100 {
-            let start: String = name.chars().take(20).collect();
-            bail!("name {start:?}... is longer than 100 characters (it names the results folder)");
-        }
-        if name.is_empty()
-            || name.starts_with('.')
-            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
-            bail!("name {name:?} must be letters, digits, '-', '_' or '.' (it names the results folder)");
-        }
+        crate::support::run_dir::check_folder_name(&name)?;
         // E-Tetris is tuned because the file has an [etetris] table (`preset = "etetris"`,
         // with or without it, is what older files say).
         let target = match file.preset.as_deref() {

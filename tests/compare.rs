@@ -220,6 +220,75 @@ fn a_stopped_comparison_resumes_to_the_same_result() {
     }
 }
 
+/// A stopped comparison resumes only as itself: settings given again must be the stored
+/// ones, and the ledger's games must be games this comparison plays.
+#[test]
+fn a_resumed_comparison_keeps_its_settings_and_checks_its_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let o = run(&[
+        "compare",
+        "bcts",
+        "dellacherie",
+        "--rules",
+        "simplified",
+        "--board",
+        "8x8",
+        "--pairs",
+        "100",
+        "--seed",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let run_dir = only_run(&out);
+    let pairs = std::fs::read_to_string(run_dir.join("pairs.csv")).unwrap();
+    let ledger = std::fs::read_to_string(run_dir.join("ledger.csv")).unwrap();
+    // As a stopped comparison: its pairs not yet written, half its games in the ledger.
+    std::fs::remove_file(run_dir.join("pairs.csv")).unwrap();
+    let half: String = ledger.lines().take(100).map(|l| format!("{l}\n")).collect();
+    std::fs::write(run_dir.join("ledger.csv"), &half).unwrap();
+    let resume = run_dir.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["lee", "lee"], "controller A lee differs from the comparison's controller A bcts"),
+        (vec!["--seed", "5"], "--seed 5 differs from the comparison's --seed 4"),
+        (vec!["--fitness", "turns"], "--fitness turns differs from the comparison's --fitness rows"),
+        (vec!["--board", "10x10"], "--board 10x10 differs"),
+        (vec!["--pairs", "200"], "--pairs 200 differs"),
+        (vec!["--max-pieces", "50"], "--max-pieces 50 differs from the comparison's --max-pieces (not given)"),
+        (vec!["--unpaired"], "--unpaired differs"),
+    ];
+    for (extra, needle) in cases {
+        let mut args = vec!["compare", "--resume", resume];
+        args.extend(extra);
+        assert_clean_error(&common::run_in(dir.path(), &args), needle);
+        assert_eq!(std::fs::read_to_string(run_dir.join("ledger.csv")).unwrap(), half, "{needle}: the ledger kept");
+    }
+    // Lines of another seed, or that no game of this comparison could be.
+    let line = half.lines().nth(3).unwrap();
+    let fields: Vec<&str> = line.split(',').collect();
+    let with = |i: usize, value: &str| {
+        let mut f = fields.clone();
+        f[i] = value;
+        half.replace(line, &f.join(","))
+    };
+    for (edited, needle) in [
+        (with(2, "12345"), "has seed 12345 where this comparison's has"),
+        (with(3, "100000"), "rows, more than its"),
+        (with(6, "piece_cap"), "ended by a piece cap where this comparison has none"),
+    ] {
+        std::fs::write(run_dir.join("ledger.csv"), &edited).unwrap();
+        assert_clean_error(&run(&["compare", "--resume", resume]), needle);
+        assert!(!run_dir.join("pairs.csv").exists());
+    }
+    // The same settings given again, and the true ledger: the comparison's own result.
+    std::fs::write(run_dir.join("ledger.csv"), &half).unwrap();
+    let o = run(&["compare", "--resume", resume, "bcts", "dellacherie", "--seed", "4", "--threads", "1"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(std::fs::read_to_string(run_dir.join("pairs.csv")).unwrap(), pairs);
+}
+
 /// Lines in the ledger of the one run folder under `out` (0 until it is made).
 fn games_finished(out: &Path) -> usize {
     let Some(run_dir) = std::fs::read_dir(out).ok().and_then(|mut r| r.next()) else {

@@ -31,12 +31,13 @@ pub struct Args {
     /// Board size WxH (rule sets that allow it, e.g. `simplified`).
     #[arg(long, value_parser = parse_size)]
     pub board: Option<(usize, usize)>,
-    /// Master seed: pair i plays game i of `play --seed`, for both controllers.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// What a game scores: rows, turns, score, or level (rule sets with levels).
-    #[arg(long, default_value = "rows", value_parser = Fitness::parse)]
-    pub fitness: Fitness,
+    /// Master seed: pair i plays game i of `play --seed`, for both controllers [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// What a game scores: rows, turns, score, or level (rule sets with levels) [default:
+    /// rows].
+    #[arg(long, value_parser = Fitness::parse)]
+    pub fitness: Option<Fitness>,
     /// Stop each game (alive) after this many pieces.
     #[arg(long)]
     pub max_pieces: Option<u64>,
@@ -90,27 +91,43 @@ fn parse_rate(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The arguments that decide what a comparison measures, as a command line (`--threads`
-/// and the output folder aside), for `--resume`.
+const DEFAULT_SEED: u64 = 1;
+
+/// The settings that decide what a comparison measures (`--threads` and the output folder
+/// aside), by their names on the command line, each with its value where it was given.
+fn measured_settings(args: &Args) -> Vec<(&'static str, Option<String>)> {
+    vec![
+        ("controller A", args.a.clone()),
+        ("controller B", args.b.clone()),
+        ("--rules", args.rules.clone()),
+        ("--board", args.board.map(|(w, h)| format!("{w}x{h}"))),
+        ("--seed", args.seed.map(|s| s.to_string())),
+        ("--fitness", args.fitness.map(|f| f.as_str().to_string())),
+        ("--max-pieces", args.max_pieces.map(|m| m.to_string())),
+        ("--pairs", args.pairs.map(|p| p.to_string())),
+        ("--gain", args.gain.map(|g| g.to_string())),
+        ("--alpha", args.alpha.map(|a| a.to_string())),
+        ("--beta", args.beta.map(|b| b.to_string())),
+        ("--max-pairs", args.max_pairs.map(|m| m.to_string())),
+        ("--unpaired", args.unpaired.then(String::new)),
+    ]
+}
+
+/// The arguments that decide what a comparison measures, as a command line, for
+/// `--resume` (the seed and fitness always, with their defaults).
 fn measured_arguments(args: &Args) -> Vec<String> {
     let mut out = vec![args.a.clone().unwrap_or_default(), args.b.clone().unwrap_or_default()];
-    let mut flag = |name: &str, value: Option<String>| {
-        if let Some(value) = value {
-            out.extend([format!("--{name}"), value]);
-        }
+    let filled = Args {
+        seed: Some(args.seed.unwrap_or(DEFAULT_SEED)),
+        fitness: Some(args.fitness.unwrap_or_default()),
+        ..args.clone()
     };
-    flag("rules", args.rules.clone());
-    flag("board", args.board.map(|(w, h)| format!("{w}x{h}")));
-    flag("seed", Some(args.seed.to_string()));
-    flag("fitness", Some(args.fitness.as_str().to_string()));
-    flag("max-pieces", args.max_pieces.map(|m| m.to_string()));
-    flag("pairs", args.pairs.map(|p| p.to_string()));
-    flag("gain", args.gain.map(|g| g.to_string()));
-    flag("alpha", args.alpha.map(|a| a.to_string()));
-    flag("beta", args.beta.map(|b| b.to_string()));
-    flag("max-pairs", args.max_pairs.map(|m| m.to_string()));
-    if args.unpaired {
-        out.push("--unpaired".into());
+    for (name, value) in measured_settings(&filled) {
+        match (name.strip_prefix("--"), value) {
+            (Some(_), Some(value)) if value.is_empty() => out.push(name.into()),
+            (Some(_), Some(value)) => out.extend([name.to_string(), value]),
+            _ => {}
+        }
     }
     out
 }
@@ -146,8 +163,8 @@ fn setup_of(args: &Args) -> Result<Setup> {
         b: side(&args.b, "B")?,
         rules: args.rules.clone(),
         board: args.board,
-        seed: args.seed,
-        fitness: args.fitness,
+        seed: args.seed.unwrap_or(DEFAULT_SEED),
+        fitness: args.fitness.unwrap_or_default(),
         max_pieces: args.max_pieces,
         unpaired: args.unpaired,
         mode,
@@ -192,7 +209,7 @@ fn run_with(args: Args, players: &dyn compare::Players) -> Result<()> {
     let sides = setup.build()?;
     let run_dir = match &resumed {
         Some(dir) => dir.clone(),
-        None => create_run_folder(&args.out, SystemTime::now(), args.seed)?,
+        None => create_run_folder(&args.out, SystemTime::now(), setup.seed)?,
     };
     let ledger_path = run_dir.join("ledger.csv");
     let ledger = Ledger::open(&ledger_path).inspect_err(|_| {
@@ -200,6 +217,7 @@ fn run_with(args: Args, players: &dyn compare::Players) -> Result<()> {
             let _ = std::fs::remove_dir(&run_dir);
         }
     })?;
+    compare::check_ledger(&setup, &sides, &ledger)?;
     let fitness = setup.fitness.as_str();
     eprintln!("A: {}\nB: {}", setup.a.describe(), setup.b.describe());
     eprintln!(
@@ -269,7 +287,26 @@ fn write_manifest(
     file.commit()
 }
 
+/// The stored comparison's arguments, with this command's `--threads`. A setting given
+/// again must be the stored one: a resumed comparison keeps its settings.
 fn resumed_arguments(dir: &Path, given: &Args) -> Result<Args> {
     let parsed: Args = super::stored_arguments(dir, "compare")?;
+    let stored = Args {
+        seed: Some(parsed.seed.unwrap_or(DEFAULT_SEED)),
+        fitness: Some(parsed.fitness.unwrap_or_default()),
+        ..parsed.clone()
+    };
+    for ((name, again), (_, kept)) in measured_settings(given).into_iter().zip(measured_settings(&stored)) {
+        if let Some(again) = again.filter(|again| Some(again) != kept.as_ref()) {
+            let shown = |value: &str| if value.is_empty() { name.to_string() } else { format!("{name} {value}") };
+            bail!(
+                "cannot resume {}: {} differs from the comparison's {} (a resumed comparison keeps its settings; \
+                 only --threads may be given again)",
+                dir.display(),
+                shown(&again),
+                kept.as_deref().map_or_else(|| format!("{name} (not given)"), shown)
+            );
+        }
+    }
     Ok(Args { threads: given.threads, resume: None, ..parsed })
 }

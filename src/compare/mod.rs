@@ -340,6 +340,53 @@ pub fn run(
     }
 }
 
+/// Refuses a ledger (of a stopped comparison) holding a game this comparison could not have
+/// played ([`check_recorded`]), before anything is played or printed.
+pub fn check_ledger(setup: &Setup, sides: &Sides, ledger: &Ledger) -> Result<()> {
+    for pair in 0..setup.mode.max_pairs() {
+        for job in [Job { b_side: false, pair }, Job { b_side: true, pair }] {
+            let Some(record) = ledger.get(job.side().key(), setup.game_index(job.side(), pair)) else { continue };
+            check_recorded(setup, sides, job, &record).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: {e}: the ledger was altered or holds another comparison's games (delete it to play them \
+                     again)",
+                    ledger.path().display()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a game read from the ledger that this comparison could not have played: another
+/// seed, more pieces than the cap, an ending that does not fit the cap, more rows than its
+/// pieces can clear.
+fn check_recorded(setup: &Setup, sides: &Sides, job: Job, record: &GameRecord) -> Result<()> {
+    let (side, built) = match job.side() {
+        Side::A => ("A", &sides.a),
+        Side::B => ("B", &sides.b),
+    };
+    let index = setup.game_index(job.side(), job.pair);
+    let game = format!("{side}'s game {index}");
+    let seed = sim::batch_game_seed(built.driver(), setup.seed, index);
+    if record.seed != seed {
+        bail!("{game} has seed {} where this comparison's has {seed}", record.seed);
+    }
+    let capped = record.end == sim::GameEnd::PieceCap;
+    match setup.max_pieces {
+        Some(cap) if record.pieces > cap || capped && record.pieces != cap => {
+            bail!("{game} has {} pieces, which the cap of {cap} does not allow", record.pieces)
+        }
+        None if capped => bail!("{game} ended by a piece cap where this comparison has none"),
+        _ => {}
+    }
+    let width = built.rules.new_board().width() as u128;
+    if record.lines as u128 * width > 4 * record.pieces as u128 {
+        bail!("{game} has {} rows, more than its {} pieces can clear", record.lines, record.pieces);
+    }
+    Ok(())
+}
+
 /// The seeds of pair `index`'s games (A's, B's).
 pub fn pair_seeds(setup: &Setup, sides: &Sides, index: u64) -> (u64, u64) {
     (

@@ -194,6 +194,11 @@ impl Ledger {
         (0..count).filter(|&game| games.contains_key(&(measurement.to_string(), game))).count() as u64
     }
 
+    /// Where the ledger is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Games finished by earlier runs (read when the ledger was opened).
     pub fn earlier(&self) -> usize {
         self.earlier

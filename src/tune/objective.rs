@@ -64,10 +64,11 @@ pub trait Objective: Send + Sync {
 }
 
 /// What one game contributes to a candidate's fitness (the mean over its games).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fitness {
     /// Rows cleared.
+    #[default]
     Rows,
     /// Points scored (rule sets that score); for `etetris`, the contest score.
     Score,

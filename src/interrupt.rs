@@ -10,10 +10,29 @@
 //! which nothing can catch, stops a command without its clean-up.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 static STOP: AtomicBool = AtomicBool::new(false);
+/// The signal last received (0: none yet), so that messages name it.
+static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// What stopped the command, in the words its messages use: "Ctrl-C" (SIGINT), "SIGTERM" or
+/// "SIGHUP" (before any signal: "Ctrl-C").
+pub fn signal_name() -> &'static str {
+    #[cfg(unix)]
+    match LAST_SIGNAL.load(Ordering::SeqCst) {
+        libc::SIGTERM => return "SIGTERM",
+        libc::SIGHUP => return "SIGHUP",
+        _ => {}
+    }
+    "Ctrl-C"
+}
+
+/// A message written for Ctrl-C, in the words of the signal received.
+fn in_words_of_signal(message: &str) -> String {
+    message.replace("Ctrl-C", signal_name())
+}
 
 /// What a press does: the first caller's, as a process runs one command.
 enum OnPress {
@@ -33,7 +52,7 @@ pub const INTERRUPTED_EXIT_CODE: i32 = 130;
 /// written first (held until the exit: a file being renamed into place finishes first, and
 /// no new temporary is made after the clean-up).
 fn exit_interrupted(message: &str) -> ! {
-    eprintln!("\n{message}");
+    eprintln!("\n{}", in_words_of_signal(message));
     let mut pending = pending();
     remove_all(&mut pending);
     std::process::exit(INTERRUPTED_EXIT_CODE);
@@ -68,7 +87,7 @@ fn install(on_press: OnPress) {
             Some(OnPress::Exit(message)) => exit_interrupted(message),
             Some(&OnPress::Stop(first, second)) => {
                 if !STOP.swap(true, Ordering::SeqCst) {
-                    eprintln!("\n{first}");
+                    eprintln!("\n{}", in_words_of_signal(first));
                 } else if let Some(second) = second {
                     exit_interrupted(second);
                 }
@@ -79,6 +98,60 @@ fn install(on_press: OnPress) {
         if let Some(action) = foreign_terminate {
             // SAFETY: restoring a disposition read from the kernel a moment ago.
             unsafe { libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut()) };
+        }
+        #[cfg(unix)]
+        for (slot, signal) in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].into_iter().enumerate() {
+            if !(signal == libc::SIGTERM && foreign_terminate.is_some()) {
+                record_before(slot, signal);
+            }
+        }
+    }
+}
+
+/// The handlers [`record`] passes each signal on to (those `ctrlc` installed), by slot:
+/// SIGINT, SIGTERM, SIGHUP.
+#[cfg(unix)]
+static PASSED_ON: [OnceLock<libc::sigaction>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+
+/// Puts [`record`] in front of `signal`'s handler, so that the signal's number is known
+/// when the handler's thread runs.
+#[cfg(unix)]
+fn record_before(slot: usize, signal: libc::c_int) {
+    let Some(handler) = installed_handler(signal) else { return };
+    if PASSED_ON[slot].set(handler).is_err() {
+        return;
+    }
+    // SAFETY: a plain C struct filled in before use; `record` only stores an atomic and
+    // calls the handler that was installed, both safe in a signal handler.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = record as *const () as usize;
+        action.sa_mask = handler.sa_mask;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+        libc::sigaction(signal, &action, std::ptr::null_mut());
+    }
+}
+
+#[cfg(unix)]
+extern "C" fn record(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    LAST_SIGNAL.store(signal, Ordering::SeqCst);
+    let slot = match signal {
+        libc::SIGINT => 0,
+        libc::SIGTERM => 1,
+        _ => 2,
+    };
+    if let Some(handler) = PASSED_ON[slot].get() {
+        // SAFETY: the handler installed for this signal before `record`, called as its
+        // flags say it takes its arguments.
+        unsafe {
+            if handler.sa_flags & libc::SA_SIGINFO != 0 {
+                let call: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(handler.sa_sigaction);
+                call(signal, info, context);
+            } else {
+                let call: extern "C" fn(libc::c_int) = std::mem::transmute(handler.sa_sigaction);
+                call(signal);
+            }
         }
     }
 }

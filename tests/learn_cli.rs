@@ -175,7 +175,7 @@ fn stopped_run_resumes_to_the_same_results(signal: &str, code: Option<i32>) {
     std::fs::write(dir.path().join("killed.toml"), text).unwrap();
     let straight = run_in(dir.path(), &["learn", "killed.toml", "--out", "straight"]);
     assert!(straight.status.success(), "{}", stderr(&straight));
-    let mut child = spawn_in(dir.path(), &["learn", "killed.toml", "--out", "killed"], false);
+    let child = spawn_in(dir.path(), &["learn", "killed.toml", "--out", "killed"], true);
     // Killed (no chance to clean up) once a few iterations are in.
     let started = std::time::Instant::now();
     loop {
@@ -190,8 +190,13 @@ fn stopped_run_resumes_to_the_same_results(signal: &str, code: Option<i32>) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     send_signal(&child, signal);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), code, "{signal}");
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), code, "{signal}");
+    if signal == "-TERM" {
+        // The stop message names the signal that stopped the run.
+        let err = stderr(&output);
+        assert!(err.contains("SIGTERM again to quit now") && !err.contains("Ctrl-C"), "{err}");
+    }
     let killed = only_run_of(&dir.path().join("killed"), "killed");
     assert!(!killed.join("held_out.csv").exists(), "killed before the end");
     let o = run_in(dir.path(), &["learn", "--resume", killed.to_str().unwrap()]);

@@ -132,7 +132,7 @@ fn polish_and_print(args: &Args, run: Run, line: Line, resume_from: Option<usize
             "stopped after {} windows ({}); the next starts at piece {next}: \
              `tetris-lab etetris polish --resume {}` continues",
             outcome.windows_searched,
-            if outcome.interrupted { "Ctrl-C" } else { "--max-windows" },
+            if outcome.interrupted { crate::interrupt::signal_name() } else { "--max-windows" },
             path.display()
         );
     }

@@ -144,8 +144,9 @@ pub fn run(args: Args) -> Result<Ended> {
     if outcome.stopped() {
         let report = outcome.bridges.as_ref().expect("stopped bridges");
         eprintln!(
-            "stopped by Ctrl-C after {} of {} jumps; {} holds the best game found so far, and the same \
+            "stopped by {} after {} of {} jumps; {} holds the best game found so far, and the same \
              command run again searches the rest (the jumps searched are kept in {})",
+            crate::interrupt::signal_name(),
             report.attempts,
             report.jumps,
             settings.record.display(),

@@ -283,3 +283,34 @@ fn a_long_batch_says_what_it_will_cost_before_it_starts() {
     assert!(cheap.status.success());
     assert!(!stderr(&cheap).contains("note:"), "{}", stderr(&cheap));
 }
+
+/// A command or flag of an earlier version gets its new form, not clap's nearest guess.
+#[test]
+fn old_names_point_to_their_new_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(
+        dir.path(),
+        "game.trace",
+        "# tetris-lab trace v1\npreset bcts rules simplified board 10x10 seed 1 game 0\n",
+    );
+    let record = write(dir.path(), "bom.txt", "\u{feff}N,L4,D18,N,R5,D18");
+    let trace = trace.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["tune", "--results", "x"], "`tune --results` is now `tune --out`"),
+        (vec!["compare", "bcts", "bcts", "--results=x"], "`compare --results` is now `compare --out`"),
+        (vec!["plot", "--out", "x.png"], "`plot --out` is now `plot --image`"),
+        (vec!["solve", "--beam", "5"], "the command `solve` is now `tetris-lab etetris solve`"),
+        (vec!["splice"], "the command `splice` is now `tetris-lab etetris splice`"),
+        (vec!["versus"], "the command `versus` is now `tetris-lab etetris versus`"),
+        (vec!["sequence"], "the command `sequence` is now `tetris-lab etetris sequence`"),
+        (vec!["etetris", "sequence", "-n", "5"], "`etetris sequence -n` is now `etetris sequence --max-pieces`"),
+        (vec!["etetris", "replay", trace], "this is a game trace (`play --trace`), not an E-Tetris record"),
+    ];
+    for (args, needle) in cases {
+        let o = run(&args);
+        assert_clean_error(&o, needle);
+    }
+    // A record behind a byte-order mark replays as without it.
+    let o = run(&["etetris", "replay", record.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

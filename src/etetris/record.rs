@@ -71,6 +71,12 @@ impl Record {
     /// `N` takes no count, every other token is `L`, `R`, `D` or `C` with a count >= 1,
     /// and the steps of each piece total 1..=100 (a bare final `N` is allowed, as there).
     pub fn parse(text: &str) -> Result<Record> {
+        // A byte-order mark (an editor's on Windows) is no token.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        // A game trace's first line (`view::trace::MAGIC`, a layer above this one).
+        if text.starts_with("# tetris-lab trace") {
+            bail!("this is a game trace (`play --trace`), not an E-Tetris record: `tetris-lab watch --replay FILE` replays it");
+        }
         let body = unwrap_javascript(text);
         let mut ops = Vec::new();
         for (i, token) in body.split(',').enumerate() {
@@ -270,6 +276,14 @@ pub fn replay_game_observed(record: &Record, mut game: Game, on_lock: &mut dyn F
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_a_game_trace_is_named() {
+        assert_eq!(Record::parse("\u{feff}N,L4,D18").unwrap(), Record::parse("N,L4,D18").unwrap());
+        let trace = "# tetris-lab trace v1\npreset bcts rules simplified board 10x10 seed 1 game 0\n";
+        let error = Record::parse(trace).unwrap_err().to_string();
+        assert!(error.contains("game trace") && error.contains("watch --replay"), "{error}");
+    }
 
     #[test]
     fn parses_and_writes_back() {

@@ -3,23 +3,34 @@
 //! out. Batches run with the GIL released, on the library's thread pool; no Python runs in
 //! a loop over games or pieces. The Python package (`tetris_lab/`) wraps these in its
 //! public functions and the Gymnasium environments.
+//!
+//! Every argument is checked before any work, in Python's words: a `TypeError` for a value
+//! of the wrong type, a `ValueError` for one out of range, each message starting with the
+//! argument's name as the Python functions call it (`num_envs: must be 1 to N, got M`).
+//! Counts are bounded by what the machine can hold. A long call polls for Ctrl-C from the
+//! calling thread while the work runs, and stops it: `KeyboardInterrupt` within moments.
 
 use numpy::ndarray::Array2;
 use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3, PyReadwriteArray1,
-    PyReadwriteArray2, PyReadwriteArray3,
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,
+    PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3,
 };
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBool, PyDict, PyInt};
 use rayon::prelude::*;
 use std::path::Path;
-use tetris_lab::board::{parse_size, Board};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+use tetris_lab::board::{Board, MAX_HEIGHT, MAX_WIDTH};
 use tetris_lab::features::{self, Feature, FeatureContext};
 use tetris_lab::piece::Piece;
+use tetris_lab::policy::{Decision, GameView, Policy, Scratch};
 use tetris_lab::presets::{self, Built, Preset};
 use tetris_lab::rules::{self, RuleSet};
-use tetris_lab::sim::{self, GameLimits, GameRecord, SteppedGame};
+use tetris_lab::sim::{self, GameDriver, GameLimits, GameRecord, SteppedGame};
 use tetris_lab::support::stats::{Quantity, Summary};
 use tetris_lab::support::threads::thread_pool;
 
@@ -32,15 +43,238 @@ fn field_error(field: &str, error: impl std::fmt::Display) -> PyErr {
 /// board `w` wide is `o * w + c`.
 const ORIENTATIONS: usize = 4;
 
-fn board_size(board: Option<&str>) -> PyResult<Option<(usize, usize)>> {
-    board.map(|text| parse_size(text).map_err(|e| field_error("board", e))).transpose()
+// ---------------------------------------------------------------------------------------
+// Limits: every count is bounded before anything is allocated.
+
+/// Threads a call may ask for (more than the cores run on the cores).
+const MAX_THREADS: u64 = 1024;
+/// Pieces a game may be capped at: far beyond any game that ends in a lifetime.
+const MAX_PIECES: u64 = 1_000_000_000_000_000;
+/// Games of one batched environment, whatever the memory.
+const MAX_ENVS: u64 = 10_000_000;
+/// Feature names of one call (a preset has at most a few dozen).
+const MAX_FEATURE_NAMES: usize = 1024;
+/// What one game of `play` or `fitness` holds until the call returns (its record, its
+/// columns and its `end` text), rounded up.
+const BYTES_PER_GAME: u64 = 256;
+/// What one game of the batched environment holds on the heap besides its [`Slot`] (its
+/// lists of placements and pieces), rounded up.
+const HEAP_PER_ENV: u64 = 2048;
+
+/// The machine's memory in bytes (8 GiB where it cannot be read).
+fn machine_memory() -> u64 {
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    {
+        // SAFETY: sysconf only reads system constants.
+        let (pages, page_size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+        if pages > 0 && page_size > 0 {
+            return (pages as u64).saturating_mul(page_size as u64);
+        }
+    }
+    8 << 30
 }
 
-fn rule_set(name: &str, size: Option<(usize, usize)>) -> PyResult<Box<dyn RuleSet>> {
-    if !rules::REGISTRY.iter().any(|entry| entry.name == name) {
-        return Err(field_error("rules", rules::build(name, size).err().expect("an unknown rule set")));
+/// What one call may allocate: half the machine's memory.
+fn memory_budget() -> u64 {
+    machine_memory() / 2
+}
+
+/// Games one `play` or `fitness` call may play: the command line's limit, or fewer where
+/// the machine could not hold their records.
+fn max_games() -> u64 {
+    tetris_lab::limits::MAX_GAMES.min(memory_budget() / BYTES_PER_GAME)
+}
+
+/// The name of a value's type, for messages.
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "object".into())
+}
+
+/// A `TypeError` naming the argument, what it must be and what it got.
+fn type_error(field: &str, wanted: &str, value: &Bound<'_, PyAny>) -> PyErr {
+    let shown = value.repr().map(|r| r.to_string()).unwrap_or_default();
+    PyTypeError::new_err(format!("{field}: must be {wanted}, got {} {shown}", type_name(value)))
+}
+
+/// Whether `value` is a numpy integer scalar (`numpy.integer`; numpy's bool is not one).
+fn is_numpy_integer(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static INTEGER: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
+    let py = value.py();
+    let integer = INTEGER.get_or_try_init(py, || Ok::<_, PyErr>(py.import("numpy")?.getattr("integer")?.unbind()))?;
+    value.is_instance(integer.bind(py))
+}
+
+/// An integer argument in `low..=high`: a Python int or a numpy integer (not a bool, a
+/// float or a text: `TypeError`), in range (`ValueError`), both naming the argument.
+fn integer_in(value: &Bound<'_, PyAny>, field: &str, low: u64, high: u64) -> PyResult<u64> {
+    let integer = value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>();
+    if !integer && !is_numpy_integer(value)? {
+        return Err(type_error(field, "an integer", value));
     }
-    rules::build(name, size).map_err(|e| field_error("board", e))
+    match value.extract::<u64>() {
+        Ok(number) if (low..=high).contains(&number) => Ok(number),
+        _ => Err(field_error(field, format!("must be {low} to {high}, got {value}"))),
+    }
+}
+
+/// [`integer_in`] for an argument that may be `None`.
+fn optional_integer_in(value: Option<&Bound<'_, PyAny>>, field: &str, low: u64, high: u64) -> PyResult<Option<u64>> {
+    value.map(|value| integer_in(value, field, low, high)).transpose()
+}
+
+/// The cores of this machine.
+fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// `threads=`: `None` (all cores) or 1 to [`MAX_THREADS`]; more than the cores run on the
+/// cores (the results do not depend on the count).
+fn threads_argument(threads: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
+    Ok(optional_integer_in(threads, "threads", 1, MAX_THREADS)?.map(|n| (n as usize).min(cores())))
+}
+
+fn pool_of(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
+    thread_pool(threads).map_err(|e| field_error("threads", e))
+}
+
+/// A seed: 0 to 2^64 - 1.
+fn seed_argument(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
+    integer_in(seed, "seed", 0, u64::MAX)
+}
+
+// ---------------------------------------------------------------------------------------
+// Ctrl-C: long calls run their work off the calling thread, which polls for signals.
+
+/// How often a long call looks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` with the GIL released, on `pool` (the global pool for `None`), while the
+/// calling thread checks for signals every [`SIGNAL_POLL`]. A signal handler that raises
+/// (Ctrl-C: `KeyboardInterrupt`) sets the stop flag `work` is given, which it reads at its
+/// safe points; once it has returned, the handler's exception is raised. Numpy arrays are
+/// made by the caller afterwards, with the GIL held and no interrupt pending.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    pool: Option<&rayon::ThreadPool>,
+    work: impl FnOnce(&AtomicBool) -> T + Send,
+) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    let mut signal: Option<PyErr> = None;
+    let done = py.allow_threads(|| match pool {
+        Some(pool) => pool.in_place_scope(|scope| poll_signals(scope, &stop, &mut signal, work)),
+        None => rayon::in_place_scope(|scope| poll_signals(scope, &stop, &mut signal, work)),
+    });
+    match (signal, done) {
+        (Some(error), _) => Err(error),
+        (None, Some(value)) => Ok(value),
+        (None, None) => unreachable!("a panicking scope does not return"),
+    }
+}
+
+/// [`interruptible`]'s loop: `work` spawned on the scope's pool, the calling thread
+/// waiting for it and checking for signals meanwhile (`None` if the work panicked: the
+/// scope raises its panic when it ends).
+fn poll_signals<'scope, T: Send + 'scope>(
+    scope: &rayon::Scope<'scope>,
+    stop: &'scope AtomicBool,
+    signal: &mut Option<PyErr>,
+    work: impl FnOnce(&AtomicBool) -> T + Send + 'scope,
+) -> Option<T> {
+    let (sender, receiver) = mpsc::channel();
+    scope.spawn(move |_| {
+        let _ = sender.send(work(stop));
+    });
+    loop {
+        match receiver.recv_timeout(SIGNAL_POLL) {
+            Ok(value) => return Some(value),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {
+                if signal.is_none() {
+                    if let Err(error) = Python::with_gil(|py| py.check_signals()) {
+                        *signal = Some(error);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A policy that gives up (no placement: the game ends at once) when `stop` is set: how a
+/// batch of `play` stops within a piece.
+struct Stoppable<'a> {
+    policy: &'a dyn Policy,
+    stop: &'a AtomicBool,
+}
+
+impl Policy for Stoppable<'_> {
+    fn name(&self) -> &'static str {
+        self.policy.name()
+    }
+    fn evaluator(&self) -> &tetris_lab::eval::Evaluator {
+        self.policy.evaluator()
+    }
+    fn choose(&self, rules: &dyn RuleSet, view: &GameView, scratch: &mut Scratch) -> Option<Decision> {
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.policy.choose(rules, view, scratch)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Boards, rule sets and presets.
+
+/// Checks a board's size: `what` says where the width and height come from.
+fn check_board_size(field: &str, width: i64, height: i64, what: &str) -> PyResult<()> {
+    if !(4..=MAX_WIDTH as i64).contains(&width) {
+        return Err(field_error(field, format!("the width must be 4 to {MAX_WIDTH}, got {width}{what}")));
+    }
+    if !(4..=MAX_HEIGHT as i64).contains(&height) {
+        return Err(field_error(field, format!("the height must be 4 to {MAX_HEIGHT}, got {height}{what}")));
+    }
+    Ok(())
+}
+
+/// `board=`: "WxH" (the Python package turns (width, height) into it).
+fn board_size(board: Option<&str>) -> PyResult<Option<(usize, usize)>> {
+    let Some(text) = board else { return Ok(None) };
+    let not_a_size =
+        || field_error("board", format!("{text:?} is not a size: give \"WxH\" (e.g. \"10x20\") or (width, height)"));
+    let (width, height) = text.split_once(['x', 'X']).ok_or_else(not_a_size)?;
+    let (width, height): (i64, i64) =
+        (width.trim().parse().map_err(|_| not_a_size())?, height.trim().parse().map_err(|_| not_a_size())?);
+    check_board_size("board", width, height, "")?;
+    Ok(Some((width as usize, height as usize)))
+}
+
+/// Rule set `name` on a board `size` (its own when `None`); `board_field` names where the
+/// size came from.
+fn rule_set(name: &str, size: Option<(usize, usize)>, board_field: &str) -> PyResult<Box<dyn RuleSet>> {
+    let Some(entry) = rules::REGISTRY.iter().find(|entry| entry.name == name) else {
+        return Err(field_error("rules", rules::build(name, size).err().expect("an unknown rule set")));
+    };
+    let error = match (entry.build)(size) {
+        Ok(rule_set) => return Ok(rule_set),
+        Err(error) => error,
+    };
+    match (size, (entry.build)(None)) {
+        (Some((width, height)), Ok(own)) => {
+            let board = own.new_board();
+            let sizable: Vec<&str> =
+                rules::REGISTRY.iter().filter(|e| (e.build)(Some((8, 8))).is_ok()).map(|e| e.name).collect();
+            Err(field_error(
+                board_field,
+                format!(
+                    "rule set {name} plays on its own {}x{} board, not {width}x{height} (other sizes are for rule sets {})",
+                    board.width(),
+                    board.height(),
+                    sizable.join(", ")
+                ),
+            ))
+        }
+        _ => Err(field_error(board_field, error)),
+    }
 }
 
 /// A preset built as `tetris-lab play` builds it, its weights replaced by a vector (in the
@@ -54,9 +288,8 @@ fn build_preset(
 ) -> PyResult<(&'static Preset, Built)> {
     let found = presets::find(preset).map_err(|e| field_error("preset", e))?;
     let size = board_size(board)?;
-    if let Some(name) = rules {
-        rule_set(name, size)?;
-    }
+    // The rule set (given, or the preset's) on the board asked for.
+    rule_set(rules.unwrap_or(found.rule_set), size, "board")?;
     let mut evaluator = found.evaluator().map_err(|e| field_error("preset", e))?;
     if let Some(path) = weights_file {
         evaluator = evaluator
@@ -83,55 +316,80 @@ fn build_preset(
         }
         evaluator = evaluator.with_weights(&weights);
     }
-    let built = found
-        .build_with_evaluator(rules, size, evaluator)
-        .map_err(|e| field_error(if size.is_some() { "board" } else { "rules" }, e))?;
+    let built = found.build_with_evaluator(rules, size, evaluator).map_err(|e| field_error("rules", e))?;
     Ok((found, built))
 }
 
-/// Plays a batch as `tetris-lab play` does, the GIL released.
-fn play_records(
-    py: Python<'_>,
-    built: &Built,
+/// The checked arguments of a batch.
+struct Batch {
     games: u64,
     seed: u64,
     threads: Option<usize>,
     max_pieces: Option<u64>,
-) -> PyResult<Vec<GameRecord>> {
-    tetris_lab::limits::check_count("games", games, tetris_lab::limits::MAX_GAMES)
-        .map_err(|e| field_error("games", e))?;
-    if max_pieces == Some(0) {
-        return Err(field_error("max_pieces", "must be at least 1"));
+}
+
+impl Batch {
+    fn of(
+        games: &Bound<'_, PyAny>,
+        seed: &Bound<'_, PyAny>,
+        threads: Option<&Bound<'_, PyAny>>,
+        max_pieces: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Batch> {
+        Ok(Batch {
+            games: integer_in(games, "games", 1, max_games())?,
+            seed: seed_argument(seed)?,
+            threads: threads_argument(threads)?,
+            max_pieces: optional_integer_in(max_pieces, "max_pieces", 1, MAX_PIECES)?,
+        })
     }
-    if threads == Some(0) {
-        return Err(field_error("threads", "must be at least 1"));
-    }
-    let pool = thread_pool(threads).map_err(|e| field_error("threads", e))?;
-    let limits = GameLimits { max_pieces };
-    Ok(py.allow_threads(|| pool.install(|| sim::play_batch(built.driver(), seed, games, limits, None, &|_| {}))))
+}
+
+/// Plays a batch as `tetris-lab play` does (the games of `sim::play_batch`, bit for bit),
+/// the GIL released; Ctrl-C stops it within a piece and raises `KeyboardInterrupt`.
+fn play_records(py: Python<'_>, built: &Built, batch: &Batch) -> PyResult<Vec<GameRecord>> {
+    let pool = pool_of(batch.threads)?;
+    let limits = GameLimits { max_pieces: batch.max_pieces };
+    let (games, seed) = (batch.games, batch.seed);
+    let records = interruptible(py, Some(&pool), |stop| {
+        let stoppable;
+        let driver = match built.driver() {
+            GameDriver::Placement { rules, policy } => {
+                stoppable = Stoppable { policy, stop };
+                GameDriver::Placement { rules, policy: &stoppable }
+            }
+            // A frame game stops between games.
+            frame => frame,
+        };
+        (0..games)
+            .into_par_iter()
+            .map(|i| (!stop.load(Ordering::Relaxed)).then(|| sim::play_game_of_batch(driver, seed, i, limits, None)))
+            .collect::<Option<Vec<GameRecord>>>()
+    })?;
+    Ok(records.expect("every game played when not stopped"))
 }
 
 /// Plays `games` games of a preset; the per-game columns of `tetris-lab play --csv`.
 #[pyfunction]
-#[pyo3(signature = (preset, rules=None, board=None, games=100, seed=1, threads=None, weights=None, weights_file=None, max_pieces=None))]
+#[pyo3(signature = (preset, rules, board, games, seed, threads=None, weights=None, weights_file=None, max_pieces=None))]
 #[allow(clippy::too_many_arguments)]
 fn play<'py>(
     py: Python<'py>,
     preset: &str,
     rules: Option<&str>,
     board: Option<&str>,
-    games: u64,
-    seed: u64,
-    threads: Option<usize>,
+    games: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+    threads: Option<&Bound<'py, PyAny>>,
     weights: Option<Vec<f64>>,
     weights_file: Option<&str>,
-    max_pieces: Option<u64>,
+    max_pieces: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let batch = Batch::of(games, seed, threads, max_pieces)?;
     let (_, built) = build_preset(preset, rules, board, weights, weights_file)?;
-    let records = play_records(py, &built, games, seed, threads, max_pieces)?;
+    let records = play_records(py, &built, &batch)?;
     let column = |f: fn(&GameRecord) -> u64| records.iter().map(f).collect::<Vec<u64>>().into_pyarray(py);
     let out = PyDict::new(py);
-    out.set_item("game", (0..games).collect::<Vec<u64>>().into_pyarray(py))?;
+    out.set_item("game", (0..batch.games).collect::<Vec<u64>>().into_pyarray(py))?;
     out.set_item("seed", column(|r| r.seed))?;
     out.set_item("lines", column(|r| r.lines))?;
     out.set_item("pieces", column(|r| r.pieces))?;
@@ -147,24 +405,25 @@ fn play<'py>(
 /// Mean rows per game with its 95% interval (as `tetris-lab play` prints them), on the
 /// games of `seed`: the same games for every weights vector.
 #[pyfunction]
-#[pyo3(signature = (preset, weights, rules=None, board=None, games=100, seed=1, threads=None, max_pieces=None))]
+#[pyo3(signature = (preset, weights, rules, board, games, seed, threads=None, max_pieces=None))]
 #[allow(clippy::too_many_arguments)]
-fn fitness(
-    py: Python<'_>,
+fn fitness<'py>(
+    py: Python<'py>,
     preset: &str,
     weights: Vec<f64>,
     rules: Option<&str>,
     board: Option<&str>,
-    games: u64,
-    seed: u64,
-    threads: Option<usize>,
-    max_pieces: Option<u64>,
+    games: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+    threads: Option<&Bound<'py, PyAny>>,
+    max_pieces: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(f64, f64, f64)> {
+    let batch = Batch::of(games, seed, threads, max_pieces)?;
     let (_, built) = build_preset(preset, rules, board, Some(weights), None)?;
-    let records = play_records(py, &built, games, seed, threads, max_pieces)?;
+    let records = play_records(py, &built, &batch)?;
     let lines: Vec<f64> = records.iter().map(|r| r.lines as f64).collect();
     let mut summary = Summary::of(&lines, Quantity::length(built.rules.frame_rules().is_none()));
-    if let Some(cap) = max_pieces {
+    if let Some(cap) = batch.max_pieces {
         summary = summary.at_most_rows(cap, built.rules.new_board().width());
     }
     Ok((summary.mean, summary.low_95, summary.high_95))
@@ -201,11 +460,19 @@ fn piece_letters() -> String {
     Piece::ALL.iter().map(|p| p.letter()).collect()
 }
 
-fn find_features(names: &[String]) -> PyResult<Vec<&'static Feature>> {
+/// The features `names` for a board `width` wide: at least one, at most
+/// [`MAX_FEATURE_NAMES`], each known and reading only columns the board has.
+fn find_features(names: &[String], width: usize) -> PyResult<Vec<&'static Feature>> {
     if names.is_empty() {
-        return Err(field_error("features", "no feature named"));
+        return Err(field_error("features", "no feature named: give a preset, a feature name or a list of names"));
     }
-    names.iter().map(|name| features::find(name).map_err(|e| field_error("features", e))).collect()
+    if names.len() > MAX_FEATURE_NAMES {
+        return Err(field_error(
+            "features",
+            format!("must name 1 to {MAX_FEATURE_NAMES} features, got {}", names.len()),
+        ));
+    }
+    names.iter().map(|name| features::find_for_width(name, width).map_err(|e| field_error("features", e))).collect()
 }
 
 /// A board from a numpy grid, top row first, any non-zero cell filled.
@@ -220,11 +487,6 @@ fn board_of(cells: numpy::ndarray::ArrayView2<u8>) -> Board {
     board
 }
 
-fn check_grid(height: usize, width: usize) -> PyResult<()> {
-    Board::check_size(width, height)
-        .map_err(|e| field_error("boards", format!("{e} (the array is N x height x width)")))
-}
-
 /// The features `names` of N boards (N x H x W, top row first): N x F values.
 #[pyfunction]
 fn board_features<'py>(
@@ -232,21 +494,32 @@ fn board_features<'py>(
     boards: PyReadonlyArray3<'py, u8>,
     names: Vec<String>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let list = find_features(&names)?;
     let cells = boards.as_array();
     let (count, height, width) = cells.dim();
-    check_grid(height, width)?;
+    check_board_size("boards", width as i64, height as i64, " (the array is N x height x width)")?;
+    let list = find_features(&names, width)?;
     let features = list.len();
-    let mut values = vec![0.0; count * features];
-    py.allow_threads(|| {
-        values.par_chunks_mut(features.max(1)).enumerate().with_min_len(64).for_each(|(n, out)| {
+    let most = memory_budget() / (8 * features as u64);
+    if count as u64 > most {
+        return Err(field_error(
+            "boards",
+            format!("must be 0 to {most} boards for {features} feature(s) on this machine, got {count}"),
+        ));
+    }
+    let values = interruptible(py, None, |stop| {
+        let mut values = vec![0.0; count * features];
+        values.par_chunks_mut(features).enumerate().with_min_len(64).for_each(|(n, out)| {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
             let board = board_of(cells.index_axis(numpy::ndarray::Axis(0), n));
             let context = FeatureContext::board(&board);
             for (value, feature) in out.iter_mut().zip(&list) {
                 *value = (feature.compute)(&context);
             }
-        })
-    });
+        });
+        values
+    })?;
     Ok(Array2::from_shape_vec((count, features), values).expect("N x F values").into_pyarray(py))
 }
 
@@ -258,18 +531,16 @@ fn board_features<'py>(
 fn after_states<'py>(
     py: Python<'py>,
     board: PyReadonlyArray2<'py, u8>,
-    piece: usize,
+    piece: &Bound<'py, PyAny>,
     names: Vec<String>,
     rules: &str,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<i64>>)> {
-    let list = find_features(&names)?;
+    let piece = integer_in(piece, "piece", 0, Piece::ALL.len() as u64 - 1)? as usize;
     let cells = board.as_array();
     let (height, width) = cells.dim();
-    Board::check_size(width, height).map_err(|e| field_error("board", format!("{e} (the array is height x width)")))?;
-    if piece >= Piece::ALL.len() {
-        return Err(field_error("piece", format!("{piece} is not a piece number (0 to 6: {})", piece_letters())));
-    }
-    let rule_set = rule_set(rules, Some((width, height)))?;
+    check_board_size("board", width as i64, height as i64, " (the array is height x width)")?;
+    let list = find_features(&names, width)?;
+    let rule_set = rule_set(rules, Some((width, height)), "board")?;
     let board = board_of(cells);
     let mut placements = Vec::new();
     rule_set.candidates(&board, Piece::from_index(piece), &mut placements);
@@ -324,16 +595,28 @@ struct Games {
     height: usize,
     preview: usize,
     pool: Option<rayon::ThreadPool>,
+    /// A reset or step was stopped by Ctrl-C part way: some games moved, others not, until
+    /// the next reset.
+    interrupted: bool,
 }
 
 /// Fewer games than this are stepped on the calling thread.
 const PARALLEL_FROM: usize = 64;
 
-impl Games {
-    fn new_game(&self, master: u64, episode: u64) -> SteppedGame {
-        SteppedGame::new(self.rules.as_ref(), self.rules.randomizer().game_seed(master, episode))
-    }
+/// What one game of the batched environment takes, in bytes: its [`Slot`] and heap, and
+/// four observations' worth of Python arrays (the step's fresh buffers, the ones the caller
+/// still holds, and the observation space's bounds, low and high).
+fn bytes_per_env(width: usize, height: usize, preview: usize, features: Option<usize>) -> u64 {
+    let observation = match features {
+        // The float32 features, then with the piece one-hot appended.
+        Some(count) => 4 * count + 4 * (count + 7),
+        None => width * height,
+    };
+    let share = observation + ORIENTATIONS * width + 8 * (1 + preview) + 4 * 8;
+    (std::mem::size_of::<Slot>() + 4 * share) as u64 + HEAP_PER_ENV
+}
 
+impl Games {
     /// Splits the observation buffers (numpy arrays, each one contiguous) into one share
     /// per game.
     fn shares<'a>(
@@ -394,14 +677,15 @@ impl Games {
         Ok(shares)
     }
 
-    /// Runs `work` on every game with its share, on the pool when there are many games.
+    /// Runs `work` on every game with its share, on the pool when there are many games
+    /// (then Ctrl-C stops it part way: `KeyboardInterrupt`, and the games must be reset).
     fn each<'a, T: Send>(
         &mut self,
         py: Python<'_>,
         shares: Vec<Observation<'a>>,
         extra: Vec<T>,
         work: impl Fn(&Context, &mut Slot, Observation<'a>, T) + Send + Sync,
-    ) {
+    ) -> PyResult<()> {
         let context = Context {
             rules: self.rules.as_ref(),
             features: &self.features,
@@ -412,16 +696,24 @@ impl Games {
         let count = self.slots.len();
         let items = self.slots.iter_mut().zip(shares).zip(extra);
         match &self.pool {
-            Some(pool) if count >= PARALLEL_FROM => py.allow_threads(|| {
+            Some(pool) if count >= PARALLEL_FROM => {
                 let items: Vec<_> = items.collect();
-                pool.install(|| {
-                    items
-                        .into_par_iter()
-                        .with_min_len(32)
-                        .for_each(|((slot, share), extra)| work(&context, slot, share, extra))
-                })
-            }),
-            _ => items.for_each(|((slot, share), extra)| work(&context, slot, share, extra)),
+                let done = interruptible(py, Some(pool), |stop| {
+                    items.into_par_iter().with_min_len(32).for_each(|((slot, share), extra)| {
+                        if !stop.load(Ordering::Relaxed) {
+                            work(&context, slot, share, extra)
+                        }
+                    })
+                });
+                if done.is_err() {
+                    self.interrupted = true;
+                }
+                done
+            }
+            _ => {
+                items.for_each(|((slot, share), extra)| work(&context, slot, share, extra));
+                Ok(())
+            }
         }
     }
 }
@@ -484,51 +776,62 @@ struct StepResult<'a> {
 #[pymethods]
 impl Games {
     /// `count` games of rule set `rules` (board `board` when given), feature observations
-    /// of `features`, on `threads` threads (all cores when `None`).
+    /// of `features` (`None` for board observations), on `threads` threads (all cores when
+    /// `None`).
     #[new]
     #[pyo3(signature = (rules, board, features, count, rewards, threads=None))]
     fn new(
+        py: Python<'_>,
         rules: &str,
         board: Option<&str>,
-        features: Vec<String>,
-        count: usize,
+        features: Option<Vec<String>>,
+        count: &Bound<'_, PyAny>,
         rewards: [f64; 5],
-        threads: Option<usize>,
+        threads: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Games> {
-        let rule_set = rule_set(rules, board_size(board)?)?;
+        let rule_set = rule_set(rules, board_size(board)?, "board")?;
         if rule_set.frame_rules().is_some() {
             return Err(field_error(
                 "rules",
                 format!("{rules} is played frame by frame (presets pygame-lee); the environments play placement games"),
             ));
         }
-        let features = if features.is_empty() { Vec::new() } else { find_features(&features)? };
-        if count == 0 {
-            return Err(field_error("num_envs", "must be at least 1"));
-        }
-        if threads == Some(0) {
-            return Err(field_error("threads", "must be at least 1"));
-        }
-        let pool = if count >= PARALLEL_FROM {
-            Some(thread_pool(threads).map_err(|e| field_error("threads", e))?)
-        } else {
-            None
-        };
         let empty = rule_set.new_board();
+        let (width, height) = (empty.width(), empty.height());
+        let features = features.map(|names| find_features(&names, width)).transpose()?;
         let preview = rule_set.preview().min(7);
+        let per_env = bytes_per_env(width, height, preview, features.as_ref().map(Vec::len));
+        let count = integer_in(count, "num_envs", 1, MAX_ENVS.min(memory_budget() / per_env))? as usize;
+        let threads = threads_argument(threads)?;
+        let pool = if count >= PARALLEL_FROM { Some(pool_of(threads)?) } else { None };
         let mut games = Games {
-            width: empty.width(),
-            height: empty.height(),
+            width,
+            height,
             preview,
             rules: rule_set,
-            features,
+            features: features.unwrap_or_default(),
             rewards,
             slots: Vec::new(),
             pool,
+            interrupted: false,
         };
-        games.slots = (0..count as u64)
-            .map(|n| Slot { game: games.new_game(n, 0), master: n, episode: 0, ended: false })
-            .collect();
+        let new_slot = |rules: &dyn RuleSet, n: u64| {
+            let game = SteppedGame::new(rules, rules.randomizer().game_seed(n, 0));
+            Slot { game, master: n, episode: 0, ended: false }
+        };
+        games.slots = match &games.pool {
+            Some(pool) => {
+                let rules = games.rules.as_ref();
+                interruptible(py, Some(pool), |stop| {
+                    (0..count as u64)
+                        .into_par_iter()
+                        .map(|n| (!stop.load(Ordering::Relaxed)).then(|| new_slot(rules, n)))
+                        .collect::<Option<Vec<Slot>>>()
+                })?
+                .expect("every game made when not stopped")
+            }
+            None => (0..count as u64).map(|n| new_slot(games.rules.as_ref(), n)).collect(),
+        };
         Ok(games)
     }
 
@@ -610,6 +913,7 @@ impl Games {
             return Err(field_error("seed", format!("{} seeds for {} games", masters.len(), self.slots.len())));
         }
         let shares = self.shares(&mut boards, &mut features, &mut pieces, &mut previews, &mut masks)?;
+        let every_master = masters.iter().all(Option::is_some);
         self.each(py, shares, masters, |context, slot, share, master| {
             match master {
                 Some(master) => (slot.master, slot.episode) = (master, 0),
@@ -618,7 +922,11 @@ impl Games {
             slot.game = context.new_game(slot.master, slot.episode);
             slot.ended = slot.game.is_over();
             context.observe(slot, share);
-        });
+        })?;
+        // A reset that seeds every game leaves none half-stepped.
+        if every_master {
+            self.interrupted = false;
+        }
         Ok(())
     }
 
@@ -642,10 +950,20 @@ impl Games {
         mut previews: PyReadwriteArray2<i64>,
         mut masks: PyReadwriteArray2<bool>,
     ) -> PyResult<()> {
+        if self.interrupted {
+            return Err(field_error("actions", "a step or reset was interrupted part way: reset every game first"));
+        }
         let count = self.slots.len();
         let actions = actions.as_array();
         if actions.len() != count {
-            return Err(field_error("actions", format!("{} actions for {count} games", actions.len())));
+            return Err(field_error(
+                "actions",
+                format!("must be one action per game ({count}), got {}", actions.len()),
+            ));
+        }
+        let last = (ORIENTATIONS * self.width) as i64 - 1;
+        if let Some((game, action)) = actions.iter().enumerate().find(|(_, &a)| !(0..=last).contains(&a)) {
+            return Err(field_error("actions", format!("must be 0 to {last}, got {action} (game {game})")));
         }
         let rewards = rewards.as_slice_mut().map_err(|e| field_error("rewards", e))?;
         let terminated = terminated.as_slice_mut().map_err(|e| field_error("terminated", e))?;
@@ -667,9 +985,8 @@ impl Games {
                 slot.game = context.new_game(slot.master, slot.episode);
                 slot.ended = slot.game.is_over();
             } else if !slot.ended {
-                let width = context.width as i64;
                 let index = slot.game.placements().iter().position(|p| action_of(p, context.width) == result.action);
-                match index.filter(|_| (0..ORIENTATIONS as i64 * width).contains(&result.action)) {
+                match index {
                     Some(index) => {
                         let outcome = slot.game.step(context.rules, index).expect("a listed placement");
                         *result.reward = context.rewards[(outcome.info.rows_cleared as usize).min(4)];
@@ -683,14 +1000,18 @@ impl Games {
             }
             *result.terminated = slot.ended;
             context.observe(slot, share);
-        });
-        Ok(())
+        })
     }
 }
 
 /// The binding's module.
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Numpy's array API and its borrow checking are looked up on first use, by importing
+    // numpy's modules: done here, at import, not after a long call where a pending Ctrl-C
+    // would make the import fail (and the lookup panic).
+    let probe = PyArray1::<u8>::zeros(module.py(), 0, false);
+    drop(probe.readonly());
     module.add_function(wrap_pyfunction!(play, module)?)?;
     module.add_function(wrap_pyfunction!(fitness, module)?)?;
     module.add_function(wrap_pyfunction!(preset_names, module)?)?;

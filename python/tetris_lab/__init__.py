@@ -3,16 +3,21 @@
 The work is done in Rust (``tetris_lab._core``) with the GIL released; numpy arrays go in
 and out. Importing the package registers the Gymnasium environment
 ``tetris_lab/Tetris-v0`` (and its batched version, for ``gymnasium.make_vec``).
+
+Bad arguments raise ``TypeError`` (a value of the wrong type) or ``ValueError`` (a value
+out of range, of the wrong shape, or an unknown name), the message starting with the
+argument's name. Ctrl-C during a long call raises ``KeyboardInterrupt`` within moments.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 
-from . import _core
+from . import _checks, _core
 
 __all__ = [
     "PIECES",
@@ -46,39 +51,45 @@ def features(preset: str | None = None) -> list[str]:
     feature of the library when no preset is named."""
     if preset is None:
         return [name for name, _ in _core.feature_list()]
-    return [name for name, _ in _core.preset_weights(preset)]
+    return [name for name, _ in _core.preset_weights(_checks.text(preset, "preset"))]
 
 
 def weights(preset: str) -> dict[str, float]:
     """A preset's published weights, {feature name: weight} in its feature order."""
-    return dict(_core.preset_weights(preset))
+    return dict(_core.preset_weights(_checks.text(preset, "preset")))
 
 
 def _board_text(board) -> str | None:
     """A board size given as ``"WxH"`` or ``(width, height)``, as the library parses it."""
     if board is None or isinstance(board, str):
         return board
-    try:
-        width, height = board
-        return f"{int(width)}x{int(height)}"
-    except (TypeError, ValueError):
-        raise ValueError(f"board: {board!r} is not a size: give \"WxH\" or (width, height)") from None
+    wanted = '"WxH" or (width, height)'
+    if isinstance(board, np.ndarray):
+        board = board.tolist() if board.ndim == 1 else board
+    if not isinstance(board, (tuple, list)):
+        raise TypeError(f"board: must be {wanted}, got {type(board).__name__} {board!r}")
+    if len(board) != 2:
+        raise ValueError(f"board: must be {wanted}, got {len(board)} values {board!r}")
+    for value in board:
+        if not _checks.is_integer(value):
+            raise TypeError(f"board: the width and height must be integers, got {type(value).__name__} {value!r}")
+    return f"{int(board[0])}x{int(board[1])}"
 
 
 def _weights_vector(preset: str, weights) -> list[float]:
     """Weights given as {feature: weight} or as a vector in the preset's feature order."""
     names = features(preset)
-    if isinstance(weights, dict):
+    if isinstance(weights, Mapping):
         unknown = [name for name in weights if name not in names]
         if unknown:
             raise ValueError(f"weights: preset {preset} has no feature {unknown[0]!r} (its features: {', '.join(names)})")
         missing = [name for name in names if name not in weights]
         if missing:
             raise ValueError(f"weights: missing weight(s) for {', '.join(missing)} (preset {preset} weighs {', '.join(names)})")
-        return [float(weights[name]) for name in names]
-    vector = np.asarray(weights, dtype=np.float64)
+        return [_checks.number(weights[name], "weights", f"a number for {name}") for name in names]
+    vector = _checks.numbers(weights, "weights", "a dict {feature: weight}, a vector of numbers or a weights file's path")
     if vector.ndim != 1:
-        raise ValueError(f"weights: a vector of {len(names)} values ({', '.join(names)}) or a dict, not shape {vector.shape}")
+        raise ValueError(f"weights: must be a vector of {len(names)} values ({', '.join(names)}) or a dict, got shape {vector.shape}")
     return vector.tolist()
 
 
@@ -101,6 +112,8 @@ def play(
     ``lines`` (rows cleared), ``pieces``, ``score``, ``end`` ("game_over" or "piece_cap")
     and ``level`` (-1 for rule sets without levels), one entry per game.
     """
+    _checks.text(preset, "preset")
+    _checks.text(rules, "rules", optional=True)
     vector, weights_file = None, None
     if isinstance(weights, (str, os.PathLike)):
         weights_file = os.fspath(weights)
@@ -132,23 +145,25 @@ def fitness(
     """The fitness of a weights vector (or dict) for Python optimizers: mean rows per game
     with its 95% interval, on common random games (the games of ``seed``, the same for
     every call, so two vectors are compared on the same pieces)."""
+    _checks.text(preset, "preset")
+    _checks.text(rules, "rules", optional=True)
     vector = _weights_vector(preset, weights)
     return Fitness(*_core.fitness(preset, vector, rules, _board_text(board), games, seed, threads, max_pieces))
 
 
 def _feature_names(features) -> list[str]:
-    """Features named by a preset (its features), one feature name, or a list of names."""
+    """Features named by a preset (its features), one feature name, or a list of names
+    (at least one; ``tetris_lab._core`` refuses an empty list, naming ``features``)."""
     if isinstance(features, str):
         return globals()["features"](features) if features in presets() else [features]
-    return [str(name) for name in features]
-
-
-def _grid(cells, dimensions: int, field: str) -> np.ndarray:
-    array = np.asarray(cells)
-    if array.ndim != dimensions:
-        shape = "N x height x width" if dimensions == 3 else "height x width"
-        raise ValueError(f"{field}: an array of {shape} cells, not shape {array.shape}")
-    return np.ascontiguousarray(array != 0, dtype=np.uint8)
+    wanted = "a preset, a feature name or a list of feature names"
+    if isinstance(features, (bytes, Mapping)) or not hasattr(features, "__iter__"):
+        raise TypeError(f"features: must be {wanted}, got {type(features).__name__} {features!r}")
+    names = list(features)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"features: must be {wanted}, got {type(name).__name__} {name!r} in the list")
+    return [str(name) for name in names]
 
 
 def board_features(boards, features="bcts") -> np.ndarray:
@@ -159,7 +174,7 @@ def board_features(boards, features="bcts") -> np.ndarray:
     board."""
     names = _feature_names(features)
     single = np.ndim(boards) == 2
-    grid = _grid(boards, 2 if single else 3, "boards")
+    grid = _checks.grid(boards, 2 if single else 3, "boards")
     values = _core.board_features(grid[None] if single else grid, names)
     return values[0] if single else values
 
@@ -171,9 +186,15 @@ def after_states(board, piece, features="bcts", rules: str = "simplified") -> di
     leaves, rows removed, with what the placement did) and ``rows_cleared``."""
     if isinstance(piece, str):
         if len(piece) != 1 or piece.upper() not in PIECES:
-            raise ValueError(f"piece: {piece!r} is not one of {', '.join(PIECES)}")
+            raise ValueError(f"piece: must be a letter of {PIECES} or a piece number (0 to 6), got {piece!r}")
         piece = PIECES.index(piece.upper())
-    actions, values, rows = _core.after_states(_grid(board, 2, "board"), int(piece), _feature_names(features), rules)
+    elif not _checks.is_integer(piece):
+        raise TypeError(f"piece: must be a letter of {PIECES} or a piece number (0 to 6), got {type(piece).__name__} {piece!r}")
+    elif not 0 <= piece < len(PIECES):
+        raise ValueError(f"piece: must be a letter of {PIECES} or a piece number (0 to 6), got {piece}")
+    _checks.text(rules, "rules")
+    cells = _checks.grid(board, 2, "board")
+    actions, values, rows = _core.after_states(cells, piece, _feature_names(features), rules)
     return {"action": actions, "features": values, "rows_cleared": rows}
 
 

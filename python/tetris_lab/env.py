@@ -7,6 +7,9 @@ placement ends the game (``info["illegal_action"]``). The reward is the rows cle
 ``reward=`` says (see :func:`reward_table`).
 Game ``k`` after ``reset(seed=s)`` (``k`` = 0, then one more for every ``reset()`` without
 a seed) has the pieces of game ``k`` of ``tetris-lab play --seed s``.
+
+Arguments are checked as the package's functions check theirs: ``TypeError`` for a wrong
+type, ``ValueError`` for a wrong value or shape, naming the argument.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import _core
+from . import _checks, _core
 
 ENVIRONMENT_ID = "tetris_lab/Tetris-v0"
 OBSERVATIONS = ("board", "features")
@@ -36,14 +39,15 @@ def register() -> None:
 
 
 def _games(rules, board, observation, features, reward, count, threads):
-    """The Rust games and the feature names the observation uses."""
+    """The Rust games and the feature names the observation uses (checked there: the
+    count, ``num_envs``, is bounded by what the machine can hold)."""
     from . import _board_text, _feature_names
 
-    if observation not in OBSERVATIONS:
-        raise ValueError(f"observation: {observation!r} is not one of {', '.join(OBSERVATIONS)}")
-    names = _feature_names(features) if observation == "features" else []
+    _checks.text(rules, "rules")
+    _checks.choice(observation, "observation", OBSERVATIONS)
+    names = _feature_names(features) if observation == "features" else None
     rewards = [float(value) for value in reward_table(reward)]
-    return _core.Games(rules, _board_text(board), names, int(count), rewards, threads), names
+    return _core.Games(rules, _board_text(board), names, count, rewards, threads), names or []
 
 
 def _single_space(games, observation: str) -> spaces.Space:
@@ -105,22 +109,12 @@ def reward_table(reward) -> np.ndarray:
     numbers. An illegal action, and the step that starts a batched game anew, earn 0."""
     if isinstance(reward, str):
         if reward not in REWARDS:
-            raise ValueError(f"reward: {reward!r} is not one of {', '.join(REWARDS)} (or five numbers, for 0 to 4 rows)")
+            raise ValueError(f"reward: must be one of {', '.join(REWARDS)} or five numbers (for 0 to 4 rows), got {reward!r}")
         return np.array(REWARDS[reward], np.float64)
-    try:
-        table = np.asarray(reward, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"reward: {reward!r} is neither a name nor five numbers") from None
+    table = _checks.numbers(reward, "reward", f"one of {', '.join(REWARDS)} or five numbers (for 0 to 4 rows)")
     if table.shape != (5,) or not np.all(np.isfinite(table)):
-        raise ValueError(f"reward: five finite numbers are needed (for 0 to 4 rows), got {list(table)}")
+        raise ValueError(f"reward: must be five finite numbers (for 0 to 4 rows), got {table.tolist()}")
     return table
-
-
-def _seed_value(seed, field: str = "seed") -> int:
-    value = int(seed)
-    if not 0 <= value < 2**64:
-        raise ValueError(f"{field}: {seed} is not a seed (0 to 2^64 - 1)")
-    return value
 
 
 class TetrisEnv(gym.Env):
@@ -142,13 +136,14 @@ class TetrisEnv(gym.Env):
     def __init__(
         self, rules="simplified", board=None, observation="board", features="bcts", reward="rows", render_mode=None
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: {render_mode!r} is not one of {', '.join(self.metadata['render_modes'])}")
+        if render_mode is not None:
+            _checks.choice(render_mode, "render_mode", self.metadata["render_modes"])
         self._games, self.feature_names = _games(rules, board, observation, features, reward, 1, None)
         self.observation_kind = observation
         self.render_mode = render_mode
         self.observation_space = _single_space(self._games, observation)
-        self.action_space = spaces.Discrete(self._games.action_count)
+        self._action_count = self._games.action_count
+        self.action_space = spaces.Discrete(self._action_count)
         self._master = None
         self._ended = True
         self._reward = np.zeros(1, np.float64)
@@ -176,9 +171,11 @@ class TetrisEnv(gym.Env):
         return {"action_mask": self._last.masks[0], "lines": lines, "pieces": pieces, "score": score}
 
     def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            seed = _checks.seed(seed)
         super().reset(seed=seed)
         if seed is not None:
-            master = self._master = _seed_value(seed)
+            master = self._master = seed
         elif self._master is None:
             master = self._master = int(self.np_random.integers(SEED_BOUND))
         else:
@@ -192,8 +189,13 @@ class TetrisEnv(gym.Env):
     def step(self, action):
         if self._ended:
             raise gym.error.ResetNeeded("the game has ended: call reset()")
+        if type(action) is not int and not isinstance(action, np.integer):
+            raise TypeError(f"action: must be an integer, got {type(action).__name__} {action!r}")
+        action = int(action)
+        if not 0 <= action < self._action_count:
+            raise ValueError(f"action: must be 0 to {self._action_count - 1}, got {action}")
         buffers = _Buffers(self._games, 1, self.observation_kind)
-        actions = np.array([int(action)], np.int64)
+        actions = np.array([action], np.int64)
         self._games.step(actions, False, self._reward, self._terminated, self._illegal, *buffers.arguments())
         self._ended = bool(self._terminated[0])
         observation = self._result(buffers)
@@ -232,7 +234,10 @@ class TetrisVectorEnv(VectorEnv):
     next (its action ignored, reward 0). ``reset(seed=s)`` seeds game ``i`` with ``s + i``
     (as a ``SyncVectorEnv`` of ``TetrisEnv`` would), or with ``seed[i]`` for a list;
     later episodes of game ``i`` are the following games of its seed. Parameters as
-    :class:`TetrisEnv`, plus ``threads`` (default: all cores)."""
+    :class:`TetrisEnv`, plus ``num_envs`` (1 to what the machine can hold) and ``threads``
+    (default: all cores). ``step`` takes an integer array of shape ``(num_envs,)``. Ctrl-C
+    during a long ``reset`` or ``step`` raises ``KeyboardInterrupt`` and leaves the games to
+    be reset."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
@@ -250,7 +255,7 @@ class TetrisVectorEnv(VectorEnv):
         if render_mode is not None:
             raise ValueError(f"render_mode: the batched environment does not render ({render_mode!r} asked)")
         self._games, self.feature_names = _games(rules, board, observation, features, reward, num_envs, threads)
-        self.num_envs = int(num_envs)
+        self.num_envs = self._games.count
         self.observation_kind = observation
         self.render_mode = None
         self.single_observation_space = _single_space(self._games, observation)
@@ -272,25 +277,37 @@ class TetrisVectorEnv(VectorEnv):
                 first = int(self.np_random.integers(SEED_BOUND))
                 masters = [first + i for i in range(self.num_envs)]
         elif isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != self.num_envs:
-                raise ValueError(f"seed: {len(seed)} seeds for {self.num_envs} games")
-            super().reset(seed=None if seed[0] is None else int(seed[0]))
-            masters = [None if s is None else _seed_value(s) for s in seed]
+            if np.ndim(seed) != 1 or len(seed) != self.num_envs:
+                raise ValueError(f"seed: must be one seed per game ({self.num_envs}), got shape {np.shape(seed)}")
+            masters = [None if s is None else _checks.seed(s) for s in seed]
+            super().reset(seed=masters[0])
         else:
-            super().reset(seed=int(seed))
-            masters = [_seed_value(int(seed) + i) for i in range(self.num_envs)]
-        self._seeded = True
+            seed = _checks.seed(seed, count=self.num_envs)
+            super().reset(seed=seed)
+            masters = [seed + i for i in range(self.num_envs)]
         buffers = _Buffers(self._games, self.num_envs, self.observation_kind)
+        self._seeded = False
         self._games.reset(masters, *buffers.arguments())
+        self._seeded = True
         observation = _observation(buffers, self.observation_kind, self._games.preview_length > 0)
         return observation, {"action_mask": buffers.masks}
 
     def step(self, actions):
         if not self._seeded:
             raise gym.error.ResetNeeded("call reset() first")
-        actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(self.num_envs)
+        given = np.asarray(actions)
+        if given.dtype.kind not in "iu":
+            raise TypeError(f"actions: must be integers, got dtype {given.dtype}")
+        if given.shape != (self.num_envs,):
+            raise ValueError(f"actions: must be an array of shape ({self.num_envs},), got shape {given.shape}")
+        actions = np.ascontiguousarray(given, dtype=np.int64)
         buffers = _Buffers(self._games, self.num_envs, self.observation_kind)
-        self._games.step(actions, True, self._rewards, self._terminated, self._illegal, *buffers.arguments())
+        try:
+            self._games.step(actions, True, self._rewards, self._terminated, self._illegal, *buffers.arguments())
+        except KeyboardInterrupt:
+            # Stopped part way: some games stepped, others not.
+            self._seeded = False
+            raise
         observation = _observation(buffers, self.observation_kind, self._games.preview_length > 0)
         info = {"action_mask": buffers.masks, "illegal_action": self._illegal.copy()}
         return observation, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info

@@ -46,7 +46,7 @@ fn watch_plays_writes_frames_and_the_frames_replay() {
 #[test]
 fn ctrl_c_and_termination_stop_watch_with_its_frames_written() {
     // Ctrl-C (twice), SIGTERM (what `kill` and `timeout` send) and SIGHUP alike.
-    for (signal, presses) in [("-INT", 2), ("-TERM", 1), ("-HUP", 1)] {
+    for (signal, presses, name) in [("-INT", 2, "Ctrl-C"), ("-TERM", 1, "SIGTERM"), ("-HUP", 1, "SIGHUP")] {
         let dir = tempfile::tempdir().unwrap();
         let frames = dir.path().join("stopped.frames");
         // A frame every 5 ms: the game runs far longer than the wait before the press.
@@ -58,7 +58,8 @@ fn ctrl_c_and_termination_stop_watch_with_its_frames_written() {
         }
         let o = child.wait_with_output().unwrap();
         assert!(o.status.success(), "{signal}: {}", stderr(&o));
-        assert!(stderr(&o).contains("Ctrl-C: stopping after this frame"), "{}", stderr(&o));
+        // The message names the signal that stopped it.
+        assert!(stderr(&o).contains(&format!("{name}: stopping after this frame")), "{}", stderr(&o));
         let text = std::fs::read_to_string(&frames).expect("the frames file is written");
         let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(files, ["stopped.frames"], "{signal}: no temporary left");

@@ -146,7 +146,10 @@ fn a_run_killed_mid_campaign_resumes_bit_identically() {
             assert_eq!(status.code(), Some(130), "{signal}: the checkpoint written, then exit as interrupted");
             // The messages docs/errors.md shows.
             let said = String::from_utf8_lossy(&output.stderr);
-            assert!(said.contains("Ctrl-C: stopping after the games in progress (press again to exit at once)\n"));
+            // In the words of the signal that stopped it.
+            let name = if signal == "-TERM" { "SIGTERM" } else { "Ctrl-C" };
+            let first = format!("{name}: stopping after the games in progress (press again to exit at once)\n");
+            assert!(said.contains(&first), "{said}");
             assert!(said.contains("checkpoint written. Resume with: tetris-lab tune --resume "), "{said}");
             let temporaries: Vec<_> = std::fs::read_dir(&run)
                 .unwrap()

@@ -136,20 +136,7 @@ pub fn resume(dir: &Path, reach: Option<f64>) -> Result<Outcome> {
         );
     }
     for e in &study.experiments {
-        // A folder of a repetition past `runs`: the file was edited after runs were made.
-        let made = std::fs::read_dir(dir.join(&e.name)).into_iter().flatten().flatten().filter(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            name.strip_prefix("run-").and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n > e.runs)
-        });
-        if let Some(extra) = made.map(|entry| entry.file_name()).next() {
-            bail!(
-                "{}: experiment {} has {} runs, yet its folder holds {}: the file was edited",
-                path.display(),
-                e.name,
-                e.runs,
-                extra.to_string_lossy()
-            );
-        }
+        crate::support::run_dir::check_repetitions(dir, &e.name, e.runs, &path)?;
     }
     run_study(dir, &study)
 }

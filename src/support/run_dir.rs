@@ -34,6 +34,23 @@ pub fn check_folder_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a study whose experiment `name` holds the folder of a repetition past its
+/// `runs` (`run-07` of 5): its study file (at `study_file`) was edited after runs were made.
+pub fn check_repetitions(study: &Path, name: &str, runs: u64, study_file: &Path) -> Result<()> {
+    let made = std::fs::read_dir(study.join(name)).into_iter().flatten().flatten().filter(|entry| {
+        let folder = entry.file_name().to_string_lossy().into_owned();
+        folder.strip_prefix("run-").and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n > runs)
+    });
+    if let Some(extra) = made.map(|entry| entry.file_name()).next() {
+        bail!(
+            "{}: experiment {name} has {runs} runs, yet its folder holds {}: the file was edited",
+            study_file.display(),
+            extra.to_string_lossy()
+        );
+    }
+    Ok(())
+}
+
 /// (year, month, day, hour, minute, second) in UTC; callers choose the format.
 pub fn utc_parts(time: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     let seconds = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);

@@ -110,6 +110,11 @@ fn a_run_writes_every_output_and_does_not_depend_on_threads() {
     let plot = Command::new(BINARY).arg("plot").arg(&a).arg(&b).arg("--image").arg(&out).output().unwrap();
     assert!(plot.status.success(), "{}", String::from_utf8_lossy(&plot.stderr));
     assert!(std::fs::metadata(&out).unwrap().len() > 10_000);
+    // The experiment's folder (a parent of runs) is named with its newest run.
+    let parent = Command::new(BINARY).arg("plot").arg(dir.path().join("one/small")).output().unwrap();
+    let said = String::from_utf8_lossy(&parent.stderr);
+    assert_eq!(parent.status.code(), Some(1), "{said}");
+    assert!(said.contains("is not a run folder but holds 2 run folder(s): the newest is "), "{said}");
 }
 
 /// A campaign killed with `kill -9`, or stopped by Ctrl-C (after the games in progress,

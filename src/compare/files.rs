@@ -64,7 +64,7 @@ pub fn report(setup: &Setup, sides: &Sides, outcome: &Outcome) -> String {
     outln!(out, "B / A      {:.3}  95% interval [{:.3}, {:.3}] (delta method, t)", e.ratio, e.ratio_low, e.ratio_high);
     outln!(
         out,
-        "B - A      mean {:+.1} {fitness}  95% interval [{:+.1}, {:+.1}] (t)  paired t-test p = {}",
+        "B - A      mean {:+.1} {fitness}  95% interval [{:+.1}, {:+.1}] (t)  paired t-test p {}",
         e.difference,
         e.difference_low,
         e.difference_high,
@@ -111,13 +111,14 @@ pub fn report(setup: &Setup, sides: &Sides, outcome: &Outcome) -> String {
     out
 }
 
+/// `= 0.0123`, `< 0.0001` or `n/a` (after "p").
 fn p_text(p: f64) -> String {
     if p.is_nan() {
         "n/a".into()
     } else if p < 1e-4 {
         "< 0.0001".into()
     } else {
-        format!("{p:.4}")
+        format!("= {p:.4}")
     }
 }
 

@@ -31,12 +31,18 @@ pub fn counting_bar(length: u64, unit: &str, show: bool) -> ProgressBar {
 }
 
 /// A bar of `length` `unit`s (a campaign's budget: `pieces`, `games`, `generations`) with a
-/// message and an ETA, which the caller advances.
+/// message, which the caller advances; its ETA shows once [`show_eta`] says a first step
+/// has been measured.
 pub fn budget_bar(length: u64, unit: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
-    bar.set_style(style(WITH_ETA));
+    bar.set_style(style(WITHOUT_ETA));
     bar.set_prefix(unit.to_string());
     bar
+}
+
+/// Adds the ETA to a [`budget_bar`] (after its first step: before, the rate is unknown).
+pub fn show_eta(bar: &ProgressBar) {
+    bar.set_style(style(WITH_ETA));
 }
 
 /// Runs `work` with a bar labelled `label` of `length` items. `work` gets a pieces counter

@@ -696,6 +696,7 @@ impl<'e> Campaign<'e> {
             pieces_base.store(c.pieces, Ordering::Relaxed);
             self.pieces_live.store(0, Ordering::Relaxed);
             bar.set_position(unit.of(&c));
+            crate::support::progress::show_eta(&bar);
             let best = c.incumbent.as_ref().expect("recorded above");
             bar.set_message(format!("| gen {} | incumbent {:.1}", c.generation, best.mean));
             say(line);

@@ -75,9 +75,31 @@ fn find_column(path: &Path, headers: &csv::StringRecord, names: &[&str]) -> Resu
         .with_context(|| format!("{} has no column {:?}", path.display(), names[0]))
 }
 
+/// The run folders directly inside `dir` (those with a `generations.csv`), if any: their
+/// count and the newest (the last by name: run folders start with their time).
+fn runs_inside(dir: &Path) -> Option<(usize, std::path::PathBuf)> {
+    let mut runs: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.join("generations.csv").is_file())
+        .collect();
+    runs.sort();
+    Some((runs.len(), runs.pop()?))
+}
+
 /// Reads a run folder's curves.
 pub fn read_run(dir: &Path) -> Result<Series> {
     let path = dir.join("generations.csv");
+    if !path.is_file() {
+        if let Some((count, newest)) = runs_inside(dir) {
+            bail!(
+                "{} is not a run folder but holds {count} run folder(s): the newest is {} (give it, or several)",
+                dir.display(),
+                newest.display()
+            );
+        }
+    }
     let mut reader = csv::Reader::from_path(&path)
         .with_context(|| format!("cannot read {}: is {} a run folder?", path.display(), dir.display()))?;
     let headers = reader.headers().with_context(|| format!("cannot read {}", path.display()))?.clone();

@@ -681,8 +681,12 @@ fn markdown(study: &StudyFile, rows: &[&RunRow]) -> String {
     if !pairs.is_empty() {
         let _ = writeln!(
             out,
-            "\nMann-Whitney U, two-sided, Holm-corrected across the {} pairs; effect size A = P(a beats b).\n",
-            pairs.len()
+            "\nMann-Whitney U, two-sided, {}; effect size A = P(a beats b).\n",
+            if pairs.len() == 1 {
+                "one pair (no correction needed)".to_string()
+            } else {
+                format!("Holm-corrected across the {} pairs", pairs.len())
+            }
         );
         let _ = writeln!(out, "| a | b | p | p (Holm) | A | significant at 5% |\n|---|---|---:|---:|---:|---|");
         for (a, b, c, holm) in &pairs {

@@ -11,8 +11,10 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     // Rebuild the stamp when the commit, the index or any source changes.
-    println!("cargo:rerun-if-changed=src");
-    println!("cargo:rerun-if-changed=Cargo.toml");
+    // Only this crate is built again when the stamp changes; the others' sources count too.
+    for path in ["src", "crates", "Cargo.toml"] {
+        println!("cargo:rerun-if-changed={path}");
+    }
     if let Some(git_dir) = git(&["rev-parse", "--git-dir"]) {
         for path in ["HEAD", "index", "refs", "packed-refs"] {
             println!("cargo:rerun-if-changed={git_dir}/{path}");

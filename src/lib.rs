@@ -1,7 +1,10 @@
 //! tetris-lab: a workbench for tuning and studying Tetris-playing AIs.
 //!
-//! The crate map, from the ground up: a module uses only the modules above it in this list
-//! (`tests/layers.rs` checks it; `docs/architecture.md` says where new code goes).
+//! The workspace's crates are its architecture (docs/architecture.md): `tetris-support`
+//! (the plumbing), `tetris-game` (the game, through [`presets`]), `tetris-etetris` (the
+//! contest game) and this one, the lab and the command line, which re-exports the others'
+//! modules so that the library reads as one. The map, from the ground up: a module uses
+//! only the modules above it in this list (`tests/layers.rs` checks it).
 //! - [`piece`], [`names`], [`limits`], [`interrupt`], [`checksum`]: the piece shapes; names
 //!   and "did you mean"; the upper bounds on every count a user gives; Ctrl-C as a request
 //!   to stop; the checksum of saved states;
@@ -28,29 +31,16 @@
 //!   runs and studies;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
+pub use tetris_etetris::etetris;
+pub use tetris_game::{board, eval, features, guideline, piece, placement, policy, presets, randomizer, rules, sim};
+pub use tetris_support::{checksum, interrupt, limits, names, support};
+
 pub mod benchmark;
-pub mod board;
-pub mod checksum;
 pub mod cli;
 pub mod compare;
-pub mod etetris;
-pub mod eval;
-pub mod features;
-pub mod guideline;
-pub mod interrupt;
 pub mod learn;
-pub mod limits;
-pub mod names;
-pub mod piece;
-pub mod placement;
-pub mod policy;
-pub mod presets;
-pub mod randomizer;
 pub mod report;
 pub mod reproduce;
-pub mod rules;
 pub mod sessions;
-pub mod sim;
-pub mod support;
 pub mod tune;
 pub mod view;

@@ -1,6 +1,6 @@
 //! The row-scan features checked against their definitions written cell by cell, with no
 //! bit operations, so that an oracle cannot share a mistake with the fast scan it checks
-//! (`src/features/scan.rs`, and the bit-level oracles kept beside it). The definitions
+//! (`crates/game/src/features/scan.rs`, and the bit-level oracles kept beside it). The definitions
 //! are those `tetris-lab list` prints (Fahey's and Dellacherie's, see `features.md`).
 
 use proptest::prelude::*;

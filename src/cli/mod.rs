@@ -68,6 +68,8 @@ pub enum Command {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
+    // The commit this build was made from (`build.rs`), for the manifests every run writes.
+    crate::support::run_dir::set_git_hash(env!("TETRIS_LAB_GIT_HASH"));
     // Rust ignores SIGPIPE, so `println!` into a pipe whose reader has gone (`etetris replay ...
     // | head`) panics. Ending quietly, as other Unix tools do, is what a user expects.
     #[cfg(unix)]

@@ -133,11 +133,19 @@ pub fn prepare_manifest_beside(
     Ok(file)
 }
 
-/// The commit the binary was built from, captured at build time (`build.rs`), with
-/// `-dirty` when tracked files differed from it; `None` outside a git checkout.
+/// The build's commit, as the program registered it ([`set_git_hash`]).
+static GIT_HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Registers the commit the program was built from (the binary's `build.rs` stamps it, with
+/// `-dirty` when tracked files differed; `unknown` outside a git checkout). Stamped in the
+/// program rather than here, so that a change of the stamp rebuilds the program alone.
+pub fn set_git_hash(hash: &str) {
+    let _ = GIT_HASH.set(hash.to_string());
+}
+
+/// The commit the program was built from ([`set_git_hash`]); `None` when unknown.
 pub fn git_hash() -> Option<String> {
-    let hash = env!("TETRIS_LAB_GIT_HASH");
-    (hash != "unknown").then(|| hash.to_string())
+    GIT_HASH.get().filter(|hash| hash.as_str() != "unknown").cloned()
 }
 
 /// Creates `<out>/<UTC stamp>-seed<seed>` (and `out` if need be), adding `-2`, `-3`, ...

@@ -381,7 +381,7 @@ pub struct Attempt {
     pub gain: Option<u32>,
     /// The bridges found (none: none found; with [`Starts::Carry`], up to
     /// [`CARRIED_WAYS`]): what [`Searched`] keeps of the search.
-    pub(crate) ways: Vec<Branch>,
+    pub ways: Vec<Branch>,
     /// Read from `earlier` (a stopped run's searches), not searched again.
     pub earlier: bool,
 }
@@ -392,7 +392,7 @@ pub struct Attempt {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Searched {
     pub piece: usize,
-    pub(crate) ways: Vec<Branch>,
+    pub ways: Vec<Branch>,
 }
 
 impl Searched {

@@ -247,7 +247,7 @@ pub(in crate::etetris) struct Landing {
 
 /// Where a way [`BeamSearch::find_bridge`] found starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Start {
+pub enum Start {
     /// On the search's start board.
     Search,
     /// On a board carried into the beam after `piece` pieces, the `index`th of
@@ -258,7 +258,7 @@ pub(crate) enum Start {
 /// A way [`BeamSearch::find_bridge`] found: where it starts, then one placement per piece
 /// from there.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Branch {
+pub struct Branch {
     pub start: Start,
     pub placements: Vec<Placement>,
 }

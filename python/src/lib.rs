@@ -783,12 +783,12 @@ impl Games {
             max_steps: self.max_steps,
         };
         let count = self.slots.len();
-        let items = self.slots.iter_mut().zip(shares).zip(extra);
         match &self.pool {
             Some(pool) if count >= PARALLEL_FROM => {
-                let items: Vec<_> = items.collect();
+                let slots = &mut self.slots;
                 let done = interruptible(py, Some(pool), |stop| {
-                    items.into_par_iter().with_min_len(32).for_each(|((slot, share), extra)| {
+                    let items = slots.par_iter_mut().zip(shares).zip(extra);
+                    items.with_min_len(32).for_each(|((slot, share), extra)| {
                         if !stop.load(Ordering::Relaxed) {
                             work(&context, slot, share, extra)
                         }
@@ -800,6 +800,7 @@ impl Games {
                 done
             }
             _ => {
+                let items = self.slots.iter_mut().zip(shares).zip(extra);
                 items.for_each(|((slot, share), extra)| work(&context, slot, share, extra));
                 Ok(())
             }
@@ -874,8 +875,6 @@ struct StepResult<'a> {
     terminated: &'a mut bool,
     truncated: &'a mut bool,
     illegal: &'a mut bool,
-    /// Where the ended episode's last observation goes (same-step autoreset).
-    last: Option<Observation<'a>>,
 }
 
 /// A saved game of [`Games`]: its board, pieces to come and totals, to set back later
@@ -1255,43 +1254,59 @@ impl Games {
         if rewards.len() != count || terminated.len() != count || truncated.len() != count || illegal.len() != count {
             return Err(field_error("rewards", format!("one reward, end flags and illegal flag per game ({count})")));
         }
-        let mut lasts: Vec<Option<Observation>> = match &mut last {
-            Some(buffers) => self.shares(buffers)?.into_iter().map(Some).collect(),
-            None => (0..count).map(|_| None).collect(),
-        };
         let results: Vec<StepResult> = actions
             .iter()
             .zip(rewards.iter_mut().zip(terminated.iter_mut()).zip(truncated.iter_mut()).zip(illegal.iter_mut()))
-            .zip(lasts.iter_mut())
-            .map(|((&action, (((reward, terminated), truncated), illegal)), last)| StepResult {
+            .map(|(&action, (((reward, terminated), truncated), illegal))| StepResult {
                 action,
                 reward,
                 terminated,
                 truncated,
                 illegal,
-                last: last.take(),
             })
             .collect();
         let shares = self.shares(&mut buffers)?;
-        self.each(py, shares, results, |context, slot, share, result| {
-            *result.reward = 0.0;
-            *result.illegal = false;
-            if slot.done() {
-                if autoreset == AUTORESET_NEXT_STEP {
-                    slot.next_episode(context);
-                }
-            } else {
-                (*result.reward, *result.illegal) = slot.play(context, result.action);
+        match &mut last {
+            // Same-step autoreset: each game also gets its share of the last observations.
+            Some(last) => {
+                let lasts = self.shares(last)?;
+                let extra: Vec<_> = results.into_iter().zip(lasts).collect();
+                self.each(py, shares, extra, |context, slot, share, (result, last)| {
+                    step_game(context, slot, share, result, autoreset, Some(last))
+                })
             }
-            *result.terminated = slot.ended;
-            *result.truncated = slot.truncated;
-            if let (Some(last), true) = (result.last, slot.done()) {
-                context.observe(slot, last);
-                slot.next_episode(context);
-            }
-            context.observe(slot, share);
-        })
+            None => self.each(py, shares, results, |context, slot, share, result| {
+                step_game(context, slot, share, result, autoreset, None)
+            }),
+        }
     }
+}
+
+/// [`Games::step`] for one game.
+fn step_game(
+    context: &Context,
+    slot: &mut Slot,
+    share: Observation,
+    result: StepResult,
+    autoreset: u8,
+    last: Option<Observation>,
+) {
+    *result.reward = 0.0;
+    *result.illegal = false;
+    if slot.done() {
+        if autoreset == AUTORESET_NEXT_STEP {
+            slot.next_episode(context);
+        }
+    } else {
+        (*result.reward, *result.illegal) = slot.play(context, result.action);
+    }
+    *result.terminated = slot.ended;
+    *result.truncated = slot.truncated;
+    if let (Some(last), true) = (last, slot.done()) {
+        context.observe(slot, last);
+        slot.next_episode(context);
+    }
+    context.observe(slot, share);
 }
 
 /// The binding's module.

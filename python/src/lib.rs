@@ -959,6 +959,7 @@ impl GameState {
     fn master(&self) -> u64 {
         self.slot.master
     }
+    /// The game's number among the games of its master seed (0 after `reset(seed=...)`).
     #[getter]
     fn episode(&self) -> u64 {
         self.slot.episode

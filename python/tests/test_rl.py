@@ -370,14 +370,25 @@ def test_the_batched_environment_refuses_to_pickle():
 
 def test_the_package_exports_and_documents_its_api():
     assert tetris_lab.TetrisEnv is TetrisEnv and tetris_lab.TetrisVectorEnv is TetrisVectorEnv
-    for name in tetris_lab.__all__:
-        value = getattr(tetris_lab, name)
-        if callable(value):
-            assert value.__doc__, name
-        if isinstance(value, type):
-            for attribute, member in vars(value).items():
-                if callable(member) and not attribute.startswith("_"):
-                    assert member.__doc__, f"{name}.{attribute}"
+    modules = [tetris_lab, tetris_lab.env]
+    try:
+        from tetris_lab import sb3
+
+        modules.append(sb3)
+    except ImportError:
+        pass
+    for module in modules:
+        names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+        for name in names:
+            value = getattr(module, name)
+            if getattr(value, "__module__", module.__name__) not in (module.__name__, "tetris_lab", "tetris_lab.env"):
+                continue  # imported from elsewhere (numpy, gymnasium)
+            if callable(value):
+                assert value.__doc__, f"{module.__name__}.{name}"
+            if isinstance(value, type):
+                for attribute, member in vars(value).items():
+                    if (callable(member) or isinstance(member, property)) and not attribute.startswith("_"):
+                        assert member.__doc__, f"{name}.{attribute}"
     text = pydoc.render_doc(tetris_lab, renderer=pydoc.plaintext)
     assert "TetrisEnv" in text and "feature_descriptions" in text and "Stable-Baselines3" in text
     descriptions = tetris_lab.feature_descriptions()

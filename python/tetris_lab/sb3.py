@@ -47,7 +47,6 @@ class TetrisVecEnv(VecEnv):
     """
 
     def __init__(self, num_envs: int = 1, **arguments: Any):
-        arguments.pop("autoreset_mode", None)
         self.env = TetrisVectorEnv(num_envs, autoreset_mode="same_step", **arguments)
         self.render_mode = None
         super().__init__(self.env.num_envs, self.env.single_observation_space, self.env.single_action_space)
@@ -63,13 +62,17 @@ class TetrisVecEnv(VecEnv):
         return observation
 
     def _infos(self, info) -> list[dict[str, Any]]:
+        """Each game's totals, one dict a game."""
         lines, pieces, score = info["lines"].tolist(), info["pieces"].tolist(), info["score"].tolist()
         return [{"lines": a, "pieces": b, "score": c} for a, b, c in zip(lines, pieces, score)]
 
     def step_async(self, actions) -> None:
+        """Takes the actions of the next :meth:`step_wait` (one a game)."""
         self._actions = actions
 
     def step_wait(self):
+        """Plays the actions: observations, rewards (float32), ``dones`` (terminated or
+        truncated) and ``infos`` (one dict a game; see the class)."""
         actions = np.asarray(self._actions).reshape(self.num_envs)
         if actions.dtype.kind not in "iu":
             actions = actions.astype(np.int64)
@@ -94,7 +97,7 @@ class TetrisVecEnv(VecEnv):
         return self.env.action_masks()
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the games are freed with the object."""
 
     def _indices(self, indices) -> list[int]:
         if indices is None:
@@ -110,6 +113,7 @@ class TetrisVecEnv(VecEnv):
         return [value for _ in self._indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        """Refused: the games' settings are fixed when they are made."""
         raise AttributeError(f"TetrisVecEnv: the games' attributes are fixed ({attr_name!r} cannot be set)")
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
@@ -123,7 +127,9 @@ class TetrisVecEnv(VecEnv):
         return [result for _ in chosen]
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        """False for every game: the games are not Gymnasium environments with wrappers."""
         return [False for _ in self._indices(indices)]
 
     def get_images(self):
+        """Refused: the batched environment does not render."""
         raise NotImplementedError("the batched environment does not render")

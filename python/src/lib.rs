@@ -563,6 +563,7 @@ fn action_of(placement: &tetris_lab::placement::Placement, width: usize) -> i64 
 }
 
 /// One game of [`Games`] and where its pieces come from.
+#[derive(Clone)]
 struct Slot {
     game: SteppedGame,
     /// The master seed and the episode: episode `k` is game `k` of `tetris-lab play --seed master`.
@@ -570,6 +571,54 @@ struct Slot {
     episode: u64,
     /// Over, or ended by an action that is not a placement.
     ended: bool,
+    /// Steps of this episode (placements, and the illegal action that ended it).
+    steps: u64,
+    /// Cut off by the episode cap.
+    truncated: bool,
+    /// The actions of this episode, kept when the games record them (the single
+    /// environment's game), so that a state can be pickled and replayed.
+    history: Option<Vec<u8>>,
+}
+
+impl Slot {
+    /// Game `episode` of `master`, not yet stepped.
+    fn start(context: &Context, master: u64, episode: u64, record: bool) -> Slot {
+        let game = context.new_game(master, episode);
+        let ended = game.is_over();
+        Slot { game, master, episode, ended, steps: 0, truncated: false, history: record.then(Vec::new) }
+    }
+
+    /// Starts the next episode of the same master seed.
+    fn next_episode(&mut self, context: &Context) {
+        *self = Slot::start(context, self.master, self.episode + 1, self.history.is_some());
+    }
+
+    /// Whether the episode is over for any reason (it must be reset or restarted).
+    fn done(&self) -> bool {
+        self.ended || self.truncated
+    }
+
+    /// Plays `action`: the reward it earns and whether it was illegal (which ends the game).
+    fn play(&mut self, context: &Context, action: i64) -> (f64, bool) {
+        self.steps += 1;
+        if let Some(history) = &mut self.history {
+            history.push(action as u8);
+        }
+        let index = self.game.placements().iter().position(|p| action_of(p, context.width) == action);
+        let result = match index {
+            Some(index) => {
+                let outcome = self.game.step(context.rules, index).expect("a listed placement");
+                self.ended = self.game.is_over();
+                (context.rewards[(outcome.info.rows_cleared as usize).min(4)], false)
+            }
+            None => {
+                self.ended = true;
+                (0.0, true)
+            }
+        };
+        self.truncated = context.max_steps.is_some_and(|cap| self.steps >= cap);
+        result
+    }
 }
 
 /// One game's share of the observation buffers.
@@ -579,7 +628,21 @@ struct Observation<'a> {
     piece: &'a mut i64,
     preview: &'a mut [i64],
     mask: &'a mut [bool],
+    /// Rows cleared, pieces placed and score so far.
+    totals: Option<&'a mut [i64]>,
 }
+
+/// The observation buffers a call writes, numpy arrays the caller owns: boards (N x H x W,
+/// board observations), features (N x F, feature observations), pieces (N), previews (N x
+/// P), action masks (N x A) and totals (N x 3: rows, pieces, score), each contiguous.
+type Buffers<'py> = (
+    Option<PyReadwriteArray3<'py, u8>>,
+    Option<PyReadwriteArray2<'py, f32>>,
+    PyReadwriteArray1<'py, i64>,
+    PyReadwriteArray2<'py, i64>,
+    PyReadwriteArray2<'py, bool>,
+    Option<PyReadwriteArray2<'py, i64>>,
+);
 
 /// N placement games stepped together (one for the single environment), each seeded on its
 /// own: the core of the Gymnasium environments. Observations are written into numpy arrays
@@ -587,6 +650,9 @@ struct Observation<'a> {
 #[pyclass(module = "tetris_lab._core")]
 struct Games {
     rules: Box<dyn RuleSet>,
+    /// The rule set's name and the board size asked for, to rebuild it (states).
+    rules_name: String,
+    board: Option<(usize, usize)>,
     features: Vec<&'static Feature>,
     /// What a placement clearing 0 to 4 rows earns.
     rewards: [f64; 5],
@@ -594,6 +660,10 @@ struct Games {
     width: usize,
     height: usize,
     preview: usize,
+    /// The episode cap, in steps.
+    max_steps: Option<u64>,
+    /// Whether the games keep their actions (for states that pickle).
+    record: bool,
     pool: Option<rayon::ThreadPool>,
     /// A reset or step was stopped by Ctrl-C part way: some games moved, others not, until
     /// the next reset.
@@ -612,27 +682,26 @@ fn bytes_per_env(width: usize, height: usize, preview: usize, features: Option<u
         Some(count) => 4 * count + 4 * (count + 7),
         None => width * height,
     };
-    let share = observation + ORIENTATIONS * width + 8 * (1 + preview) + 4 * 8;
+    let share = observation + ORIENTATIONS * width + 8 * (1 + preview) + 4 * 8 + 3 * 8;
     (std::mem::size_of::<Slot>() + 4 * share) as u64 + HEAP_PER_ENV
 }
+
+/// Autoreset modes of [`Games::step`].
+const AUTORESET_NEXT_STEP: u8 = 1;
+const AUTORESET_SAME_STEP: u8 = 2;
 
 impl Games {
     /// Splits the observation buffers (numpy arrays, each one contiguous) into one share
     /// per game.
-    fn shares<'a>(
-        &self,
-        boards: &'a mut Option<PyReadwriteArray3<'_, u8>>,
-        features: &'a mut Option<PyReadwriteArray2<'_, f32>>,
-        pieces: &'a mut PyReadwriteArray1<'_, i64>,
-        previews: &'a mut PyReadwriteArray2<'_, i64>,
-        masks: &'a mut PyReadwriteArray2<'_, bool>,
-    ) -> PyResult<Vec<Observation<'a>>> {
+    fn shares<'a>(&self, buffers: &'a mut Buffers<'_>) -> PyResult<Vec<Observation<'a>>> {
+        let (boards, features, pieces, previews, masks, totals) = buffers;
         let boards = boards.as_mut().map(|b| b.as_slice_mut()).transpose().map_err(|e| field_error("boards", e))?;
         let features =
             features.as_mut().map(|f| f.as_slice_mut()).transpose().map_err(|e| field_error("features", e))?;
         let pieces = pieces.as_slice_mut().map_err(|e| field_error("pieces", e))?;
         let previews = previews.as_slice_mut().map_err(|e| field_error("previews", e))?;
         let masks = masks.as_slice_mut().map_err(|e| field_error("masks", e))?;
+        let totals = totals.as_mut().map(|t| t.as_slice_mut()).transpose().map_err(|e| field_error("totals", e))?;
         let count = self.slots.len();
         let check = |name: &str, len: usize, per_game: usize| {
             if len != count * per_game {
@@ -656,6 +725,13 @@ impl Games {
             }
             None => (0..count).map(|_| None).collect(),
         };
+        let mut total_shares: Vec<Option<&mut [i64]>> = match totals {
+            Some(t) => {
+                check("totals", t.len(), 3)?;
+                t.chunks_mut(3).map(Some).collect()
+            }
+            None => (0..count).map(|_| None).collect(),
+        };
         check("pieces", pieces.len(), 1)?;
         check("previews", previews.len(), self.preview)?;
         check("masks", masks.len(), ORIENTATIONS * self.width)?;
@@ -672,9 +748,21 @@ impl Games {
                 piece,
                 preview: std::mem::take(&mut preview_shares[n]),
                 mask,
+                totals: total_shares[n].take(),
             });
         }
         Ok(shares)
+    }
+
+    fn context(&self) -> Context<'_> {
+        Context {
+            rules: self.rules.as_ref(),
+            features: &self.features,
+            rewards: self.rewards,
+            width: self.width,
+            height: self.height,
+            max_steps: self.max_steps,
+        }
     }
 
     /// Runs `work` on every game with its share, on the pool when there are many games
@@ -692,14 +780,15 @@ impl Games {
             rewards: self.rewards,
             width: self.width,
             height: self.height,
+            max_steps: self.max_steps,
         };
         let count = self.slots.len();
-        let items = self.slots.iter_mut().zip(shares).zip(extra);
         match &self.pool {
             Some(pool) if count >= PARALLEL_FROM => {
-                let items: Vec<_> = items.collect();
+                let slots = &mut self.slots;
                 let done = interruptible(py, Some(pool), |stop| {
-                    items.into_par_iter().with_min_len(32).for_each(|((slot, share), extra)| {
+                    let items = slots.par_iter_mut().zip(shares).zip(extra);
+                    items.with_min_len(32).for_each(|((slot, share), extra)| {
                         if !stop.load(Ordering::Relaxed) {
                             work(&context, slot, share, extra)
                         }
@@ -711,10 +800,20 @@ impl Games {
                 done
             }
             _ => {
+                let items = self.slots.iter_mut().zip(shares).zip(extra);
                 items.for_each(|((slot, share), extra)| work(&context, slot, share, extra));
                 Ok(())
             }
         }
+    }
+
+    fn slot(&self, index: usize) -> PyResult<&Slot> {
+        self.slots.get(index).ok_or_else(|| field_error("index", "no such game"))
+    }
+
+    /// What a state must match to be set into these games.
+    fn signature(&self) -> String {
+        format!("{} {}x{}", self.rules_name, self.width, self.height)
     }
 }
 
@@ -725,6 +824,7 @@ struct Context<'a> {
     rewards: [f64; 5],
     width: usize,
     height: usize,
+    max_steps: Option<u64>,
 }
 
 impl Context<'_> {
@@ -762,6 +862,9 @@ impl Context<'_> {
                 }
             }
         }
+        if let Some(totals) = out.totals {
+            totals.copy_from_slice(&[game.lines() as i64, game.pieces() as i64, game.score() as i64]);
+        }
     }
 }
 
@@ -770,16 +873,139 @@ struct StepResult<'a> {
     action: i64,
     reward: &'a mut f64,
     terminated: &'a mut bool,
+    truncated: &'a mut bool,
     illegal: &'a mut bool,
+}
+
+/// A saved game of [`Games`]: its board, pieces to come and totals, to set back later
+/// (`Games.set_state`). Copies are cheap; a state of a game that records its actions
+/// pickles (as those actions, replayed when unpickled). Shown and pickled as
+/// `tetris_lab.GameState`, which the package exports.
+#[pyclass(module = "tetris_lab", frozen)]
+#[derive(Clone)]
+struct GameState {
+    slot: Slot,
+    rules_name: String,
+    board: Option<(usize, usize)>,
+    signature: String,
+}
+
+#[pymethods]
+impl GameState {
+    /// The state of a game of rule set `rules` (board `board`, "WxH", when given) after
+    /// playing `actions` from the start of episode `episode` of master seed `master`;
+    /// `steps`/`truncated` as saved. How a pickled state comes back.
+    #[staticmethod]
+    #[pyo3(signature = (rules, board, master, episode, actions, truncated))]
+    fn replay(
+        rules: &str,
+        board: Option<(usize, usize)>,
+        master: u64,
+        episode: u64,
+        actions: Vec<u8>,
+        truncated: bool,
+    ) -> PyResult<GameState> {
+        let rule_set = rule_set(rules, board, "board")?;
+        let empty = rule_set.new_board();
+        let (width, height) = (empty.width(), empty.height());
+        let context =
+            Context { rules: rule_set.as_ref(), features: &[], rewards: [0.0; 5], width, height, max_steps: None };
+        let mut slot = Slot::start(&context, master, episode, true);
+        for &action in &actions {
+            if slot.ended {
+                return Err(field_error("actions", "the game ends before its last action"));
+            }
+            slot.play(&context, action as i64);
+        }
+        slot.truncated = truncated;
+        let signature = format!("{rules} {width}x{height}");
+        Ok(GameState { slot, rules_name: rules.to_string(), board, signature })
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let py = slf.py();
+        let state = slf.get();
+        let Some(history) = &state.slot.history else {
+            return Err(PyTypeError::new_err(
+                "a state of a batched environment's game cannot be pickled (only the single environment's)",
+            ));
+        };
+        let replay = slf.get_type().getattr("replay")?;
+        let history = pyo3::types::PyBytes::new(py, history);
+        let arguments = (
+            state.rules_name.clone(),
+            state.board,
+            state.slot.master,
+            state.slot.episode,
+            history,
+            state.slot.truncated,
+        )
+            .into_pyobject(py)?
+            .into_any();
+        Ok((replay, arguments))
+    }
+
+    fn __copy__(&self) -> GameState {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> GameState {
+        self.clone()
+    }
+
+    /// The master seed and the episode: the game's pieces are game `episode` of
+    /// `tetris-lab play --seed master`.
+    #[getter]
+    fn master(&self) -> u64 {
+        self.slot.master
+    }
+    /// The game's number among the games of its master seed (0 after `reset(seed=...)`).
+    #[getter]
+    fn episode(&self) -> u64 {
+        self.slot.episode
+    }
+    /// Steps of this episode so far.
+    #[getter]
+    fn steps(&self) -> u64 {
+        self.slot.steps
+    }
+    /// Whether the game has ended (over, or ended by an illegal action).
+    #[getter]
+    fn terminated(&self) -> bool {
+        self.slot.ended
+    }
+    /// Whether the episode cap cut the game off.
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.slot.truncated
+    }
+    /// Rows cleared, pieces placed and score so far.
+    #[getter]
+    fn totals(&self) -> (u64, u64, u64) {
+        (self.slot.game.lines(), self.slot.game.pieces(), self.slot.game.score())
+    }
+
+    fn __repr__(&self) -> String {
+        let (lines, pieces) = (self.slot.game.lines(), self.slot.game.pieces());
+        format!(
+            "GameState({}, seed {} game {}, {pieces} pieces, {lines} rows{})",
+            self.signature,
+            self.slot.master,
+            self.slot.episode,
+            if self.slot.done() { ", ended" } else { "" }
+        )
+    }
 }
 
 #[pymethods]
 impl Games {
     /// `count` games of rule set `rules` (board `board` when given), feature observations
     /// of `features` (`None` for board observations), on `threads` threads (all cores when
-    /// `None`).
+    /// `None`), episodes capped at `max_steps` steps; `record` keeps every game's actions
+    /// (for states that pickle).
     #[new]
-    #[pyo3(signature = (rules, board, features, count, rewards, threads=None))]
+    #[pyo3(signature = (rules, board, features, count, rewards, threads=None, max_steps=None, record=false))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         rules: &str,
@@ -788,8 +1014,11 @@ impl Games {
         count: &Bound<'_, PyAny>,
         rewards: [f64; 5],
         threads: Option<&Bound<'_, PyAny>>,
+        max_steps: Option<&Bound<'_, PyAny>>,
+        record: bool,
     ) -> PyResult<Games> {
-        let rule_set = rule_set(rules, board_size(board)?, "board")?;
+        let size = board_size(board)?;
+        let rule_set = rule_set(rules, size, "board")?;
         if rule_set.frame_rules().is_some() {
             return Err(field_error(
                 "rules",
@@ -803,34 +1032,33 @@ impl Games {
         let per_env = bytes_per_env(width, height, preview, features.as_ref().map(Vec::len));
         let count = integer_in(count, "num_envs", 1, MAX_ENVS.min(memory_budget() / per_env))? as usize;
         let threads = threads_argument(threads)?;
+        let max_steps = optional_integer_in(max_steps, "max_episode_steps", 1, MAX_PIECES)?;
         let pool = if count >= PARALLEL_FROM { Some(pool_of(threads)?) } else { None };
         let mut games = Games {
             width,
             height,
             preview,
             rules: rule_set,
+            rules_name: rules.to_string(),
+            board: size,
             features: features.unwrap_or_default(),
             rewards,
             slots: Vec::new(),
+            max_steps,
+            record,
             pool,
             interrupted: false,
         };
-        let new_slot = |rules: &dyn RuleSet, n: u64| {
-            let game = SteppedGame::new(rules, rules.randomizer().game_seed(n, 0));
-            Slot { game, master: n, episode: 0, ended: false }
-        };
+        let context = games.context();
         games.slots = match &games.pool {
-            Some(pool) => {
-                let rules = games.rules.as_ref();
-                interruptible(py, Some(pool), |stop| {
-                    (0..count as u64)
-                        .into_par_iter()
-                        .map(|n| (!stop.load(Ordering::Relaxed)).then(|| new_slot(rules, n)))
-                        .collect::<Option<Vec<Slot>>>()
-                })?
-                .expect("every game made when not stopped")
-            }
-            None => (0..count as u64).map(|n| new_slot(games.rules.as_ref(), n)).collect(),
+            Some(pool) => interruptible(py, Some(pool), |stop| {
+                (0..count as u64)
+                    .into_par_iter()
+                    .map(|n| (!stop.load(Ordering::Relaxed)).then(|| Slot::start(&context, n, 0, record)))
+                    .collect::<Option<Vec<Slot>>>()
+            })?
+            .expect("every game made when not stopped"),
+            None => (0..count as u64).map(|n| Slot::start(&context, n, 0, record)).collect(),
         };
         Ok(games)
     }
@@ -863,17 +1091,21 @@ impl Games {
     fn rule_set(&self) -> String {
         self.rules.describe()
     }
+    #[getter]
+    fn max_steps(&self) -> Option<u64> {
+        self.max_steps
+    }
 
     /// Rows cleared, pieces placed and score of game `index` so far.
     fn totals(&self, index: usize) -> PyResult<(u64, u64, u64)> {
-        let slot = self.slots.get(index).ok_or_else(|| field_error("index", "no such game"))?;
+        let slot = self.slot(index)?;
         Ok((slot.game.lines(), slot.game.pieces(), slot.game.score()))
     }
 
     /// Game `index` drawn as `tetris-lab watch` draws a move: the text (`ansi`) or the
     /// image's RGB pixels (height x width x 3).
     fn picture<'py>(&self, py: Python<'py>, index: usize, image: bool) -> PyResult<PyObject> {
-        let slot = self.slots.get(index).ok_or_else(|| field_error("index", "no such game"))?;
+        let slot = self.slot(index)?;
         let title = format!("{} | seed {} game {}", self.rules.name(), slot.master, slot.episode);
         let picture = tetris_lab::view::game::stepped_picture(&slot.game, title);
         if !image {
@@ -887,40 +1119,87 @@ impl Games {
 
     /// Game `index`'s board now: height x width, top row first.
     fn board<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyArray2<u8>>> {
-        let slot = self.slots.get(index).ok_or_else(|| field_error("index", "no such game"))?;
-        let board = slot.game.board();
+        let board = self.slot(index)?.game.board();
         let cells = Array2::from_shape_fn((self.height, self.width), |(row, x)| {
             board.is_filled(x, self.height - 1 - row) as u8
         });
         Ok(cells.into_pyarray(py))
     }
 
+    /// Game `index`'s state (a copy).
+    fn get_state(&self, index: usize) -> PyResult<GameState> {
+        Ok(GameState {
+            slot: self.slot(index)?.clone(),
+            rules_name: self.rules_name.clone(),
+            board: self.board,
+            signature: self.signature(),
+        })
+    }
+
+    /// Sets game `index` to `state` (of a game of the same rule set and board) and writes
+    /// what every game's player sees.
+    fn set_state(&mut self, py: Python<'_>, index: usize, state: &GameState, mut buffers: Buffers<'_>) -> PyResult<()> {
+        if state.signature != self.signature() {
+            return Err(field_error(
+                "state",
+                format!("a state of a {} game cannot be set into a {} game", state.signature, self.signature()),
+            ));
+        }
+        self.slot(index)?;
+        let mut slot = state.slot.clone();
+        // Recording follows these games, not the state's.
+        match (&slot.history, self.record) {
+            (None, true) => slot.history = Some(Vec::new()),
+            (Some(_), false) => slot.history = None,
+            _ => {}
+        }
+        self.slots[index] = slot;
+        let shares = self.shares(&mut buffers)?;
+        self.each(py, shares, vec![(); self.slots.len()], |context, slot, share, ()| context.observe(slot, share))
+    }
+
     /// Starts games anew: game n with master seed `masters[n]` (episode 0), or, where it is
-    /// `None`, the next episode of its master seed.
-    #[pyo3(signature = (masters, boards, features, pieces, previews, masks))]
-    #[allow(clippy::too_many_arguments)]
+    /// `None`, the next episode of its master seed; with `mask`, only the games it marks
+    /// (the others are observed as they are).
+    #[pyo3(signature = (masters, buffers, mask=None))]
     fn reset(
         &mut self,
         py: Python<'_>,
         masters: Vec<Option<u64>>,
-        mut boards: Option<PyReadwriteArray3<u8>>,
-        mut features: Option<PyReadwriteArray2<f32>>,
-        mut pieces: PyReadwriteArray1<i64>,
-        mut previews: PyReadwriteArray2<i64>,
-        mut masks: PyReadwriteArray2<bool>,
+        mut buffers: Buffers<'_>,
+        mask: Option<PyReadonlyArray1<'_, bool>>,
     ) -> PyResult<()> {
-        if masters.len() != self.slots.len() {
-            return Err(field_error("seed", format!("{} seeds for {} games", masters.len(), self.slots.len())));
+        let count = self.slots.len();
+        if masters.len() != count {
+            return Err(field_error("seed", format!("{} seeds for {count} games", masters.len())));
         }
-        let shares = self.shares(&mut boards, &mut features, &mut pieces, &mut previews, &mut masks)?;
-        let every_master = masters.iter().all(Option::is_some);
-        self.each(py, shares, masters, |context, slot, share, master| {
-            match master {
-                Some(master) => (slot.master, slot.episode) = (master, 0),
-                None => slot.episode += 1,
+        let mask: Vec<bool> = match &mask {
+            Some(mask) => {
+                let mask = mask.as_array();
+                if mask.len() != count {
+                    return Err(field_error(
+                        "reset_mask",
+                        format!("must be one flag per game ({count}), got {}", mask.len()),
+                    ));
+                }
+                mask.to_vec()
             }
-            slot.game = context.new_game(slot.master, slot.episode);
-            slot.ended = slot.game.is_over();
+            None => vec![true; count],
+        };
+        if self.interrupted && !mask.iter().all(|&m| m) {
+            return Err(field_error("reset_mask", "a step or reset was interrupted part way: reset every game first"));
+        }
+        let shares = self.shares(&mut buffers)?;
+        let every_master = masters.iter().zip(&mask).all(|(m, &reset)| m.is_some() || !reset);
+        let record = self.record;
+        let items: Vec<(Option<u64>, bool)> = masters.into_iter().zip(mask).collect();
+        self.each(py, shares, items, |context, slot, share, (master, reset)| {
+            if reset {
+                *slot = match master {
+                    Some(master) => Slot::start(context, master, 0, record),
+                    None => Slot::start(context, slot.master, slot.episode + 1, record),
+                };
+            }
             context.observe(slot, share);
         })?;
         // A reset that seeds every game leaves none half-stepped.
@@ -932,23 +1211,24 @@ impl Games {
 
     /// Plays `actions[n]` in game n and writes what it did and what the player sees next.
     /// An action that is not a placement of the current piece ends the game (`illegal`).
-    /// With `autoreset`, a game that ended at the previous step starts its next episode
-    /// instead (its action ignored, reward 0): Gymnasium's next-step autoreset.
-    #[pyo3(signature = (actions, autoreset, rewards, terminated, illegal, boards, features, pieces, previews, masks))]
+    /// `autoreset`: 0, a game that has ended is not stepped (its action ignored, reward 0);
+    /// 1, next-step (Gymnasium's default), a game that ended at the previous step starts
+    /// its next episode instead (action ignored, reward 0); 2, same-step, a game that ends
+    /// starts its next episode at once, its last observation written to `last` (only its
+    /// rows) and the new episode's first one to `buffers`.
+    #[pyo3(signature = (actions, autoreset, rewards, terminated, truncated, illegal, buffers, last=None))]
     #[allow(clippy::too_many_arguments)]
     fn step(
         &mut self,
         py: Python<'_>,
         actions: PyReadonlyArray1<i64>,
-        autoreset: bool,
+        autoreset: u8,
         mut rewards: PyReadwriteArray1<f64>,
         mut terminated: PyReadwriteArray1<bool>,
+        mut truncated: PyReadwriteArray1<bool>,
         mut illegal: PyReadwriteArray1<bool>,
-        mut boards: Option<PyReadwriteArray3<u8>>,
-        mut features: Option<PyReadwriteArray2<f32>>,
-        mut pieces: PyReadwriteArray1<i64>,
-        mut previews: PyReadwriteArray2<i64>,
-        mut masks: PyReadwriteArray2<bool>,
+        mut buffers: Buffers<'_>,
+        mut last: Option<Buffers<'_>>,
     ) -> PyResult<()> {
         if self.interrupted {
             return Err(field_error("actions", "a step or reset was interrupted part way: reset every game first"));
@@ -961,47 +1241,73 @@ impl Games {
                 format!("must be one action per game ({count}), got {}", actions.len()),
             ));
         }
-        let last = (ORIENTATIONS * self.width) as i64 - 1;
-        if let Some((game, action)) = actions.iter().enumerate().find(|(_, &a)| !(0..=last).contains(&a)) {
-            return Err(field_error("actions", format!("must be 0 to {last}, got {action} (game {game})")));
+        let last_action = (ORIENTATIONS * self.width) as i64 - 1;
+        if let Some((game, action)) = actions.iter().enumerate().find(|(_, &a)| !(0..=last_action).contains(&a)) {
+            return Err(field_error("actions", format!("must be 0 to {last_action}, got {action} (game {game})")));
+        }
+        if autoreset > AUTORESET_SAME_STEP || (autoreset == AUTORESET_SAME_STEP) != last.is_some() {
+            return Err(field_error("autoreset", "0, 1 or 2, with buffers for the last observations for 2"));
         }
         let rewards = rewards.as_slice_mut().map_err(|e| field_error("rewards", e))?;
         let terminated = terminated.as_slice_mut().map_err(|e| field_error("terminated", e))?;
+        let truncated = truncated.as_slice_mut().map_err(|e| field_error("truncated", e))?;
         let illegal = illegal.as_slice_mut().map_err(|e| field_error("illegal", e))?;
-        if rewards.len() != count || terminated.len() != count || illegal.len() != count {
-            return Err(field_error("rewards", format!("one reward, end and illegal flag per game ({count})")));
+        if rewards.len() != count || terminated.len() != count || truncated.len() != count || illegal.len() != count {
+            return Err(field_error("rewards", format!("one reward, end flags and illegal flag per game ({count})")));
         }
         let results: Vec<StepResult> = actions
             .iter()
-            .zip(rewards.iter_mut().zip(terminated.iter_mut()).zip(illegal.iter_mut()))
-            .map(|(&action, ((reward, terminated), illegal))| StepResult { action, reward, terminated, illegal })
+            .zip(rewards.iter_mut().zip(terminated.iter_mut()).zip(truncated.iter_mut()).zip(illegal.iter_mut()))
+            .map(|(&action, (((reward, terminated), truncated), illegal))| StepResult {
+                action,
+                reward,
+                terminated,
+                truncated,
+                illegal,
+            })
             .collect();
-        let shares = self.shares(&mut boards, &mut features, &mut pieces, &mut previews, &mut masks)?;
-        self.each(py, shares, results, |context, slot, share, result| {
-            *result.reward = 0.0;
-            *result.illegal = false;
-            if slot.ended && autoreset {
-                slot.episode += 1;
-                slot.game = context.new_game(slot.master, slot.episode);
-                slot.ended = slot.game.is_over();
-            } else if !slot.ended {
-                let index = slot.game.placements().iter().position(|p| action_of(p, context.width) == result.action);
-                match index {
-                    Some(index) => {
-                        let outcome = slot.game.step(context.rules, index).expect("a listed placement");
-                        *result.reward = context.rewards[(outcome.info.rows_cleared as usize).min(4)];
-                        slot.ended = slot.game.is_over();
-                    }
-                    None => {
-                        *result.illegal = true;
-                        slot.ended = true;
-                    }
-                }
+        let shares = self.shares(&mut buffers)?;
+        match &mut last {
+            // Same-step autoreset: each game also gets its share of the last observations.
+            Some(last) => {
+                let lasts = self.shares(last)?;
+                let extra: Vec<_> = results.into_iter().zip(lasts).collect();
+                self.each(py, shares, extra, |context, slot, share, (result, last)| {
+                    step_game(context, slot, share, result, autoreset, Some(last))
+                })
             }
-            *result.terminated = slot.ended;
-            context.observe(slot, share);
-        })
+            None => self.each(py, shares, results, |context, slot, share, result| {
+                step_game(context, slot, share, result, autoreset, None)
+            }),
+        }
     }
+}
+
+/// [`Games::step`] for one game.
+fn step_game(
+    context: &Context,
+    slot: &mut Slot,
+    share: Observation,
+    result: StepResult,
+    autoreset: u8,
+    last: Option<Observation>,
+) {
+    *result.reward = 0.0;
+    *result.illegal = false;
+    if slot.done() {
+        if autoreset == AUTORESET_NEXT_STEP {
+            slot.next_episode(context);
+        }
+    } else {
+        (*result.reward, *result.illegal) = slot.play(context, result.action);
+    }
+    *result.terminated = slot.ended;
+    *result.truncated = slot.truncated;
+    if let (Some(last), true) = (last, slot.done()) {
+        context.observe(slot, last);
+        slot.next_episode(context);
+    }
+    context.observe(slot, share);
 }
 
 /// The binding's module.
@@ -1022,5 +1328,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(board_features, module)?)?;
     module.add_function(wrap_pyfunction!(after_states, module)?)?;
     module.add_class::<Games>()?;
+    module.add_class::<GameState>()?;
     Ok(())
 }

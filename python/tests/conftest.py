@@ -8,6 +8,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
+if os.environ.get("TETRIS_LAB_EXPECT_INSTALLED"):
+    # CI tests the installed wheel: the package must not come from the source tree.
+    import tetris_lab
+
+    source = ROOT / "python"
+    assert source not in pathlib.Path(tetris_lab.__file__).resolve().parents, f"tetris_lab imported from {tetris_lab.__file__}"
+
 
 def _binary():
     given = os.environ.get("TETRIS_LAB_BINARY")

@@ -17,6 +17,8 @@ def blocks():
 
 @pytest.mark.parametrize("code", list(blocks()))
 def test_block_runs(code):
+    if "sb3" in code:
+        pytest.importorskip("sb3_contrib")
     # A block may go on from the page's earlier ones: the imports and a weights vector come
     # first, and the batched block's `actions`, which the page leaves to the reader, are
     # legal ones.

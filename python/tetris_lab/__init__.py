@@ -1,8 +1,17 @@
 """tetris-lab from Python: the library's simulator, board features and Gymnasium environments.
 
-The work is done in Rust (``tetris_lab._core``) with the GIL released; numpy arrays go in
-and out. Importing the package registers the Gymnasium environment
-``tetris_lab/Tetris-v0`` (and its batched version, for ``gymnasium.make_vec``).
+The work is done in Rust with the GIL released; numpy arrays go in and out.
+
+- Games: :func:`play`, :func:`fitness`, :func:`presets`, :func:`rule_sets`,
+  :func:`weights`, :data:`PIECES`.
+- Features: :func:`features`, :func:`feature_descriptions`, :func:`board_features`,
+  :func:`after_states`, :func:`feature_scales`.
+- Gymnasium: :class:`TetrisEnv` (one game; it copies, pickles and saves its state as a
+  :class:`GameState`) and :class:`TetrisVectorEnv` (N games stepped together), registered
+  as ``tetris_lab/Tetris-v0`` for ``gymnasium.make`` and ``gymnasium.make_vec``;
+  :data:`REWARDS`, :func:`reward_table`.
+- Stable-Baselines3: ``tetris_lab.sb3.TetrisVecEnv`` (imported on its own, as it needs
+  ``stable-baselines3``).
 
 Bad arguments raise ``TypeError`` (a value of the wrong type) or ``ValueError`` (a value
 out of range, of the wrong shape, or an unknown name), the message starting with the
@@ -30,6 +39,13 @@ __all__ = [
     "Fitness",
     "board_features",
     "after_states",
+    "feature_descriptions",
+    "feature_scales",
+    "TetrisEnv",
+    "TetrisVectorEnv",
+    "GameState",
+    "REWARDS",
+    "reward_table",
 ]
 
 #: The seven pieces' letters; a piece number is an index into it.
@@ -52,6 +68,12 @@ def features(preset: str | None = None) -> list[str]:
     if preset is None:
         return [name for name, _ in _core.feature_list()]
     return [name for name, _ in _core.preset_weights(_checks.text(preset, "preset"))]
+
+
+def feature_descriptions() -> dict[str, str]:
+    """Every feature of the library with its one-line description, {name: description}, in
+    the library's order (as ``tetris-lab list`` shows them)."""
+    return dict(_core.feature_list())
 
 
 def weights(preset: str) -> dict[str, float]:
@@ -198,6 +220,9 @@ def after_states(board, piece, features="bcts", rules: str = "simplified") -> di
     return {"action": actions, "features": values, "rows_cleared": rows}
 
 
-from . import env as _env  # noqa: E402  (registers the environments)
+from .env import REWARDS, GameState, TetrisEnv, TetrisVectorEnv, feature_scales, register, reward_table  # noqa: E402
 
-_env.register()
+# Shown and pickled as the package's own (``tetris_lab.TetrisEnv``), where users find them.
+TetrisEnv.__module__ = TetrisVectorEnv.__module__ = __name__
+register()  # tetris_lab/Tetris-v0 for gymnasium.make and gymnasium.make_vec
+del register

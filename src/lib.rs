@@ -31,7 +31,7 @@
 //!   runs and studies;
 //! - [`cli`]: one file per subcommand; `main.rs` only calls [`cli::main`].
 
-pub use tetris_etetris::etetris;
+pub use tetris_etetris::{etetris, sessions};
 pub use tetris_game::{board, eval, features, guideline, piece, placement, policy, presets, randomizer, rules, sim};
 pub use tetris_support::{checksum, interrupt, limits, names, support};
 
@@ -41,6 +41,5 @@ pub mod compare;
 pub mod learn;
 pub mod report;
 pub mod reproduce;
-pub mod sessions;
 pub mod tune;
 pub mod view;

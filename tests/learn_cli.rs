@@ -246,7 +246,7 @@ fn a_tampered_checkpoint_or_experiment_is_refused_and_nothing_changes() {
     let experiment = std::fs::read_to_string(run_dir.join("experiment.toml")).unwrap();
     let value: serde_json::Value = serde_json::from_str(&checkpoint).unwrap();
     assert_eq!(value["format"], 2);
-    assert!(value["checksum"].is_string() && value["experiment"] == experiment.as_str());
+    assert!(value["checksum"].is_string() && value["experiment_text"] == experiment.as_str());
     let edited = |edit: &dyn Fn(&mut serde_json::Value)| {
         let mut c = value.clone();
         edit(&mut c);
@@ -257,7 +257,7 @@ fn a_tampered_checkpoint_or_experiment_is_refused_and_nothing_changes() {
         edited(&|c| {
             c["format"] = 1.into();
             c.as_object_mut().unwrap().remove("checksum");
-            c.as_object_mut().unwrap().remove("experiment");
+            c.as_object_mut().unwrap().remove("experiment_text");
             edit(c);
         })
     };

@@ -54,9 +54,10 @@ pub struct Row {
 #[serde(deny_unknown_fields)]
 struct Checkpoint {
     format: u32,
-    /// The text of the experiment file the run was made by (from format 2 on).
+    /// The text of the experiment file the run was made by (from format 2 on), under the
+    /// key tune's checkpoints give it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    experiment: Option<String>,
+    experiment_text: Option<String>,
     names: Vec<String>,
     rows: Vec<Row>,
     learner: serde_json::Value,
@@ -146,7 +147,7 @@ fn read_checkpoint(path: &Path, settings: &Settings, text: &str) -> Result<Resto
         }
         (format, _) => bail!("{}: checkpoint format {format} is not {CHECKPOINT_FORMAT}", path.display()),
     }
-    if checkpoint.experiment.as_deref().is_some_and(|made_by| made_by != text) {
+    if checkpoint.experiment_text.as_deref().is_some_and(|made_by| made_by != text) {
         bail!(
             "{}: the run was made by another experiment than its {EXPERIMENT}: the run folder was altered",
             path.display()
@@ -294,7 +295,7 @@ fn manifest(dir: &Path, settings: &Settings, world: &World, finished: Option<(u6
 fn save(dir: &Path, text: &str, names: &[String], rows: &[Row], learner: &dyn Learner) -> Result<()> {
     let checkpoint = Checkpoint {
         format: CHECKPOINT_FORMAT,
-        experiment: Some(text.to_string()),
+        experiment_text: Some(text.to_string()),
         names: names.to_vec(),
         rows: rows.to_vec(),
         learner: learner.save()?,

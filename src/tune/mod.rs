@@ -90,9 +90,6 @@ pub trait Optimizer: Send {
     fn save(&self) -> Result<serde_json::Value>;
 }
 
-/// Every optimizer with its experiment-file name, in the order the docs list them.
-pub const NAMES: &[&str] = &["random", "pso", "nelder-mead", "cross-entropy", "cmaes", "genetic"];
-
 #[allow(dead_code)]
 fn assert_send_sync<T: Send + Sync + ?Sized>() {}
 #[allow(dead_code)]

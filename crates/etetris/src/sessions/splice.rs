@@ -18,8 +18,8 @@ use crate::etetris::runs::{
 };
 use crate::etetris::solver::{MoveSet, Refinements};
 use crate::interrupt::stop_flag;
-use crate::report::ledger::{Journal, JournalKind};
 use crate::support::atomic_file::check_distinct;
+use crate::support::journal::{Journal, JournalKind};
 use crate::support::run_dir::manifest_beside;
 use crate::support::threads::thread_pool;
 use anyhow::{ensure, Context, Result};

@@ -71,6 +71,7 @@ pub struct Args {
     pub resume: Option<PathBuf>,
 }
 
+const DEFAULT_SEED: u64 = 1;
 const DEFAULT_GAIN: f64 = 5.0;
 const DEFAULT_RATE: f64 = 0.05;
 const DEFAULT_MAX_PAIRS: u64 = 20_000;
@@ -90,8 +91,6 @@ fn parse_rate(text: &str) -> Result<f64, String> {
         _ => Err(format!("{text:?} is not an error rate between 0 and 0.5 (e.g. 0.05)")),
     }
 }
-
-const DEFAULT_SEED: u64 = 1;
 
 /// The settings that decide what a comparison measures (`--threads` and the output folder
 /// aside), by their names on the command line, each with its value where it was given.
@@ -117,12 +116,7 @@ fn measured_settings(args: &Args) -> Vec<(&'static str, Option<String>)> {
 /// `--resume` (the seed and fitness always, with their defaults).
 fn measured_arguments(args: &Args) -> Vec<String> {
     let mut out = vec![args.a.clone().unwrap_or_default(), args.b.clone().unwrap_or_default()];
-    let filled = Args {
-        seed: Some(args.seed.unwrap_or(DEFAULT_SEED)),
-        fitness: Some(args.fitness.unwrap_or_default()),
-        ..args.clone()
-    };
-    for (name, value) in measured_settings(&filled) {
+    for (name, value) in measured_settings(&with_defaults(args)) {
         match (name.strip_prefix("--"), value) {
             (Some(_), Some(value)) if value.is_empty() => out.push(name.into()),
             (Some(_), Some(value)) => out.extend([name.to_string(), value]),
@@ -130,6 +124,15 @@ fn measured_arguments(args: &Args) -> Vec<String> {
         }
     }
     out
+}
+
+/// `args` with the seed and fitness they default to when not given.
+fn with_defaults(args: &Args) -> Args {
+    Args {
+        seed: Some(args.seed.unwrap_or(DEFAULT_SEED)),
+        fitness: Some(args.fitness.unwrap_or_default()),
+        ..args.clone()
+    }
 }
 
 fn setup_of(args: &Args) -> Result<Setup> {
@@ -291,22 +294,7 @@ fn write_manifest(
 /// again must be the stored one: a resumed comparison keeps its settings.
 fn resumed_arguments(dir: &Path, given: &Args) -> Result<Args> {
     let parsed: Args = super::stored_arguments(dir, "compare")?;
-    let stored = Args {
-        seed: Some(parsed.seed.unwrap_or(DEFAULT_SEED)),
-        fitness: Some(parsed.fitness.unwrap_or_default()),
-        ..parsed.clone()
-    };
-    for ((name, again), (_, kept)) in measured_settings(given).into_iter().zip(measured_settings(&stored)) {
-        if let Some(again) = again.filter(|again| Some(again) != kept.as_ref()) {
-            let shown = |value: &str| if value.is_empty() { name.to_string() } else { format!("{name} {value}") };
-            bail!(
-                "cannot resume {}: {} differs from the comparison's {} (a resumed comparison keeps its settings; \
-                 only --threads may be given again)",
-                dir.display(),
-                shown(&again),
-                kept.as_deref().map_or_else(|| format!("{name} (not given)"), shown)
-            );
-        }
-    }
+    let stored = measured_settings(&with_defaults(&parsed));
+    super::refuse_changed_settings(dir, "comparison", measured_settings(given), stored)?;
     Ok(Args { threads: given.threads, resume: None, ..parsed })
 }

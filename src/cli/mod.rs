@@ -16,6 +16,7 @@ pub mod list;
 pub mod pictures;
 pub mod play;
 pub mod plot;
+pub mod renamed;
 pub mod reproduce;
 pub mod tune;
 pub mod watch;
@@ -91,7 +92,7 @@ pub fn main() -> i32 {
         }
         Err(e) => {
             let arguments: Vec<String> = std::env::args().skip(1).collect();
-            let line = renamed_hint(&e, &arguments).unwrap_or_else(|| clap_error_line(&e));
+            let line = renamed::hint(&e, &arguments).unwrap_or_else(|| clap_error_line(&e));
             eprintln!("error: {line} (see --help)");
             return 2;
         }
@@ -107,50 +108,6 @@ pub fn main() -> i32 {
             1
         }
     }
-}
-
-/// Commands of earlier versions and their new form.
-const MOVED_COMMANDS: &[(&str, &str)] = &[
-    ("solve", "etetris solve"),
-    ("replay", "etetris replay"),
-    ("sequence", "etetris sequence"),
-    ("polish", "etetris polish"),
-    ("splice", "etetris splice"),
-    ("versus", "etetris versus"),
-];
-
-/// Flags of earlier versions and their new names: (the command, the old flag, the new one).
-const RENAMED_FLAGS: &[(&str, &str, &str)] = &[
-    ("tune", "--results", "--out"),
-    ("compare", "--results", "--out"),
-    ("reproduce", "--results", "--out"),
-    ("plot", "--out", "--image"),
-    ("etetris sequence", "-n", "--max-pieces"),
-    ("etetris sequence", "--count", "--max-pieces"),
-    ("etetris bench", "--threads", "--thread-counts"),
-];
-
-/// For a command or flag of an earlier version, the line that names its new form instead of
-/// clap's guess (`--results` is not `--resume`).
-fn renamed_hint(error: &clap::Error, arguments: &[String]) -> Option<String> {
-    use clap::error::{ContextKind, ErrorKind};
-    let first = arguments.first()?;
-    if let Some((old, new)) = MOVED_COMMANDS.iter().find(|(old, _)| old == first) {
-        if error.kind() == ErrorKind::InvalidSubcommand {
-            return Some(format!("the command `{old}` is now `tetris-lab {new}`"));
-        }
-    }
-    if error.kind() != ErrorKind::UnknownArgument {
-        return None;
-    }
-    let given = error.get(ContextKind::InvalidArg)?.to_string();
-    let flag = given.split('=').next().unwrap_or(&given);
-    let command = match arguments.get(1) {
-        Some(second) if first == "etetris" => format!("etetris {second}"),
-        _ => first.clone(),
-    };
-    let (_, old, new) = RENAMED_FLAGS.iter().find(|(c, old, _)| *c == command && *old == flag)?;
-    Some(format!("`{command} {old}` is now `{command} {new}`"))
 }
 
 /// A clap error on one line, as every other error, without clap's "error: ": its first
@@ -204,6 +161,30 @@ pub(crate) fn stored_arguments<A: clap::Args>(dir: &std::path::Path, command: &s
     Stored::<A>::try_parse_from(std::iter::once(command.to_string()).chain(arguments))
         .map(|stored| stored.args)
         .map_err(|e| anyhow::anyhow!("{}: field {key}: {}", path.display(), clap_error_line(&e)))
+}
+
+/// Refuses a setting given again on `--resume` that differs from the stored run's:
+/// `given` and `stored` list the same settings in the same order, by their names on the
+/// command line, each with its value where it was given (an empty value for a switch).
+pub(crate) fn refuse_changed_settings(
+    dir: &std::path::Path,
+    what: &str,
+    given: Vec<(&'static str, Option<String>)>,
+    stored: Vec<(&'static str, Option<String>)>,
+) -> Result<()> {
+    for ((name, again), (_, kept)) in given.into_iter().zip(stored) {
+        if let Some(again) = again.filter(|again| Some(again) != kept.as_ref()) {
+            let shown = |value: &str| if value.is_empty() { name.to_string() } else { format!("{name} {value}") };
+            bail!(
+                "cannot resume {}: {} differs from the {what}'s {} (a resumed {what} keeps its settings; only \
+                 --threads may be given again)",
+                dir.display(),
+                shown(&again),
+                kept.as_deref().map_or_else(|| format!("{name} (not given)"), shown)
+            );
+        }
+    }
+    Ok(())
 }
 
 /// How a command ended. A command stopped by Ctrl-C, SIGTERM or SIGHUP at a safe point

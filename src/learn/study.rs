@@ -115,16 +115,13 @@ pub fn resume(dir: &Path, reach: Option<f64>) -> Result<Outcome> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let not_a_study = || format!("{} is not a learning study", path.display());
     let value: serde_json::Value = serde_json::from_str(&text).with_context(not_a_study)?;
-    let sealed = crate::checksum::seal_matches(&value);
-    let study: StudyFile = serde_json::from_value(value).with_context(not_a_study)?;
-    match (study.format, sealed) {
-        (STUDY_FORMAT, Some(true)) | (1, None) => {}
-        (STUDY_FORMAT, Some(false)) => {
-            bail!("{}: the checksum does not match: the study file is damaged or was edited", path.display())
-        }
-        (STUDY_FORMAT, None) => bail!("{}: no checksum (a format {STUDY_FORMAT} study file has one)", path.display()),
-        (format, _) => bail!("{}: study format {format} is not {STUDY_FORMAT}", path.display()),
+    let study: StudyFile = serde_json::from_value(value.clone()).with_context(not_a_study)?;
+    // Files written before the checksum have no `format`: they are format 1.
+    let mut value = value;
+    if value.get("format").is_none() {
+        value["format"] = 1.into();
     }
+    crate::checksum::check_seal(&value, STUDY_FORMAT, 1, "study file", &path)?;
     check_study(&study.experiments, study.reach).with_context(|| format!("{}", path.display()))?;
     if let Some(given) = reach.filter(|&given| given != study.reach) {
         bail!(

@@ -313,21 +313,8 @@ pub fn resume(
     })?;
     let not_a_checkpoint = || format!("{} is not a tetris-lab checkpoint", path.display());
     let value: serde_json::Value = serde_json::from_str(&text).with_context(not_a_checkpoint)?;
-    // Whether the stored checksum matches (`None`: there is none).
-    let sealed =
-        value.get("checksum").and_then(serde_json::Value::as_str).map(|stored| stored == checkpoint_checksum(&value));
-    let checkpoint: Checkpoint = serde_json::from_value(value).with_context(not_a_checkpoint)?;
-    match checkpoint.format {
-        CHECKPOINT_FORMAT => match sealed {
-            Some(true) => {}
-            Some(false) => {
-                bail!("{}: the checksum does not match: the checkpoint is damaged or was edited", path.display())
-            }
-            None => bail!("{}: no checksum (a format {CHECKPOINT_FORMAT} checkpoint has one)", path.display()),
-        },
-        CHECKPOINT_FORMAT_UNSEALED => {}
-        other => bail!("{}: checkpoint format {other} is not {CHECKPOINT_FORMAT}", path.display()),
-    }
+    let checkpoint: Checkpoint = serde_json::from_value(value.clone()).with_context(not_a_checkpoint)?;
+    crate::checksum::check_seal(&value, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_UNSEALED, "checkpoint", &path)?;
     let experiment = Experiment::parse(&checkpoint.experiment_text, &checkpoint.experiment_name)
         .with_context(|| format!("the experiment recorded in {}", path.display()))?;
     if let Some(given) = experiment_path {
@@ -490,9 +477,9 @@ fn git_hash() -> String {
 
 fn write_checkpoint(run_dir: &Path, checkpoint: &Checkpoint) -> Result<()> {
     // Written in the current format whatever it was read in, and sealed.
-    let mut sealed = serde_json::to_value(checkpoint)?;
-    sealed["format"] = CHECKPOINT_FORMAT.into();
-    sealed["checksum"] = checkpoint_checksum(&sealed).into();
+    let mut state = serde_json::to_value(checkpoint)?;
+    state["format"] = CHECKPOINT_FORMAT.into();
+    let sealed = crate::checksum::seal(state);
     let mut file = AtomicFile::create(&run_dir.join("checkpoint.json"))?;
     serde_json::to_writer_pretty(file.writer(), &sealed)
         .with_context(|| format!("cannot write {}", run_dir.join("checkpoint.json").display()))?;

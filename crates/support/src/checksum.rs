@@ -32,6 +32,31 @@ pub fn seal_matches(state: &serde_json::Value) -> Option<bool> {
     state.get("checksum").and_then(serde_json::Value::as_str).map(|stored| stored == json_checksum(state))
 }
 
+/// Refuses a sealed state read from `path` (`what` names its kind: "checkpoint") whose
+/// checksum does not match or is missing, or whose `format` is neither `current` nor
+/// `unsealed` (the format written before checksums, whose contents the caller checks).
+pub fn check_seal(
+    state: &serde_json::Value,
+    current: u32,
+    unsealed: u32,
+    what: &str,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    let format = state.get("format").and_then(serde_json::Value::as_u64);
+    match (format, seal_matches(state)) {
+        (Some(f), _) if f == u64::from(unsealed) => Ok(()),
+        (Some(f), Some(true)) if f == u64::from(current) => Ok(()),
+        (Some(f), Some(false)) if f == u64::from(current) => {
+            anyhow::bail!("{}: the checksum does not match: the {what} is damaged or was edited", path.display())
+        }
+        (Some(f), None) if f == u64::from(current) => {
+            anyhow::bail!("{}: no checksum (a format {current} {what} has one)", path.display())
+        }
+        (Some(f), _) => anyhow::bail!("{}: {what} format {f} is not {current}", path.display()),
+        (None, _) => anyhow::bail!("{}: no format: not a {what} this program wrote", path.display()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,6 +69,13 @@ mod tests {
         edited["weights"][1] = (-2.5).into();
         assert_eq!(seal_matches(&edited), Some(false));
         assert_eq!(seal_matches(&serde_json::json!({ "format": 2 })), None);
+        let path = std::path::Path::new("x.json");
+        assert!(check_seal(&sealed, 2, 1, "checkpoint", path).is_ok());
+        let error = |state: &serde_json::Value| check_seal(state, 2, 1, "checkpoint", path).unwrap_err().to_string();
+        assert!(error(&edited).contains("the checksum does not match: the checkpoint is damaged"));
+        assert!(error(&serde_json::json!({ "format": 2 })).contains("no checksum (a format 2 checkpoint has one)"));
+        assert!(error(&serde_json::json!({ "format": 7 })).contains("checkpoint format 7 is not 2"));
+        assert!(check_seal(&serde_json::json!({ "format": 1 }), 2, 1, "checkpoint", path).is_ok());
     }
 
     #[test]

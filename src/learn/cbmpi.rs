@@ -60,9 +60,10 @@ pub const DPI_ENTRY: Entry = Entry {
 /// The most rollout states an iteration may ask for (each keeps its placements' features
 /// for the classifier: about a kilobyte).
 const MAX_STATES: usize = 1_000_000;
-/// The most CMA-ES candidates per generation, and generations, of a classification.
+/// The most CMA-ES candidates per generation, generations and runs of a classification.
 const MAX_CLASSIFIER_POPULATION: usize = 100_000;
 const MAX_CLASSIFIER_GENERATIONS: usize = 100_000;
+const MAX_CLASSIFIER_RESTARTS: usize = 1000;
 
 /// `[options]` of `cbmpi` and `dpi`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -90,6 +91,69 @@ pub struct Options {
     /// CMA-ES's first step size, on the unit-length start.
     #[serde(default = "sigma")]
     pub classifier_sigma: f64,
+    /// CMA-ES runs per classification: the first from the current policy, the others from
+    /// random directions (as JMLR15 did for Bertsekas' features).
+    #[serde(default = "one")]
+    pub classifier_restarts: usize,
+    /// What a classification returns.
+    #[serde(default)]
+    pub classifier_result: ClassifierResult,
+    /// The state the value function is fitted on (CBMPI only).
+    #[serde(default)]
+    pub value_state: ValueState,
+    /// Where the value targets come from (CBMPI only).
+    #[serde(default)]
+    pub value_rollouts: ValueRollouts,
+    /// v_0, the value function of the first iteration (CBMPI only).
+    #[serde(default)]
+    pub initial_value: InitialValue,
+}
+
+/// What a classification returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClassifierResult {
+    /// The candidate with the lowest loss seen in any run (or the current policy, if none
+    /// is lower).
+    #[default]
+    Best,
+    /// The final mean of the run whose mean has the lowest loss (MdpTetris' CMA-ES tracks
+    /// its mean).
+    Mean,
+}
+
+/// The state whose value the regression fits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueState {
+    /// The state the policy's move leads to, with the m steps after it as its target.
+    #[default]
+    Next,
+    /// The rollout state itself, as the papers' Figure 3 writes the regression.
+    Rollout,
+}
+
+/// Where the value targets come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueRollouts {
+    /// The classifier's rollout that starts with the policy's own move (for `rollout`
+    /// states: its m + 1 steps).
+    #[default]
+    Reused,
+    /// A rollout of m steps of the policy of its own, with pieces of its own.
+    Separate,
+}
+
+/// The first iteration's value function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InitialValue {
+    /// v_0 = 0.
+    #[default]
+    Zero,
+    /// Weights drawn from a standard normal, the constant's too.
+    Random,
 }
 
 fn dt() -> Vec<String> {
@@ -106,6 +170,9 @@ fn generations() -> usize {
 }
 fn sigma() -> f64 {
     0.5
+}
+fn one() -> usize {
+    1
 }
 
 /// The learner's state: its options, the policy's weights and the value function's.
@@ -139,8 +206,11 @@ impl Cbmpi {
         let policy = resolve_features(&options.policy_features, width).context("policy_features")?;
         if with_value {
             resolve_features(&options.value_features, width).context("value_features")?;
-        } else if settings.options.contains_key("value_features") {
-            bail!("dpi has no value function: value_features is for cbmpi");
+        } else if let Some(key) = ["value_features", "value_state", "value_rollouts", "initial_value"]
+            .into_iter()
+            .find(|key| settings.options.contains_key(*key))
+        {
+            bail!("dpi has no value function: {key} is for cbmpi");
         } else {
             options.value_features.clear();
         }
@@ -162,16 +232,29 @@ impl Cbmpi {
         if !(options.classifier_sigma > 0.0 && options.classifier_sigma.is_finite()) {
             bail!("classifier_sigma must be a finite number above 0, found {}", options.classifier_sigma);
         }
+        if !(1..=MAX_CLASSIFIER_RESTARTS).contains(&options.classifier_restarts) {
+            bail!("classifier_restarts must be 1 to {MAX_CLASSIFIER_RESTARTS}, found {}", options.classifier_restarts);
+        }
         // The initial policy is random: weights drawn from a standard normal.
         let mut random = Xoshiro256::new(game_seed(settings.seed, 0xC0B));
         let policy_weights = policy.iter().map(|_| normal(&mut random)).collect();
+        let value = match options.initial_value {
+            InitialValue::Random if with_value => {
+                let mut names = value_names(&options.value_features, width)?;
+                names.push("constant".into());
+                let mut random = Xoshiro256::new(game_seed(settings.seed, 0x7A1));
+                let weights = names.iter().map(|_| normal(&mut random)).collect();
+                Some(Linear { features: names, weights })
+            }
+            _ => None,
+        };
         Ok(Cbmpi {
             options,
             with_value,
             states,
             policy_names: policy.iter().map(|f| f.name.to_string()).collect(),
             policy_weights,
-            value: None,
+            value,
         })
     }
 }
@@ -191,15 +274,18 @@ impl Cbmpi {
             if !with_value {
                 bail!("value: dpi has no value function");
             }
-            let width = settings.size()?.0;
-            let mut names: Vec<String> =
-                resolve_features(&fresh.options.value_features, width)?.iter().map(|f| f.name.to_string()).collect();
+            let mut names = value_names(&fresh.options.value_features, settings.size()?.0)?;
             names.push("constant".into());
             same("value.features", &value.features, &names)?;
             weights("value.weights", &value.weights, names.len())?;
         }
         Ok(saved)
     }
+}
+
+/// The value function's feature names (without the constant).
+fn value_names(features: &[String], width: usize) -> Result<Vec<String>> {
+    Ok(resolve_features(features, width)?.iter().map(|f| f.name.to_string()).collect())
 }
 
 /// A standard normal draw (Box-Muller), from the workbench's own generator.
@@ -274,6 +360,7 @@ impl Cbmpi {
         // The papers' implementation reuses the rollouts: the one that starts with the
         // policy's own move gives, from the state that move leads to, the value target
         // (its m steps and the previous value at their end).
+        let reused = self.with_value && self.options.value_rollouts == ValueRollouts::Reused;
         let chosen = if self.with_value && !placements.is_empty() {
             world.choose(&state.board, piece, policy, &mut scratch)
         } else {
@@ -287,10 +374,13 @@ impl Cbmpi {
                     let next = State { board: after, info };
                     let (more, end) = rollout(world, policy, &mut scratch, next, m, game_seed(seed, 2 + j as u64));
                     let later = more + self.value_of(value_features, end, &mut vector);
-                    if chosen == Some(*placement) {
-                        let mut row = Vec::new();
-                        feature_vector(value_features, &after, info, true, &mut row);
-                        out.value_row = Some((row, later));
+                    if reused && chosen == Some(*placement) {
+                        out.value_row = Some(match self.options.value_state {
+                            ValueState::Next => (value_row(value_features, &after, info), later),
+                            ValueState::Rollout => {
+                                (value_row(value_features, &state.board, state.info), rows as f64 + later)
+                            }
+                        });
                     }
                     rows as f64 + later
                 }
@@ -305,8 +395,42 @@ impl Cbmpi {
             };
             out.q.push(q);
         }
+        if !self.with_value {
+            return out;
+        }
+        let own_pieces = game_seed(seed, 1);
+        match (self.options.value_state, self.options.value_rollouts) {
+            // The game ends at the state, or with the policy's move: worth nothing more.
+            (ValueState::Rollout, ValueRollouts::Reused) if out.value_row.is_none() => {
+                out.value_row = Some((value_row(value_features, &state.board, state.info), 0.0));
+            }
+            (ValueState::Rollout, ValueRollouts::Separate) => {
+                let (rows, end) = rollout(world, policy, &mut scratch, state, m, own_pieces);
+                let target = rows + self.value_of(value_features, end, &mut vector);
+                out.value_row = Some((value_row(value_features, &state.board, state.info), target));
+            }
+            (ValueState::Next, ValueRollouts::Separate) => {
+                let mut after = state.board;
+                if let Some(Transition::Locked { info, .. }) =
+                    chosen.map(|placement| world.lock(&mut after, &placement))
+                {
+                    let next = State { board: after, info };
+                    let (rows, end) = rollout(world, policy, &mut scratch, next, m, own_pieces);
+                    let target = rows + self.value_of(value_features, end, &mut vector);
+                    out.value_row = Some((value_row(value_features, &after, info), target));
+                }
+            }
+            _ => {}
+        }
         out
     }
+}
+
+/// The value features (and the constant) of a board and the placement that made it.
+fn value_row(features: &[&Feature], board: &crate::board::Board, info: crate::placement::PlacementInfo) -> Vec<f64> {
+    let mut row = Vec::new();
+    feature_vector(features, board, info, true, &mut row);
+    row
 }
 
 /// Placements scored together by the classifier: a state's placements are stored in
@@ -412,6 +536,50 @@ impl Classes {
     }
 }
 
+impl Cbmpi {
+    /// The classification: `classifier_restarts` runs of CMA-ES, the first from the current
+    /// policy `start` (unit length, with its loss), the others from random directions.
+    /// Returns the policy chosen and its loss.
+    fn classify(&self, classes: &Classes, start: (f64, Vec<f64>), seed: u64) -> Result<(f64, Vec<f64>)> {
+        let population = self.options.classifier_population.unwrap_or(15 * start.1.len());
+        let options = cmaes::Options { population: Some(population), sigma: Some(self.options.classifier_sigma) };
+        let mut best = start.clone();
+        let mut best_mean: Option<(f64, Vec<f64>)> = None;
+        for run in 0..self.options.classifier_restarts {
+            let (point, run_seed) = if run == 0 {
+                (start.1.clone(), seed)
+            } else {
+                let mut random = Xoshiro256::new(game_seed(seed, run as u64));
+                let mut point: Vec<f64> = start.1.iter().map(|_| normal(&mut random)).collect();
+                cmaes::scale_to_unit_length(&mut point);
+                (point, game_seed(seed, (1 << 32) + run as u64))
+            };
+            let space = Space { names: self.policy_names.clone(), ranges: vec![None; point.len()], start: point };
+            let mut optimizer = Cmaes::new(&options, &space, run_seed)?;
+            for _ in 0..self.options.classifier_generations {
+                super::check_stop()?;
+                let candidates = optimizer.ask_on_unit_sphere()?;
+                let losses = classes.losses(&candidates);
+                for (beta, loss) in candidates.iter().zip(&losses) {
+                    if *loss < best.0 {
+                        best = (*loss, beta.clone());
+                    }
+                }
+                optimizer.tell(&losses.iter().map(|l| Maximize(-l)).collect::<Vec<_>>())?;
+            }
+            if self.options.classifier_result == ClassifierResult::Mean {
+                let mut mean = optimizer.recommendation().context("CMA-ES has a mean")?;
+                cmaes::scale_to_unit_length(&mut mean);
+                let loss = classes.loss(&mean);
+                if best_mean.as_ref().is_none_or(|(lowest, _)| loss < *lowest) {
+                    best_mean = Some((loss, mean));
+                }
+            }
+        }
+        Ok(best_mean.unwrap_or(best))
+    }
+}
+
 impl Learner for Cbmpi {
     fn iterate(&mut self, world: &World, seed: u64) -> Result<String> {
         let (width, _) = (world.rules.new_board().width(), ());
@@ -457,22 +625,7 @@ impl Learner for Cbmpi {
         let before = classes.loss(&self.policy_weights);
         let mut start = self.policy_weights.clone();
         cmaes::scale_to_unit_length(&mut start);
-        let space = Space { names: self.policy_names.clone(), ranges: vec![None; start.len()], start: start.clone() };
-        let population = self.options.classifier_population.unwrap_or(15 * start.len());
-        let options = cmaes::Options { population: Some(population), sigma: Some(self.options.classifier_sigma) };
-        let mut optimizer = Cmaes::new(&options, &space, game_seed(seed, 3))?;
-        let mut best = (before, start);
-        for _ in 0..self.options.classifier_generations {
-            super::check_stop()?;
-            let candidates = optimizer.ask_on_unit_sphere()?;
-            let losses = classes.losses(&candidates);
-            for (beta, loss) in candidates.iter().zip(&losses) {
-                if *loss < best.0 {
-                    best = (*loss, beta.clone());
-                }
-            }
-            optimizer.tell(&losses.iter().map(|l| Maximize(-l)).collect::<Vec<_>>())?;
-        }
+        let best = self.classify(&classes, (before, start), game_seed(seed, 3))?;
         self.policy_weights = best.1;
         Ok(format!(
             "{} states ({} where the placements differ), classification loss {:.3} -> {:.3} rows; {:.0} s rollouts, {:.0} s classifier",
@@ -569,6 +722,148 @@ mod tests {
             }
         }
         assert!(checked > 20, "{checked}");
+    }
+
+    /// A CBMPI learner on 6x8 with these extra options, its world and features, and a
+    /// value function that is not 0 (so that the targets depend on it).
+    fn small_learner(extra: &str) -> (Cbmpi, World, Vec<&'static Feature>, Vec<&'static Feature>) {
+        let settings = Settings::parse(&format!(
+            "learner = \"cbmpi\"\nboard = \"6x8\"\nseed = 1\niterations = 1\n[options]\nrollout_length = 3\nstates = 40\n{extra}"
+        ))
+        .unwrap();
+        let mut learner = Cbmpi::from_settings(&settings, true).unwrap();
+        let policy_features = resolve_features(&learner.policy_names, 6).unwrap();
+        let value_features = resolve_features(&learner.options.value_features, 6).unwrap();
+        let mut names = value_names(&learner.options.value_features, 6).unwrap();
+        names.push("constant".into());
+        let weights = (0..names.len()).map(|i| 0.1 * i as f64 - 0.3).collect();
+        learner.value = Some(Linear { features: names, weights });
+        (learner, settings.world().unwrap(), policy_features, value_features)
+    }
+
+    #[test]
+    fn value_targets_on_the_rollout_states() {
+        // Reused: the row is the rollout state's own, the target the action value of the
+        // policy's move (its rows, m steps, the value at their end); 0 where the game ends.
+        let (learner, world, policy_features, value_features) = small_learner("value_state = \"rollout\"");
+        let policy = greedy(&learner.policy()).unwrap();
+        let behaviour = crate::presets::find("bcts-mdptetris").unwrap().build(Some((6, 8)), None).unwrap().policy;
+        let mut checked = 0;
+        for (i, state) in states::draw(&world, behaviour.as_ref(), 40, 3).into_iter().enumerate() {
+            let seed = game_seed(11, i as u64);
+            let out = learner.roll_state(&world, policy.as_ref(), (&policy_features, &value_features), state, seed);
+            let (row, target) = out.value_row.expect("every rollout state has a target");
+            assert_eq!(row, value_row(&value_features, &state.board, state.info));
+            let piece = world.pieces(game_seed(seed, 0)).next_piece();
+            let mut placements = Vec::new();
+            world.rules.candidates(&state.board, piece, &mut placements);
+            match world.choose(&state.board, piece, policy.as_ref(), &mut Scratch::default()) {
+                Some(chosen) => {
+                    let j = placements.iter().position(|p| *p == chosen).unwrap();
+                    assert_eq!(target, out.q[j]);
+                    checked += 1;
+                }
+                None => assert_eq!(target, 0.0),
+            }
+        }
+        assert!(checked > 20, "{checked}");
+    }
+
+    #[test]
+    fn separate_value_rollouts_play_m_steps_of_their_own() {
+        // From the rollout state: m moves of the policy on pieces of their own, then the
+        // previous value; the classifier's action values are those of the default.
+        let (learner, world, policy_features, value_features) =
+            small_learner("value_state = \"rollout\"\nvalue_rollouts = \"separate\"");
+        let (default, ..) = small_learner("");
+        let policy = greedy(&learner.policy()).unwrap();
+        let behaviour = crate::presets::find("bcts-mdptetris").unwrap().build(Some((6, 8)), None).unwrap().policy;
+        let mut differ = 0;
+        for (i, state) in states::draw(&world, behaviour.as_ref(), 40, 3).into_iter().enumerate() {
+            let seed = game_seed(11, i as u64);
+            let features = (&policy_features[..], &value_features[..]);
+            let out = learner.roll_state(&world, policy.as_ref(), features, state, seed);
+            let plain = default.roll_state(&world, policy.as_ref(), features, state, seed);
+            assert_eq!((&out.q, &out.psi), (&plain.q, &plain.psi));
+            let mut board = state.board;
+            let mut pieces = world.pieces(game_seed(seed, 1));
+            let mut rows = 0.0;
+            let mut end = Some(state.info);
+            for _ in 0..3 {
+                match world.play(&mut board, pieces.next_piece(), policy.as_ref(), &mut Scratch::default()) {
+                    Transition::Locked { rows: cleared, info } => {
+                        rows += cleared as f64;
+                        end = Some(info);
+                    }
+                    Transition::Over => {
+                        end = None;
+                        break;
+                    }
+                }
+            }
+            let value = learner.value.as_ref().unwrap();
+            let later = end.map_or(0.0, |info| value.value(&value_features, &board, info, &mut Vec::new()));
+            let (row, target) = out.value_row.unwrap();
+            assert_eq!(row, value_row(&value_features, &state.board, state.info));
+            assert_eq!(target, rows + later);
+            differ += usize::from(plain.value_row.is_some_and(|(_, plain)| plain != target));
+        }
+        assert!(differ > 10, "{differ}");
+    }
+
+    #[test]
+    fn a_random_first_value_function_and_value_options_only_for_cbmpi() {
+        let text = "learner = \"cbmpi\"\nboard = \"6x8\"\nseed = 1\niterations = 1\n[options]\nrollout_length = 3\nstates = 40\n";
+        let zero = Cbmpi::from_settings(&Settings::parse(text).unwrap(), true).unwrap();
+        assert!(zero.value.is_none());
+        let random = Settings::parse(&format!("{text}initial_value = \"random\"")).unwrap();
+        let value = Cbmpi::from_settings(&random, true).unwrap().value.unwrap();
+        assert_eq!(value.features.last().map(String::as_str), Some("constant"));
+        assert_eq!(value.weights.len(), value.features.len());
+        assert!(value.weights.iter().all(|w| *w != 0.0 && w.is_finite()));
+        // The same seed draws the same function; a checkpoint of it restores.
+        let again = Cbmpi::from_settings(&random, true).unwrap();
+        assert_eq!(again.value.as_ref().unwrap().weights, value.weights);
+        let saved = again.save().unwrap();
+        assert!(Cbmpi::restore(&random, saved, true).is_ok());
+        let dpi = Settings::parse(&format!("{}value_rollouts = \"separate\"", text.replace("cbmpi", "dpi")));
+        assert!(format!("{:#}", dpi.unwrap_err()).contains("dpi has no value function: value_rollouts is for cbmpi"));
+        let restarts = Settings::parse(&format!("{text}classifier_restarts = 0"));
+        assert!(format!("{:#}", restarts.unwrap_err()).contains("classifier_restarts must be 1 to 1000"));
+    }
+
+    #[test]
+    fn restarts_and_the_final_mean() {
+        // Two features, states where (1, -1) is right: every run closes in on it. The best
+        // candidate of three runs is at least as good as that of the first alone; the mean
+        // returned is scored by the same loss.
+        let mut classes = Classes::new(2);
+        let mut random = Xoshiro256::new(5);
+        for _ in 0..200 {
+            let psi: Vec<f64> = (0..8).map(|_| random.below(7) as f64 - 3.0).collect();
+            let q: Vec<f64> = psi.chunks(2).map(|x| x[0] - x[1]).collect();
+            classes.push(&psi, &q);
+        }
+        let settings = |extra: &str| {
+            Settings::parse(&format!(
+                "learner = \"dpi\"\nboard = \"6x8\"\nseed = 1\niterations = 1\n[options]\nrollout_length = 1\nstates = 10\nclassifier_generations = 15\nclassifier_population = 10\n{extra}"
+            ))
+            .unwrap()
+        };
+        let classify = |extra: &str| {
+            let mut learner = Cbmpi::from_settings(&settings(extra), false).unwrap();
+            learner.policy_names.truncate(2);
+            let start = vec![-0.6, 0.8];
+            learner.classify(&classes, (classes.loss(&start), start), 9).unwrap()
+        };
+        let one = classify("");
+        let three = classify("classifier_restarts = 3");
+        assert!(three.0 <= one.0, "{three:?} {one:?}");
+        assert!(one.0 < classes.loss(&[-0.6, 0.8]));
+        let mean = classify("classifier_restarts = 3\nclassifier_result = \"mean\"");
+        assert_eq!(mean.0, classes.loss(&mean.1));
+        assert!((mean.1.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(mean.1[0] > 0.0 && mean.1[1] < 0.0, "{mean:?}");
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub struct Settings {
     pub expected_time: String,
     /// A learner of [`super::REGISTRY`].
     pub learner: String,
+    /// A research rule set (uniform pieces, no preview), default `simplified`.
+    #[serde(default = "default_rules")]
+    pub rules: String,
     /// `WxH`, default 10x10.
     #[serde(default = "default_board")]
     pub board: String,
@@ -59,6 +62,9 @@ pub struct Settings {
     pub options: toml::Table,
 }
 
+fn default_rules() -> String {
+    "simplified".into()
+}
 fn default_board() -> String {
     "10x10".into()
 }
@@ -92,7 +98,8 @@ impl Settings {
 
     /// The game the learner plays.
     pub fn world(&self) -> Result<super::World> {
-        super::World::new(crate::rules::build("simplified", Some(self.size()?))?)
+        let rules = crate::rules::build(&self.rules, Some(self.size()?)).context("rules")?;
+        super::World::new(rules).context("rules")
     }
 
     /// Checks every field, and the learner's options by building its first state.
@@ -144,5 +151,9 @@ mod tests {
         assert!(error(&GOOD.replace("= 3", "= 0")).contains("iterations must be 1"));
         assert!(error(&format!("{GOOD}board = \"10x99\"")).contains("board"));
         assert!(error(&format!("{GOOD}[options]\nlambdda = 0.5")).contains("unknown field `lambdda`"));
+        assert!(error(&format!("{GOOD}rules = \"simplifed\"")).contains("did you mean"));
+        assert!(error(&format!("{GOOD}rules = \"guideline\"")).contains("rules: learners play the research game"));
+        let rules = Settings::parse(&format!("{GOOD}rules = \"simplified-lines-after-overflow\""));
+        assert_eq!(rules.unwrap().world().unwrap().rules.name(), "simplified-lines-after-overflow");
     }
 }

@@ -1,7 +1,9 @@
 //! `simplified`: the research rules of Bertsekas-Tsitsiklis, MdpTetris and BCTS. Any W x H,
 //! no hold, no preview; every distinct orientation at every column is dropped from above
 //! the board. A placement sticking out above the top ends the game even if it completes
-//! rows (MdpTetris' default); the `lines_after_overflow` variant clears rows first.
+//! rows (MdpTetris with `-allow_lines_after_overflow 0`, and Bertsekas-Tsitsiklis' rules);
+//! the `lines_after_overflow` variant clears rows first, which is MdpTetris' default
+//! (`allow_lines_after_overflow = 1` in its `common_parameters.c`).
 
 use super::{drop_candidates, OrientationTable, RuleSet, RuleSetEntry};
 use crate::board::Board;

@@ -140,14 +140,25 @@ fn bad_experiments_are_one_line_and_write_nothing() {
 fn every_shipped_learning_experiment_checks() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/learn");
     let mut count = 0;
-    for entry in std::fs::read_dir(&root).unwrap() {
-        let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        tetris_lab::learn::Settings::parse(&text).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
-        assert!(text.contains("expected_time"), "{}", path.display());
-        count += 1;
+    let mut folders = vec![root];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            check_learning_experiment(&path);
+            count += 1;
+        }
     }
-    assert!(count >= 8);
+    assert!(count >= 20, "{count}");
+}
+
+fn check_learning_experiment(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    tetris_lab::learn::Settings::parse(&text).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+    assert!(text.contains("expected_time"), "{}", path.display());
 }
 
 /// A CSV without its `seconds` column (the sixth), the only field allowed to differ.

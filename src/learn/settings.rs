@@ -152,7 +152,8 @@ mod tests {
         assert!(error(&format!("{GOOD}board = \"10x99\"")).contains("board"));
         assert!(error(&format!("{GOOD}[options]\nlambdda = 0.5")).contains("unknown field `lambdda`"));
         assert!(error(&format!("{GOOD}rules = \"simplifed\"")).contains("did you mean"));
-        assert!(error(&format!("{GOOD}rules = \"guideline\"\nboard = \"10x40\"")).contains("rules: learners play the research game"));
+        assert!(error(&format!("{GOOD}rules = \"guideline\"\nboard = \"10x40\""))
+            .contains("rules: learners play the research game"));
         let rules = Settings::parse(&format!("{GOOD}rules = \"simplified-lines-after-overflow\""));
         assert_eq!(rules.unwrap().world().unwrap().rules.name(), "simplified-lines-after-overflow");
     }

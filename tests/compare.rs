@@ -436,8 +436,8 @@ fn the_sequential_tests_error_rates_hold_on_full_size_games() {
     assert!(false_no_better <= 19, "B called no better {false_no_better} times out of 200 at the gain it has");
 }
 
-/// Only `tune` and `compare` run across MPI ranks, and only with the `mpi` build: every
-/// other command started as one of several ranks refuses, and so do those two in the plain
+/// Only `tune`, `compare` and `learn` run across MPI ranks, and only with the `mpi` build: every
+/// other command started as one of several ranks refuses, and so do those three in the plain
 /// build; nothing is written.
 #[cfg(not(feature = "mpi"))]
 #[test]
@@ -452,9 +452,10 @@ fn commands_refuse_to_run_as_one_of_several_ranks_where_they_would_run_whole_on_
         (
             "PMI_SIZE",
             vec!["play", "--preset", "bcts", "--board", "6x6", "--csv", "games.csv"],
-            "only `tune` and `compare`",
+            "only `tune`, `compare` and `learn`",
         ),
-        ("PMIX_SIZE", vec!["reproduce", "bcts"], "only `tune` and `compare` run across ranks"),
+        ("OMPI_COMM_WORLD_SIZE", vec!["learn", "experiments.toml"], "this binary was built without MPI"),
+        ("PMIX_SIZE", vec!["reproduce", "bcts"], "only `tune`, `compare` and `learn` run across ranks"),
     ] {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_tetris-lab"))
             .args(&args)

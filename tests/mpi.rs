@@ -6,7 +6,9 @@
 //!   and `--resume` on 2 ranks ends exactly where an uninterrupted run ends;
 //! - a study of Nelder-Mead repetitions on 3 ranks runs them side by side and gives the
 //!   numbers of the single-process study; killed, it resumes from its study folder;
-//! - `compare` on 3 ranks gives the pairs and verdict of a single process.
+//! - `compare` on 3 ranks gives the pairs and verdict of a single process;
+//! - a `learn` study (CBMPI and lambda-PI) on 3 ranks gives the single process's runs,
+//!   and every rank plays.
 #![cfg(feature = "mpi")]
 
 mod common;
@@ -354,5 +356,52 @@ fn a_comparison_on_three_ranks_gives_the_single_process_pairs() {
         };
         assert_eq!(without_folder(&single), without_folder(&spread), "{arguments:?}");
         assert_eq!(pairs("single"), pairs("spread"), "{arguments:?}");
+    }
+}
+
+/// A run folder's iterations (without the seconds column) and held-out score.
+fn learning_results(run: &Path) -> (String, String) {
+    let iterations = std::fs::read_to_string(run.join("iterations.csv")).unwrap();
+    let iterations = iterations
+        .lines()
+        .map(|line| line.split(',').enumerate().filter(|(i, _)| *i != 5).map(|(_, f)| f).collect::<Vec<_>>().join(","))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (iterations, std::fs::read_to_string(run.join("held_out.csv")).unwrap())
+}
+
+#[test]
+fn a_learning_study_on_three_ranks_gives_the_single_process_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let common = "board = \"6x8\"\nseed = 3\niterations = 3\nevaluation_games = 20\nheld_out_games = 20\n";
+    let cbmpi = format!(
+        "learner = \"cbmpi\"\n{common}[options]\nrollout_length = 2\nstates = 150\nclassifier_generations = 5\n"
+    );
+    let lambda = format!("learner = \"lambda-pi\"\n{common}[options]\ngames = 20\n");
+    std::fs::write(dir.path().join("cbmpi.toml"), cbmpi).unwrap();
+    std::fs::write(dir.path().join("lambda.toml"), lambda).unwrap();
+    let arguments = ["learn", "cbmpi.toml", "lambda.toml", "--runs", "2", "--out"];
+    let single = Command::new(BINARY).args(arguments).arg("single").current_dir(dir.path()).output().unwrap();
+    check(&single, "the single-process study");
+    let output = mpirun(3).args(arguments).args(["three", "--threads", "1"]).current_dir(dir.path()).output().unwrap();
+    check(&output, "mpirun -n 3 learn");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let shares = jobs_by_rank(&stderr);
+    assert_eq!(shares.len(), 3, "{stderr}");
+    assert!(shares.iter().all(|&jobs| jobs > 0), "every rank plays: {shares:?}");
+    let study = |results: &str| {
+        let studies: Vec<PathBuf> = std::fs::read_dir(dir.path().join(results).join("learn-studies"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(studies.len(), 1, "{studies:?}");
+        studies[0].clone()
+    };
+    let (a, b) = (study("single"), study("three"));
+    for experiment in ["cbmpi", "lambda"] {
+        for run in ["run-01", "run-02"] {
+            let (a, b) = (a.join(experiment).join(run), b.join(experiment).join(run));
+            assert_eq!(learning_results(&a), learning_results(&b), "{experiment} {run}");
+        }
     }
 }

@@ -44,8 +44,61 @@ pub fn run(args: LearnArgs) -> Result<Ended> {
     if let Some(reach) = args.reach {
         study::check_reach(reach)?;
     }
-    let pool = crate::support::threads::thread_pool(args.threads)?;
-    let outcome = pool.install(|| -> Result<Outcome> {
+    let outcome = match across_ranks(&args)? {
+        Some(outcome) => outcome,
+        None => crate::support::threads::thread_pool(args.threads)?.install(|| learn(&args))?,
+    };
+    Ok(match outcome {
+        Outcome::Finished(_) => Ended::Finished,
+        Outcome::Interrupted(dir) => {
+            eprintln!("stopped: resume with `tetris-lab learn --resume {}`", dir.display());
+            Ended::Interrupted
+        }
+    })
+}
+
+/// The plain build: one process.
+#[cfg(not(feature = "mpi"))]
+fn across_ranks(_args: &LearnArgs) -> Result<Option<Outcome>> {
+    Ok(None)
+}
+
+/// Under `mpirun` with several ranks: rank 0 runs the command and the others follow its
+/// runs (`learn::mpi`); on its own, `None` (the plain way). Every rank drives its part on
+/// the main thread (MPI is called from there only), with `--threads` worker threads.
+#[cfg(feature = "mpi")]
+fn across_ranks(args: &LearnArgs) -> Result<Option<Outcome>> {
+    use crate::learn::mpi as ranks;
+    use ::mpi::topology::Communicator;
+    if super::launcher_ranks().is_none_or(|ranks| ranks < 2) {
+        return Ok(None);
+    }
+    let (universe, _) = ::mpi::initialize_with_threading(::mpi::Threading::Funneled)
+        .context("cannot start MPI (is this binary run by mpirun with a working Open MPI?)")?;
+    let world = universe.world();
+    let (rank, size) = (world.rank(), world.size());
+    let threads = crate::support::threads::thread_pool(args.threads)?.current_num_threads();
+    // Rayon's global pool, so that every parallel loop of the run (not only those a pool
+    // would be installed around) takes --threads.
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+    if rank != 0 {
+        ranks::work(world).with_context(|| format!("MPI rank {rank} of {size}"))?;
+        // MPI is finalized before this rank leaves; it has nothing to print.
+        drop(universe);
+        std::process::exit(0);
+    }
+    let coordinator = std::rc::Rc::new(ranks::Coordinator::new(world));
+    crate::learn::spread::set(coordinator.clone());
+    eprintln!("MPI: {size} ranks (rank 0 writes the runs; every rank plays its share of each iteration)");
+    let outcome = learn(args);
+    coordinator.finish();
+    drop(universe);
+    outcome.map(Some)
+}
+
+/// The command: a run, a study, or a resumed one.
+fn learn(args: &LearnArgs) -> Result<Outcome> {
+    {
         if let Some(dir) = &args.resume {
             if args.runs.is_some() || !args.experiments.is_empty() {
                 bail!("--resume takes neither --runs nor experiment files: the folder records them");
@@ -87,12 +140,5 @@ pub fn run(args: LearnArgs) -> Result<Ended> {
         }
         let (name, text, settings) = loaded.pop().expect("one experiment");
         run::start(&settings, &text, &args.out.join(name))
-    })?;
-    Ok(match outcome {
-        Outcome::Finished(_) => Ended::Finished,
-        Outcome::Interrupted(dir) => {
-            eprintln!("stopped: resume with `tetris-lab learn --resume {}`", dir.display());
-            Ended::Interrupted
-        }
-    })
+    }
 }

@@ -206,14 +206,14 @@ pub(crate) fn launcher_ranks() -> Option<u64> {
 }
 
 fn run(cli: Cli) -> Result<Ended> {
-    // Only `tune` and `compare` share their work among MPI ranks (with the `mpi` build);
+    // Only `tune`, `compare` and `learn` share their work among MPI ranks (with the `mpi` build);
     // any other command started as one of several would run whole on every rank, each
-    // writing its own copy of the results, and so would those two without MPI.
+    // writing its own copy of the results, and so would those three without MPI.
     if let Some(ranks) = launcher_ranks().filter(|&n| n > 1) {
-        let spreads = matches!(cli.command, Command::Tune(_) | Command::Compare(_));
+        let spreads = matches!(cli.command, Command::Tune(_) | Command::Compare(_) | Command::Learn(_));
         if !spreads {
             bail!(
-                "started as one of {ranks} MPI ranks, but only `tune` and `compare` run across ranks: \
+                "started as one of {ranks} MPI ranks, but only `tune`, `compare` and `learn` run across ranks: \
                  every rank would run this command whole; start it without mpirun (see docs/clusters.md)"
             );
         }

@@ -33,7 +33,6 @@ use crate::randomizer::{game_seed, Xoshiro256};
 use crate::tune::cmaes::{self, Cmaes};
 use crate::tune::{Maximize, Optimizer, Space};
 use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The papers' |A| in the budget formula.
@@ -296,7 +295,7 @@ pub(crate) fn normal(random: &mut Xoshiro256) -> f64 {
 }
 
 /// What the rollouts from one state gave.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct StateRollouts {
     /// The value features (and constant) of the state the policy's move leads to, and its
     /// value target.
@@ -488,6 +487,7 @@ impl Classes {
 
     /// The mean regret of the policy `beta`: the best action value minus that of the
     /// placement the policy picks (the first best, as the game's policy picks).
+    #[cfg(test)]
     fn loss(&self, beta: &[f64]) -> f64 {
         self.losses(std::slice::from_ref(&beta.to_vec()))[0]
     }
@@ -495,44 +495,60 @@ impl Classes {
     /// [`Classes::loss`] of each policy. The states are visited once for all of them, in
     /// fixed chunks summed in order: the placements stay in cache while every policy
     /// scores them, and the sums do not depend on the thread count.
+    #[cfg(test)]
     fn losses(&self, betas: &[Vec<f64>]) -> Vec<f64> {
-        const CHUNK: usize = 2048;
+        use rayon::prelude::*;
+        let chunks: Vec<Vec<f64>> =
+            (0..self.spans.len().div_ceil(Self::CHUNK)).into_par_iter().map(|c| self.chunk_regrets(c, betas)).collect();
+        self.mean_regrets(&chunks, betas.len())
+    }
+
+    /// [`Classes::losses`] with the chunks handed to `world` (across MPI ranks, when
+    /// there are several).
+    fn losses_on(&self, world: &World, betas: &[Vec<f64>]) -> Result<Vec<f64>> {
+        let chunks = world.map(self.spans.len().div_ceil(Self::CHUNK), |c| self.chunk_regrets(c, betas))?;
+        Ok(self.mean_regrets(&chunks, betas.len()))
+    }
+
+    const CHUNK: usize = 2048;
+
+    /// The total regret of each policy on chunk `chunk` of the states.
+    fn chunk_regrets(&self, chunk: usize, betas: &[Vec<f64>]) -> Vec<f64> {
         let weights: Vec<Vec<f32>> = betas.iter().map(|beta| beta.iter().map(|b| *b as f32).collect()).collect();
         let dimension = self.dimension;
-        let chunks: Vec<Vec<f64>> = self
-            .spans
-            .par_chunks(CHUNK)
-            .zip(self.best.par_chunks(CHUNK))
-            .map(|(spans, best)| {
-                let mut totals = vec![0.0; betas.len()];
-                let widest = spans.iter().map(|span| span.2).max().unwrap_or(0);
-                let mut scores = vec![0f32; widest.div_ceil(LANES) * LANES];
-                for (&(first_block, first, count), best) in spans.iter().zip(best) {
-                    let blocks = &self.psi[first_block..first_block + count.div_ceil(LANES) * dimension];
-                    for (weights, total) in weights.iter().zip(&mut totals) {
-                        for (rows, scores) in blocks.chunks_exact(dimension).zip(scores.chunks_exact_mut(LANES)) {
-                            let mut lanes = [0f32; LANES];
-                            for (row, w) in rows.iter().zip(weights) {
-                                for k in 0..LANES {
-                                    lanes[k] += row[k] * w;
-                                }
-                            }
-                            scores.copy_from_slice(&lanes);
+        let range = chunk * Self::CHUNK..((chunk + 1) * Self::CHUNK).min(self.spans.len());
+        let (spans, best) = (&self.spans[range.clone()], &self.best[range]);
+        let mut totals = vec![0.0; betas.len()];
+        let widest = spans.iter().map(|span| span.2).max().unwrap_or(0);
+        let mut scores = vec![0f32; widest.div_ceil(LANES) * LANES];
+        for (&(first_block, first, count), best) in spans.iter().zip(best) {
+            let blocks = &self.psi[first_block..first_block + count.div_ceil(LANES) * dimension];
+            for (weights, total) in weights.iter().zip(&mut totals) {
+                for (rows, scores) in blocks.chunks_exact(dimension).zip(scores.chunks_exact_mut(LANES)) {
+                    let mut lanes = [0f32; LANES];
+                    for (row, w) in rows.iter().zip(weights) {
+                        for k in 0..LANES {
+                            lanes[k] += row[k] * w;
                         }
-                        let mut chosen = (f32::NEG_INFINITY, 0);
-                        for (a, score) in scores[..count].iter().enumerate() {
-                            if *score > chosen.0 {
-                                chosen = (*score, a);
-                            }
-                        }
-                        *total += best - self.q[first + chosen.1];
+                    }
+                    scores.copy_from_slice(&lanes);
+                }
+                let mut chosen = (f32::NEG_INFINITY, 0);
+                for (a, score) in scores[..count].iter().enumerate() {
+                    if *score > chosen.0 {
+                        chosen = (*score, a);
                     }
                 }
-                totals
-            })
-            .collect();
+                *total += best - self.q[first + chosen.1];
+            }
+        }
+        totals
+    }
+
+    /// The mean regret of each of `policies` from the chunks' totals, summed in order.
+    fn mean_regrets(&self, chunks: &[Vec<f64>], policies: usize) -> Vec<f64> {
         let states = self.states.max(1) as f64;
-        (0..betas.len()).map(|c| chunks.iter().map(|totals| totals[c]).sum::<f64>() / states).collect()
+        (0..policies).map(|c| chunks.iter().map(|totals| totals[c]).sum::<f64>() / states).collect()
     }
 }
 
@@ -540,7 +556,7 @@ impl Cbmpi {
     /// The classification: `classifier_restarts` runs of CMA-ES, the first from the current
     /// policy `start` (unit length, with its loss), the others from random directions.
     /// Returns the policy chosen and its loss.
-    fn classify(&self, classes: &Classes, start: (f64, Vec<f64>), seed: u64) -> Result<(f64, Vec<f64>)> {
+    fn classify(&self, world: &World, classes: &Classes, start: (f64, Vec<f64>), seed: u64) -> Result<(f64, Vec<f64>)> {
         let population = self.options.classifier_population.unwrap_or(15 * start.1.len());
         let options = cmaes::Options { population: Some(population), sigma: Some(self.options.classifier_sigma) };
         let mut best = start.clone();
@@ -559,7 +575,7 @@ impl Cbmpi {
             for _ in 0..self.options.classifier_generations {
                 super::check_stop()?;
                 let candidates = optimizer.ask_on_unit_sphere()?;
-                let losses = classes.losses(&candidates);
+                let losses = classes.losses_on(world, &candidates)?;
                 for (beta, loss) in candidates.iter().zip(&losses) {
                     if *loss < best.0 {
                         best = (*loss, beta.clone());
@@ -570,7 +586,7 @@ impl Cbmpi {
             if self.options.classifier_result == ClassifierResult::Mean {
                 let mut mean = optimizer.recommendation().context("CMA-ES has a mean")?;
                 cmaes::scale_to_unit_length(&mut mean);
-                let loss = classes.loss(&mean);
+                let loss = classes.losses_on(world, std::slice::from_ref(&mean))?[0];
                 if best_mean.as_ref().is_none_or(|(lowest, _)| loss < *lowest) {
                     best_mean = Some((loss, mean));
                 }
@@ -592,17 +608,13 @@ impl Learner for Cbmpi {
         let rollout_states = states::draw(world, behaviour.policy.as_ref(), self.states, game_seed(seed, 1));
         let policy = greedy(&self.policy())?;
         let rollouts_seed = game_seed(seed, 2);
-        let rolled: Vec<StateRollouts> = rollout_states
-            .par_iter()
-            .enumerate()
-            .map(|(i, state)| {
-                if super::stopping() {
-                    return StateRollouts::default();
-                }
-                let features = (&policy_features[..], &value_features[..]);
-                self.roll_state(world, policy.as_ref(), features, *state, game_seed(rollouts_seed, i as u64))
-            })
-            .collect();
+        let rolled: Vec<StateRollouts> = world.map(rollout_states.len(), |i| {
+            if super::stopping() {
+                return StateRollouts::default();
+            }
+            let features = (&policy_features[..], &value_features[..]);
+            self.roll_state(world, policy.as_ref(), features, rollout_states[i], game_seed(rollouts_seed, i as u64))
+        })?;
         super::check_stop()?;
         let rollout_seconds = clock.elapsed().as_secs_f64();
         // The regression, in state order.
@@ -622,10 +634,10 @@ impl Learner for Cbmpi {
             classes.push(&r.psi, &r.q);
         }
         drop(rolled);
-        let before = classes.loss(&self.policy_weights);
+        let before = classes.losses_on(world, std::slice::from_ref(&self.policy_weights))?[0];
         let mut start = self.policy_weights.clone();
         cmaes::scale_to_unit_length(&mut start);
-        let best = self.classify(&classes, (before, start), game_seed(seed, 3))?;
+        let best = self.classify(world, &classes, (before, start), game_seed(seed, 3))?;
         self.policy_weights = best.1;
         Ok(format!(
             "{} states ({} where the placements differ), classification loss {:.3} -> {:.3} rows; {:.0} s rollouts, {:.0} s classifier",
@@ -854,7 +866,8 @@ mod tests {
             let mut learner = Cbmpi::from_settings(&settings(extra), false).unwrap();
             learner.policy_names.truncate(2);
             let start = vec![-0.6, 0.8];
-            learner.classify(&classes, (classes.loss(&start), start), 9).unwrap()
+            let world = settings("").world().unwrap();
+            learner.classify(&world, &classes, (classes.loss(&start), start), 9).unwrap()
         };
         let one = classify("");
         let three = classify("classifier_restarts = 3");

@@ -5,12 +5,12 @@
 //! `games` games. Its samples are the pieces those games lock. The policy is the mean.
 
 use super::{greedy, resolve_features, Entry, Learner, Settings, Transition, World};
+use crate::policy::Policy;
 use crate::policy::Scratch;
 use crate::randomizer::game_seed;
 use crate::tune::cross_entropy::{self, CrossEntropy, InitialMean, Noise};
 use crate::tune::{Maximize, Optimizer, Space};
 use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub const ENTRY: Entry = Entry {
@@ -113,15 +113,14 @@ impl Learning {
         Ok(saved)
     }
 
-    /// The rows of one game of `weights`, pieces from `seed`.
-    fn game(&self, world: &World, weights: &[f64], seed: u64) -> Result<u64> {
-        let policy = greedy(&self.names.iter().cloned().zip(weights.iter().copied()).collect::<Vec<_>>())?;
+    /// The rows of one game of `policy`, pieces from `seed`.
+    fn game(&self, world: &World, policy: &dyn Policy, seed: u64) -> u64 {
         let mut board = world.rules.new_board();
         let mut pieces = world.pieces(seed);
         let mut scratch = Scratch::default();
         let (mut rows, mut locked) = (0, 0);
         while self.options.max_pieces.is_none_or(|cap| locked < cap) {
-            match world.play(&mut board, pieces.next_piece(), policy.as_ref(), &mut scratch) {
+            match world.play(&mut board, pieces.next_piece(), policy, &mut scratch) {
                 Transition::Locked { rows: cleared, .. } => rows += cleared as u64,
                 Transition::Over => break,
             }
@@ -130,7 +129,7 @@ impl Learning {
                 break;
             }
         }
-        Ok(rows)
+        rows
     }
 }
 
@@ -138,10 +137,14 @@ impl Learner for Learning {
     fn iterate(&mut self, world: &World, seed: u64) -> Result<String> {
         let candidates = self.optimizer.ask()?;
         let games = self.options.games;
-        let rows: Vec<u64> = (0..candidates.len() as u64 * games)
-            .into_par_iter()
-            .map(|k| self.game(world, &candidates[(k / games) as usize], game_seed(seed, k % games)))
-            .collect::<Result<_>>()?;
+        let policies = candidates
+            .iter()
+            .map(|weights| greedy(&self.names.iter().cloned().zip(weights.iter().copied()).collect::<Vec<_>>()))
+            .collect::<Result<Vec<_>>>()?;
+        let rows: Vec<u64> = world.map(candidates.len() * games as usize, |k| {
+            let k = k as u64;
+            self.game(world, policies[(k / games) as usize].as_ref(), game_seed(seed, k % games))
+        })?;
         super::check_stop()?;
         let fitness: Vec<Maximize> =
             rows.chunks(games as usize).map(|c| Maximize(c.iter().sum::<u64>() as f64 / games as f64)).collect();

@@ -18,7 +18,6 @@ use crate::placement::PlacementInfo;
 use crate::policy::{Policy, Scratch};
 use crate::randomizer::game_seed;
 use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub const ENTRY: Entry = Entry {
@@ -152,10 +151,9 @@ impl Learner for LambdaPi {
         let before = world.samples();
         let features = resolve_features(&self.names, world.rules.new_board().width())?;
         let policy = greedy(&self.policy())?;
-        let games: Vec<Normal> = (0..self.options.games)
-            .into_par_iter()
-            .map(|g| self.game(world, &features, policy.as_ref(), game_seed(seed, g)))
-            .collect();
+        let games: Vec<Normal> = world.map(self.options.games as usize, |g| {
+            self.game(world, &features, policy.as_ref(), game_seed(seed, g as u64))
+        })?;
         super::check_stop()?;
         let mut normal = Normal::new(self.weights.len());
         for game in &games {

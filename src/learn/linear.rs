@@ -7,7 +7,7 @@
 const RIDGE: f64 = 1e-9;
 
 /// Normal equations `A x = b` of a least-squares problem, built row by row.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Normal {
     dimension: usize,
     /// Row-major `dimension x dimension`.

@@ -11,8 +11,10 @@
 //! learning game or an evaluated candidate's game) counts as one **sample**, the papers'
 //! x axis; the games that score the policy after each iteration are not counted.
 //!
-//! The game is the research one (`simplified`: uniform pieces, no preview, no hold, a
-//! placement above the top ends the game; the reward is the rows a placement clears).
+//! The game is the research one (`simplified` unless the experiment's `rules` says:
+//! uniform pieces, no preview, no hold; the reward is the rows a placement clears). A
+//! learner's parallel work goes through [`World::map`], which runs it on the thread pool
+//! or across MPI ranks ([`spread`]).
 
 use crate::board::Board;
 use crate::eval::{Evaluator, Sense};
@@ -31,9 +33,12 @@ pub mod cross_entropy;
 pub mod lambda_pi;
 pub mod linear;
 pub mod lspi;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod plot;
 pub mod run;
 pub mod settings;
+pub mod spread;
 pub mod states;
 pub mod study;
 
@@ -201,6 +206,36 @@ impl World {
     /// Counts `n` samples made without [`World::play`] (candidates' games).
     pub fn count(&self, n: u64) {
         self.samples.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Runs jobs `0..count` (`job(i)` each, a function of `i` alone) and returns their
+    /// results in index order: on the thread pool, or, under `mpirun`, split among the
+    /// ranks and gathered on every rank ([`spread`]), with the samples they counted added
+    /// on every rank. Fails with [`Stopped`] when a run across ranks is being stopped.
+    pub fn map<T, F>(&self, count: usize, job: F) -> Result<Vec<T>>
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + Send,
+        F: Fn(usize) -> T + Sync + Send,
+    {
+        use rayon::prelude::*;
+        let Some(spread) = spread::current() else {
+            return Ok((0..count).into_par_iter().map(job).collect());
+        };
+        let (rank, ranks) = spread.ranks();
+        let before = self.samples();
+        let indices: Vec<usize> = (rank..count).step_by(ranks).collect();
+        let mine: Vec<Vec<u8>> = indices
+            .into_par_iter()
+            .map(|index| serde_json::to_vec(&job(index)).expect("a job's result serializes"))
+            .collect();
+        let counted = self.samples() - before;
+        let (all, samples) = spread.exchange(count, mine, counted)?;
+        self.set_samples(before + samples);
+        all.iter()
+            .map(|bytes| {
+                serde_json::from_slice(bytes).map_err(|e| anyhow::anyhow!("a job's result from another rank: {e}"))
+            })
+            .collect()
     }
 
     /// The piece generator of a rollout or game seeded `seed`.

@@ -8,9 +8,10 @@
 //! as the run would have gone on.
 
 use super::plot::{self, Curve};
+use super::spread::{self, RunStart};
 use super::{find, greedy, Learner, Settings, Stopped, World};
 use crate::randomizer::game_seed;
-use crate::sim::{play_batch, GameDriver, GameLimits};
+use crate::sim::{play_game_of_batch, GameDriver, GameLimits};
 use crate::support::atomic_file::AtomicFile;
 use crate::support::stats::{Quantity, Summary};
 use anyhow::{bail, Context, Result};
@@ -72,12 +73,15 @@ struct Restored {
     rows: Vec<Row>,
 }
 
-/// The mean rows of `weights`' greedy policy on `games` games seeded from `master`.
+/// The mean rows of `weights`' greedy policy on `games` games seeded from `master` (the
+/// games of `play_batch` with that seed).
 pub fn score(world: &World, weights: &[(String, f64)], master: u64, games: u64, cap: Option<u64>) -> Result<Summary> {
     let policy = greedy(weights)?;
     let driver = GameDriver::Placement { rules: world.rules.as_ref(), policy: policy.as_ref() };
-    let records = play_batch(driver, master, games, GameLimits { max_pieces: cap }, None, &|_| {});
-    let rows: Vec<f64> = records.iter().map(|r| r.lines as f64).collect();
+    let limits = GameLimits { max_pieces: cap };
+    let lines =
+        world.map(games as usize, |game| play_game_of_batch(driver, master, game as u64, limits, None).lines)?;
+    let rows: Vec<f64> = lines.iter().map(|&l| l as f64).collect();
     Ok(Summary::of(&rows, Quantity::length(true)))
 }
 
@@ -186,8 +190,34 @@ fn check_rows(rows: &[Row], features: usize, iterations: u64) -> Result<()> {
 }
 
 /// Runs iterations up to `until` (the settings' last, unless a test stops earlier: the run
-/// is then left as a stopped one).
+/// is then left as a stopped one). Under `mpirun` the other ranks follow the run.
 fn run_in(dir: &Path, settings: &Settings, text: &str, restored: Restored, until: u64) -> Result<Outcome> {
+    let spread = spread::current();
+    if let Some(spread) = &spread {
+        let start = RunStart { text: text.to_string(), learner: restored.learner.save()?, rows: restored.rows.clone() };
+        spread.begin(&start)?;
+    }
+    let finished = drive(Some(dir), settings, text, restored, until);
+    if let Some(spread) = &spread {
+        spread.end();
+    }
+    Ok(if finished? { Outcome::Finished(dir.to_path_buf()) } else { Outcome::Interrupted(dir.to_path_buf()) })
+}
+
+/// Follows a run rank 0 drives (another MPI rank's part): the same iterations and scoring
+/// games, in lockstep, writing nothing.
+pub fn follow(start: &RunStart) -> Result<()> {
+    let settings = Settings::parse(&start.text).context("the experiment rank 0 sent")?;
+    let learner = (find(&settings.learner)?.restore)(&settings, start.learner.clone())
+        .context("the learner's state rank 0 sent")?;
+    let restored = Restored { learner, rows: start.rows.clone() };
+    drive(None, &settings, &start.text, restored, settings.iterations).map(drop)
+}
+
+/// The run's loop: iterations up to `until`, each policy scored. With a folder, every
+/// iteration is saved and printed and the end written; without (a rank that follows),
+/// nothing is. Returns whether the run finished.
+fn drive(dir: Option<&Path>, settings: &Settings, text: &str, restored: Restored, until: u64) -> Result<bool> {
     let world = settings.world()?;
     let evaluation_seed = game_seed(settings.seed, STREAM_EVALUATION);
     let Restored { mut learner, mut rows } = restored;
@@ -207,13 +237,37 @@ fn run_in(dir: &Path, settings: &Settings, text: &str, restored: Restored, until
             seconds: elapsed(),
             weights: policy.iter().map(|(_, w)| *w).collect(),
         });
-        save(dir, text, &names, rows, learner)
+        match dir {
+            Some(dir) => save(dir, text, &names, rows, learner),
+            None => Ok(()),
+        }
     };
     if rows.is_empty() {
-        manifest(dir, settings, &world, None)?;
-        scored(learner.as_ref(), 0, 0, &mut rows)?;
+        if let Some(dir) = dir {
+            manifest(dir, settings, &world, None)?;
+        }
+        match scored(learner.as_ref(), 0, 0, &mut rows) {
+            Err(e) if e.is::<Stopped>() => return Ok(false),
+            other => other?,
+        }
     }
     world.set_samples(rows.last().map_or(0, |r| r.samples));
+    let Some(dir) = dir else {
+        // A rank that follows: the same work, nothing written.
+        while let Some(last) = rows.last().filter(|r| r.iteration < settings.iterations) {
+            let iteration = last.iteration + 1;
+            learner.iterate(&world, game_seed(settings.seed, iteration))?;
+            scored(learner.as_ref(), iteration, world.samples(), &mut rows)?;
+        }
+        score(
+            &world,
+            &learner.policy(),
+            game_seed(settings.seed, STREAM_HELD_OUT),
+            settings.held_out_games,
+            settings.max_pieces,
+        )?;
+        return Ok(true);
+    };
     crate::interrupt::stop_on_ctrl_c(
         "stopping within seconds: the iteration in progress is dropped, the last checkpoint stays; Ctrl-C again to quit now",
         Some("quit: the run resumes from its last checkpoint"),
@@ -221,14 +275,18 @@ fn run_in(dir: &Path, settings: &Settings, text: &str, restored: Restored, until
     while let Some(last) = rows.last().filter(|r| r.iteration < settings.iterations) {
         let iteration = last.iteration + 1;
         if super::stopping() || iteration > until {
-            return Ok(Outcome::Interrupted(dir.to_path_buf()));
+            return Ok(false);
         }
+        let stopped = |e: &anyhow::Error| e.is::<Stopped>();
         let note = match learner.iterate(&world, game_seed(settings.seed, iteration)) {
             Ok(note) => note,
-            Err(e) if e.is::<Stopped>() => return Ok(Outcome::Interrupted(dir.to_path_buf())),
+            Err(e) if stopped(&e) => return Ok(false),
             Err(e) => return Err(e.context(format!("iteration {iteration}"))),
         };
-        scored(learner.as_ref(), iteration, world.samples(), &mut rows)?;
+        match scored(learner.as_ref(), iteration, world.samples(), &mut rows) {
+            Err(e) if stopped(&e) => return Ok(false),
+            other => other?,
+        }
         let row = rows.last().expect("scored");
         eprintln!(
             "iteration {iteration}/{}: {} samples, {} rows [{}, {}] on {} games; {note}",
@@ -242,7 +300,10 @@ fn run_in(dir: &Path, settings: &Settings, text: &str, restored: Restored, until
     }
     let policy = learner.policy();
     let held_out_seed = game_seed(settings.seed, STREAM_HELD_OUT);
-    let held_out = score(&world, &policy, held_out_seed, settings.held_out_games, settings.max_pieces)?;
+    let held_out = match score(&world, &policy, held_out_seed, settings.held_out_games, settings.max_pieces) {
+        Err(e) if e.is::<Stopped>() => return Ok(false),
+        other => other?,
+    };
     let mut file = AtomicFile::create(&dir.join(HELD_OUT))?;
     {
         let mut csv = csv::Writer::from_writer(file.writer());
@@ -268,7 +329,7 @@ fn run_in(dir: &Path, settings: &Settings, text: &str, restored: Restored, until
         crate::support::text::figure_text(world.samples() as f64),
         elapsed()
     );
-    Ok(Outcome::Finished(dir.to_path_buf()))
+    Ok(true)
 }
 
 /// Writes `manifest.json`: what made the run (seed, learner, rule set and its version, the

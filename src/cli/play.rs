@@ -177,7 +177,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     let shape =
         Shape { memoryless: rules.frame_rules().is_none(), max_pieces: args.max_pieces, width: board.width() as u64 };
-    print_summary(&records, seconds, pool.current_num_threads(), rules.name() == "erikko", shape);
+    print_summary(&records, seconds, pool.current_num_threads(), rules.move_unit(), shape);
     Ok(())
 }
 
@@ -208,7 +208,7 @@ struct Shape {
     width: u64,
 }
 
-fn print_summary(records: &[GameRecord], seconds: f64, threads: usize, turns_metric: bool, shape: Shape) {
+fn print_summary(records: &[GameRecord], seconds: f64, threads: usize, move_unit: &str, shape: Shape) {
     let column = |f: fn(&GameRecord) -> u64| records.iter().map(|r| f(r) as f64).collect::<Vec<_>>();
     let length = Quantity::length(shape.memoryless);
     let (mut lines, mut pieces) =
@@ -225,7 +225,7 @@ fn print_summary(records: &[GameRecord], seconds: f64, threads: usize, turns_met
     if scores.iter().any(|&s| s > 0.0) {
         print_row("score", &Summary::of(&scores, Quantity::NonNegative));
     }
-    print_row(if turns_metric { "turns" } else { "pieces" }, &pieces);
+    print_row(move_unit, &pieces);
     let levels: Vec<u32> = records.iter().filter_map(|r| r.level).collect();
     if !levels.is_empty() {
         print_row("level", &Summary::of(&levels.iter().map(|&l| l as f64).collect::<Vec<_>>(), Quantity::NonNegative));

@@ -63,7 +63,7 @@ pub struct Settings {
 }
 
 fn default_rules() -> String {
-    "simplified".into()
+    crate::rules::RESEARCH.into()
 }
 fn default_board() -> String {
     "10x10".into()

@@ -665,7 +665,7 @@ fn describe_method(planned: &Planned, preset: &Preset, memoryless: bool) -> Stri
     if planned.overridden {
         parts.push("board overridden, published figure not comparable".into());
     }
-    if preset.rule_set != "simplified" && planned.board.is_some() {
+    if preset.rule_set != crate::rules::RESEARCH && planned.board.is_some() {
         parts.push(format!("rules {}", preset.rule_set));
     }
     parts.join(", ")

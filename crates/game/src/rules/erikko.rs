@@ -162,6 +162,9 @@ impl RuleSet for Erikko {
     fn draws_per_tried_move(&self) -> u32 {
         1
     }
+    fn move_unit(&self) -> &'static str {
+        "turns"
+    }
     /// The valid moves of `piece` in loop order (column, then rotation): those whose cells
     /// fit on the board with the origin on row 19, each dropped from there to the lowest
     /// row it reaches.

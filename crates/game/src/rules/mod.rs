@@ -60,6 +60,11 @@ pub trait RuleSet: Send + Sync {
     fn draws_per_tried_move(&self) -> u32 {
         0
     }
+    /// What a game's move count counts, in the words of the rule set's original program:
+    /// `"pieces"`, or `"turns"` where a turn may be a hold (`erikko`).
+    fn move_unit(&self) -> &'static str {
+        "pieces"
+    }
     /// The orientation table when [`RuleSet::candidates`] is exactly
     /// `drop_candidates(table, board, piece, false, out)` and [`RuleSet::apply`] is
     /// [`Placement::apply`]: a policy may then walk the straight drops itself, in the same
@@ -139,6 +144,10 @@ fn shape_from_picture(picture: &str) -> Shape {
     assert_eq!(count, 4, "a tetromino has four cells: {picture}");
     Shape::new(cells)
 }
+
+/// The rule set the research literature's figures mean when they name only a board
+/// (Bertsekas-Tsitsiklis' rules as MdpTetris plays them).
+pub const RESEARCH: &str = simplified::ENTRY.name;
 
 /// Builds a rule set; the size overrides the board where the rule set allows it.
 pub type RuleSetBuilder = fn(size: Option<(usize, usize)>) -> Result<Box<dyn RuleSet>>;

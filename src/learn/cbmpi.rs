@@ -19,6 +19,10 @@
 //!    with beta's length, and unscaled, the search drifts outwards along it (weights of
 //!    10^5 after 40 generations) and never closes in on a direction.
 //!
+//! Where the papers do not say (the value's states and rollouts, the first value
+//! function, CMA-ES's restarts and what a classification returns), the defaults are the
+//! choices above and [`Options`] names the others, so that each can be tried.
+//!
 //! Budget: the papers count B = (m + 1) N |A| per iteration with |A| = 32 (the most
 //! placements of a piece); `budget` gives B and N follows (8 M with m = 5: N = 41,666). The
 //! samples counted are the real calls, fewer (a piece has 9 to 34 placements on 10

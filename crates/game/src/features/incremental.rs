@@ -945,6 +945,45 @@ impl ParentSummary {
         seen.count_ones()
     }
 
+    /// The [`DropBound`] of this summary's board for the weights of `SET` (a subset of
+    /// [`DROP_BOUND_SET`], every weight but the cleared-row features' at or below zero),
+    /// once per decision.
+    #[inline(always)]
+    pub fn drop_bound<const SET: u32>(&self, weights: &[f64; FEATURE_COUNT]) -> DropBound {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let weight = |index: usize| if needs(index) { weights[index] } else { 0.0 };
+        // The features that only grow with a drop that clears no row, at their parent
+        // values: each term is at or below zero.
+        let mut constant = 0.0;
+        if needs(5) {
+            constant += weights[5] * self.column_transitions as f64;
+        }
+        if needs(7) {
+            constant += weights[7] * self.holes as f64;
+        }
+        // The rows with holes, at the parent's count: a drop that leaves gaps adds its new
+        // rows (see `DropBound::below`).
+        let hole_rows = self.hole_rows.count_ones();
+        if needs(ROWS_WITH_HOLES) {
+            constant += weights[ROWS_WITH_HOLES] * hole_rows as f64;
+        }
+        DropBound {
+            constant,
+            landing: weight(0),
+            landing_0: weight(1),
+            row_transitions: weight(ROW_TRANSITIONS),
+            parent_row_transitions: self.row_transitions,
+            wells: weight(CUMULATIVE_WELLS),
+            gap_columns: 2.0 * weight(5),
+            gap_cells: weight(7),
+            rows_with_holes: weight(ROWS_WITH_HOLES),
+            hole_depth: weight(HOLE_DEPTH),
+            cells_above_holes: weight(CELLS_ABOVE_HOLES),
+            hole_rows: self.hole_rows,
+            parent_hole_rows: hole_rows,
+        }
+    }
+
     /// The lower bounds [`ParentSummary::score_or_prune`] reads, for this summary's board
     /// (`top`: its stack top), computed once per decision into `bounds`.
     #[inline(always)]
@@ -1267,6 +1306,114 @@ pub enum Scored {
     Pruned,
     /// Left to the full features (a clearing placement when they are declined).
     Declined,
+}
+
+/// The features [`DropBound`] bounds: the landing heights and the cleared-row features
+/// (exact), the row transitions and the wells (from below, as [`PruneBounds`] does), the
+/// column transitions and the holes (exact, from the gaps under the piece) and BCTS' three
+/// (from below: a drop that clears no row keeps every hole and the cells above it).
+pub const DROP_BOUND_SET: u32 = feature_set(&[0, 1, 2, 3, 4, 5, 7, 8, HOLE_DEPTH, CELLS_ABOVE_HOLES, ROWS_WITH_HOLES]);
+
+/// A bound of a drop's value from its drop row and the gaps under the piece alone, for the
+/// weights of a set of [`DROP_BOUND_SET`] whose every weight but the cleared-row features'
+/// is at or below zero ([`prunable`]): the weighted sum with each feature at its exact
+/// value or a lower bound, so at least the drop's value, for a drop that clears no row
+/// (see [`DropBound::completes_no_row`]). Every term is at or below zero, so the float
+/// sums stay within [`PRUNE_MARGIN`] of the exact ones (see
+/// [`ParentSummary::score_or_prune`]), in whatever order they are summed. Built once per
+/// decision ([`ParentSummary::drop_bound`]); a drop is then bounded with a few
+/// multiplications, before any of its features is counted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DropBound {
+    /// The terms that do not depend on the drop, summed.
+    constant: f64,
+    /// The weights of the landing heights, the row transitions and the wells.
+    landing: f64,
+    landing_0: f64,
+    row_transitions: f64,
+    parent_row_transitions: u32,
+    wells: f64,
+    /// What each gap-leaving piece column and each gap cell add (column transitions:
+    /// 2 per column; holes: 1 per cell).
+    gap_columns: f64,
+    gap_cells: f64,
+    /// The weight of the rows with holes, the parent's rows with holes (bit y = row y) and
+    /// their count (its term is in `constant`).
+    rows_with_holes: f64,
+    hole_rows: u64,
+    parent_hole_rows: u32,
+    /// The weights of BCTS' hole depths (exact, from the columns).
+    hole_depth: f64,
+    cells_above_holes: f64,
+}
+
+impl DropBound {
+    /// Whether `landing`, a drop that completes no row, has a value below `threshold` by
+    /// more than the float sums' rounding: then it cannot win or tie.
+    #[inline(always)]
+    pub fn below<const SET: u32>(
+        &self,
+        summary: &ParentSummary,
+        bounds: &PruneBounds,
+        heights: &[u8; MAX_WIDTH],
+        landing: Landing,
+        threshold: f64,
+    ) -> bool {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let Landing { shape, width: piece_width, height: piece_height, left, bottom, gaps } = landing;
+        let (mut gap_columns, mut gap_cells) = (0, 0);
+        for &gap in gaps.iter().take(piece_width) {
+            gap_columns += (gap != 0) as u32;
+            gap_cells += gap;
+        }
+        let doubled = (2 * bottom + piece_height - 1) as f64;
+        let mut bound = self.constant;
+        if needs(0) {
+            bound += self.landing * ((doubled + 2.0) / 2.0);
+        }
+        if needs(1) {
+            bound += self.landing_0 * (doubled / 2.0);
+        }
+        if needs(ROW_TRANSITIONS) {
+            let slack = bounds.transition_slack[bottom + piece_height] - bounds.transition_slack[bottom];
+            bound += self.row_transitions * (self.parent_row_transitions - slack) as f64;
+        }
+        if needs(CUMULATIVE_WELLS) {
+            bound += self.wells * bounds.wells_below[bottom] as f64;
+        }
+        // BCTS' hole depths, as `ParentSummary::columns_after` counts them.
+        if needs(HOLE_DEPTH) {
+            let mut covered_cells = 0;
+            for j in 0..piece_width {
+                covered_cells += shape.cells[j & 3] * summary.columns[left + PAD + j].count_ones();
+            }
+            let hole_depth =
+                summary.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
+            bound += self.hole_depth * hole_depth as f64;
+        }
+        if needs(CELLS_ABOVE_HOLES) {
+            let mut cells_above_holes = summary.cells_above_holes;
+            for j in 0..piece_width {
+                let column = summary.columns[left + PAD + j];
+                cells_above_holes += cells_above_holes_gained(column, gaps[j & 3], shape.cells[j & 3]);
+            }
+            bound += self.cells_above_holes * cells_above_holes as f64;
+        }
+        if gap_columns != 0 {
+            bound += self.gap_columns * gap_columns as f64 + self.gap_cells * gap_cells as f64;
+            if needs(ROWS_WITH_HOLES) {
+                // The gaps' rows join the rows with holes.
+                let mut hole_rows = self.hole_rows;
+                for j in 0..piece_width {
+                    let below_piece = (1u64 << (bottom as u32 + shape.bottoms[j & 3])) - 1;
+                    hole_rows |= below_piece & !((1u64 << heights[left + j]) - 1);
+                }
+                let new_rows = hole_rows.count_ones() - self.parent_hole_rows;
+                bound += self.rows_with_holes * new_rows as f64;
+            }
+        }
+        bound * PRUNE_MARGIN < threshold
+    }
 }
 
 /// `bound * PRUNE_MARGIN` moves a bound at or below zero towards zero by a millionth of

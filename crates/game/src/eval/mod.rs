@@ -21,7 +21,7 @@ pub enum Sense {
 /// How a feature is computed.
 pub type FeatureFunction = fn(&FeatureContext) -> f64;
 
-/// Slots of the fast path's values ([`slot_value`]): its features by index, then the
+/// Slots of the fast path's values ([`Evaluator::fast_utility`]): its features by index, then the
 /// column heights after the drop, the differences of neighbouring columns, and the highest
 /// column (Bertsekas' features, read from [`HeightsAfter`]).
 const HEIGHT_SLOTS: usize = incremental::FEATURE_COUNT;
@@ -42,28 +42,6 @@ fn fast_slot(name: &str) -> Option<usize> {
         .or_else(|| column("column_difference_").map(|x| DIFFERENCE_SLOTS + x))
 }
 
-/// A slot's value: a feature's, or Bertsekas' from the heights (`highest`: the highest
-/// column), as the full features compute them (a column past the width reads 0, and so does
-/// a difference without a second column).
-#[inline(always)]
-fn slot_value(slot: usize, values: &[f64; incremental::FEATURE_COUNT], after: &HeightsAfter, highest: u8) -> f64 {
-    let heights = &after.heights;
-    if slot < HEIGHT_SLOTS {
-        values[slot]
-    } else if slot < DIFFERENCE_SLOTS {
-        heights[slot - HEIGHT_SLOTS] as f64
-    } else if slot < MAX_HEIGHT_SLOT {
-        let x = slot - DIFFERENCE_SLOTS;
-        if x + 1 < after.width {
-            heights[x].abs_diff(heights[x + 1]) as f64
-        } else {
-            0.0
-        }
-    } else {
-        highest as f64
-    }
-}
-
 /// A weighted sum of features.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
@@ -72,10 +50,13 @@ pub struct Evaluator {
     /// The non-zero terms, the only ones computed during play.
     active: Vec<(FeatureFunction, f64)>,
     /// The active terms as slots of the incremental fast path (its features by index, then
-    /// Bertsekas' from the heights: [`slot_value`]), when it covers them all.
+    /// Bertsekas' from the heights, as the full features compute them: a column past the width
+    /// reads 0, and so does a difference without a second column), when it covers them all.
     fast: Option<Vec<(usize, f64)>>,
     /// Whether a fast term reads the column heights after the drop (Bertsekas').
     fast_needs_heights: bool,
+    /// Whether a fast term is the highest column's height.
+    fast_needs_highest: bool,
     /// When the fast path's indices of the active terms ascend: the weights by index (zero
     /// elsewhere) and the set of active indices, for the specialised sums of
     /// [`incremental::ParentSummary::score_at`].
@@ -111,6 +92,8 @@ impl Evaluator {
             None
         };
         let fast_needs_heights = fast.as_ref().is_some_and(|terms| terms.iter().any(|(slot, _)| *slot >= HEIGHT_SLOTS));
+        let fast_needs_highest =
+            fast.as_ref().is_some_and(|terms| terms.iter().any(|(slot, _)| *slot == MAX_HEIGHT_SLOT));
         // The specialised sums: the fast path's own features, in index order.
         let fast_indices = fast.as_ref().filter(|_| !fast_needs_heights);
         let fast_weights = fast_indices.and_then(|terms| {
@@ -144,6 +127,7 @@ impl Evaluator {
             active,
             fast,
             fast_needs_heights,
+            fast_needs_highest,
             fast_weights,
             fast_integer_weights,
             sense,
@@ -240,9 +224,21 @@ impl Evaluator {
         let terms = self.fast.as_ref().expect("has_fast_path checked");
         let mut total = 0.0;
         if self.fast_needs_heights {
-            let highest = heights.heights.iter().copied().max().unwrap_or(0);
+            // Every slot's value once, then the terms in order (no branches per term).
+            let mut slots = [0.0; MAX_HEIGHT_SLOT + 1];
+            slots[..HEIGHT_SLOTS].copy_from_slice(values);
+            let width = heights.width.min(MAX_WIDTH);
+            for x in 0..width {
+                slots[HEIGHT_SLOTS + x] = heights.heights[x] as f64;
+            }
+            for x in 0..width.saturating_sub(1) {
+                slots[DIFFERENCE_SLOTS + x] = heights.heights[x].abs_diff(heights.heights[x + 1]) as f64;
+            }
+            if self.fast_needs_highest {
+                slots[MAX_HEIGHT_SLOT] = heights.heights.iter().copied().max().unwrap_or(0) as f64;
+            }
             for &(slot, w) in terms {
-                total += w * slot_value(slot, values, heights, highest);
+                total += w * slots[slot];
             }
         } else {
             for &(index, w) in terms {

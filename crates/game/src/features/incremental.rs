@@ -740,6 +740,29 @@ impl ParentSummary {
         Some(std::array::from_fn(|index| if SET >> index & 1 == 1 { real(&counts, index) } else { 0.0 }))
     }
 
+    /// [`ParentSummary::features_for`] and [`ParentSummary::heights_at`] of the same drop:
+    /// a drop that clears no row leaves the board's heights but in its own columns, where
+    /// the piece's tops are the new ones (it rests on the old).
+    #[inline(always)]
+    pub fn features_and_heights_for<const SET: u32>(
+        &self,
+        board: &Board,
+        landing: Landing,
+    ) -> Option<([f64; FEATURE_COUNT], HeightsAfter)> {
+        let (counts, cleared) = self.counts_at::<SET>(board, landing)?;
+        let values = std::array::from_fn(|index| if SET >> index & 1 == 1 { real(&counts, index) } else { 0.0 });
+        let heights = if cleared {
+            self.heights_at(landing)
+        } else {
+            let mut heights = HeightsAfter { heights: *board.heights(), width: self.width };
+            for j in 0..landing.width {
+                heights.heights[landing.left + j] = (landing.bottom as u32 + landing.shape.heights[j & 3]) as u8;
+            }
+            heights
+        };
+        Some((values, heights))
+    }
+
     /// The weighted sum of the features of `SET` (a set of [`SUPPORTED`] indices) after the
     /// same drop, summed in index order: `weights` by index, zero outside the evaluator's
     /// terms, reals (`[f64; FEATURE_COUNT]`) or integers (`[i64; FEATURE_COUNT]`, see

@@ -410,8 +410,8 @@ impl OnePiece {
             let landing = Landing { shape: cells, width: piece_width, height: piece_height, left, bottom, gaps: &gaps };
             let fast = if SET & WITH_HEIGHTS != 0 {
                 summary
-                    .features_for::<SET>(board, landing)
-                    .map(|values| self.evaluator.fast_utility(&values, &summary.heights_at(landing)))
+                    .features_and_heights_for::<SET>(board, landing)
+                    .map(|(values, heights)| self.evaluator.fast_utility(&values, &heights))
             } else if SET == 0 {
                 summary.features_at(board, landing).map(|values| {
                     let heights =

@@ -334,22 +334,22 @@ impl OnePiece {
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
-                (4, 1) => self.walk_columns::<SET, INTEGER, PRUNE, 4, 1>(
+                (4, 1) => self.walk_orientation::<SET, INTEGER, PRUNE, 4, 1>(
                     rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
                 ),
-                (1, 4) => self.walk_columns::<SET, INTEGER, PRUNE, 1, 4>(
+                (1, 4) => self.walk_orientation::<SET, INTEGER, PRUNE, 1, 4>(
                     rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
                 ),
-                (2, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 2>(
+                (2, 2) => self.walk_orientation::<SET, INTEGER, PRUNE, 2, 2>(
                     rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
                 ),
-                (3, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 3, 2>(
+                (3, 2) => self.walk_orientation::<SET, INTEGER, PRUNE, 3, 2>(
                     rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
                 ),
-                (2, 3) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 3>(
+                (2, 3) => self.walk_orientation::<SET, INTEGER, PRUNE, 2, 3>(
                     rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
                 ),
-                _ => self.walk_columns::<SET, INTEGER, PRUNE, 0, 0>(
+                _ => self.walk_orientation::<SET, INTEGER, PRUNE, 0, 0>(
                     rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
                 ),
             }
@@ -362,11 +362,72 @@ impl OnePiece {
         self.decision(best)
     }
 
-    /// Every column of one orientation (number `k` of the piece's table, its box
-    /// `WIDTH` x `HEIGHT`, 0 for the shape's own) for [`OnePiece::walk_drops`]. Out of
-    /// line, one copy per box size: a small loop keeps its values in registers.
-    #[allow(clippy::too_many_arguments)] // as walk_drops, with the orientation and the best so far
+    /// [`OnePiece::walk_columns`], out of line for the integer sums (one copy per box
+    /// size: their loop keeps more of its values in registers) and inline for the others
+    /// (whose loops were measured faster there).
+    #[allow(clippy::too_many_arguments)] // as walk_columns
+    #[inline(always)]
+    fn walk_orientation<
+        const SET: u32,
+        const INTEGER: bool,
+        const PRUNE: bool,
+        const WIDTH: usize,
+        const HEIGHT: usize,
+    >(
+        &self,
+        rules: &dyn RuleSet,
+        view: &GameView,
+        summary: &ParentSummary,
+        bounds: &PruneBounds,
+        drop_bound: &DropBound,
+        k: usize,
+        shape: &DropShape,
+        weights: &[f64; FEATURE_COUNT],
+        integer: &[i64; FEATURE_COUNT],
+        best: &mut Option<(f64, i32, Placement)>,
+    ) {
+        if INTEGER {
+            self.walk_columns_out_of_line::<SET, INTEGER, PRUNE, WIDTH, HEIGHT>(
+                rules, view, summary, bounds, drop_bound, k, shape, weights, integer, best,
+            )
+        } else {
+            self.walk_columns::<SET, INTEGER, PRUNE, WIDTH, HEIGHT>(
+                rules, view, summary, bounds, drop_bound, k, shape, weights, integer, best,
+            )
+        }
+    }
+
+    /// [`OnePiece::walk_columns`] in a function of its own.
+    #[allow(clippy::too_many_arguments)] // as walk_columns
     #[inline(never)]
+    fn walk_columns_out_of_line<
+        const SET: u32,
+        const INTEGER: bool,
+        const PRUNE: bool,
+        const WIDTH: usize,
+        const HEIGHT: usize,
+    >(
+        &self,
+        rules: &dyn RuleSet,
+        view: &GameView,
+        summary: &ParentSummary,
+        bounds: &PruneBounds,
+        drop_bound: &DropBound,
+        k: usize,
+        shape: &DropShape,
+        weights: &[f64; FEATURE_COUNT],
+        integer: &[i64; FEATURE_COUNT],
+        best: &mut Option<(f64, i32, Placement)>,
+    ) {
+        self.walk_columns::<SET, INTEGER, PRUNE, WIDTH, HEIGHT>(
+            rules, view, summary, bounds, drop_bound, k, shape, weights, integer, best,
+        )
+    }
+
+    /// Every column of one orientation (number `k` of the piece's table, its box
+    /// `WIDTH` x `HEIGHT`, 0 for the shape's own) for [`OnePiece::walk_drops`].
+    #[allow(clippy::too_many_arguments)] // as walk_drops, with the orientation and the best so far
+    #[inline(always)]
     fn walk_columns<const SET: u32, const INTEGER: bool, const PRUNE: bool, const WIDTH: usize, const HEIGHT: usize>(
         &self,
         rules: &dyn RuleSet,

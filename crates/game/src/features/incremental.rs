@@ -970,9 +970,9 @@ impl ParentSummary {
 
     /// The [`DropBound`] of this summary's board for the weights of `SET` (a subset of
     /// [`DROP_BOUND_SET`], every weight but the cleared-row features' at or below zero),
-    /// once per decision.
+    /// once per decision; `top` is the board's stack top.
     #[inline(always)]
-    pub fn drop_bound<const SET: u32>(&self, weights: &[f64; FEATURE_COUNT]) -> DropBound {
+    pub fn drop_bound<const SET: u32>(&self, weights: &[f64; FEATURE_COUNT], top: usize) -> DropBound {
         let needs = |index: usize| SET >> index & 1 == 1;
         let weight = |index: usize| if needs(index) { weights[index] } else { 0.0 };
         // The features that only grow with a drop that clears no row, at their parent
@@ -990,8 +990,17 @@ impl ParentSummary {
         if needs(ROWS_WITH_HOLES) {
             constant += weights[ROWS_WITH_HOLES] * hole_rows as f64;
         }
+        // A piece completes a row only where at most four of its cells are empty; the drops
+        // reach no higher than four rows above the stack.
+        let mut completable = 0u64;
+        for y in 0..(top + 4).min(self.height) {
+            if (self.full & !self.board_rows[y]).count_ones() <= 4 {
+                completable |= 1 << y;
+            }
+        }
         DropBound {
             constant,
+            completable,
             landing: weight(0),
             landing_0: weight(1),
             row_transitions: weight(ROW_TRANSITIONS),
@@ -1350,6 +1359,8 @@ pub const DROP_BOUND_SET: u32 = feature_set(&[0, 1, 2, 3, 4, 5, 7, 8, HOLE_DEPTH
 pub struct DropBound {
     /// The terms that do not depend on the drop, summed.
     constant: f64,
+    /// Bit y set when row y has at most four empty cells.
+    completable: u64,
     /// The weights of the landing heights, the row transitions and the wells.
     landing: f64,
     landing_0: f64,
@@ -1371,6 +1382,13 @@ pub struct DropBound {
 }
 
 impl DropBound {
+    /// Whether a piece `piece_height` rows tall with its box bottom at `bottom` may
+    /// complete a row (it cannot otherwise).
+    #[inline(always)]
+    pub fn may_complete(&self, bottom: usize, piece_height: usize) -> bool {
+        (self.completable >> bottom) & ((1u64 << piece_height) - 1) != 0
+    }
+
     /// Whether `landing`, a drop that completes no row, has a value below `threshold` by
     /// more than the float sums' rounding: then it cannot win or tie.
     #[inline(always)]

@@ -304,9 +304,10 @@ impl OnePiece {
 
     /// [`OnePiece::choose_straight_drops`] scoring the features of `SET` (0: every feature,
     /// summed by [`Evaluator::fast_utility`]), summed in integers with `integer` when
-    /// `INTEGER`, skipping the placements that cannot win when `PRUNE` (real sums only).
+    /// `INTEGER`, skipping the placements that cannot win when `PRUNE`. Out of line, one
+    /// function per scorer: what is loaded once per decision stays out of the loops.
     #[allow(clippy::too_many_arguments)] // the walk's rules, table, view, summary, bounds and both weight vectors
-    #[inline(always)]
+    #[inline(never)]
     fn walk_drops<const SET: u32, const INTEGER: bool, const PRUNE: bool>(
         &self,
         rules: &dyn RuleSet,
@@ -323,34 +324,35 @@ impl OnePiece {
         if PRUNE {
             summary.fill_prune_bounds(board.stack_top(), bounds);
             if INTEGER && SET & !DROP_BOUND_SET == 0 {
-                drop_bound = summary.drop_bound::<SET>(weights);
+                drop_bound = summary.drop_bound::<SET>(weights, board.stack_top());
             }
         }
         let bounds = &*bounds;
         let drop_bound = &drop_bound;
         let mut best: Option<(f64, i32, Placement)> = None;
-        for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
+        let cells_of = table.cells_of(view.current);
+        for (k, ((_, shape), cells)) in table.of(view.current).iter().zip(cells_of).enumerate() {
             let summary = &*summary;
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
-                (4, 1) => self.walk_orientation::<SET, INTEGER, PRUNE, 4, 1>(
-                    rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
+                (4, 1) => self.walk_columns::<SET, INTEGER, PRUNE, 4, 1>(
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
                 ),
-                (1, 4) => self.walk_orientation::<SET, INTEGER, PRUNE, 1, 4>(
-                    rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
+                (1, 4) => self.walk_columns::<SET, INTEGER, PRUNE, 1, 4>(
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
                 ),
-                (2, 2) => self.walk_orientation::<SET, INTEGER, PRUNE, 2, 2>(
-                    rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
+                (2, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 2>(
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
                 ),
-                (3, 2) => self.walk_orientation::<SET, INTEGER, PRUNE, 3, 2>(
-                    rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
+                (3, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 3, 2>(
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
                 ),
-                (2, 3) => self.walk_orientation::<SET, INTEGER, PRUNE, 2, 3>(
-                    rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
+                (2, 3) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 3>(
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
                 ),
-                _ => self.walk_orientation::<SET, INTEGER, PRUNE, 0, 0>(
-                    rules, view, summary, bounds, drop_bound, k, shape, weights, integer, &mut best,
+                _ => self.walk_columns::<SET, INTEGER, PRUNE, 0, 0>(
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
                 ),
             }
         }
@@ -362,70 +364,8 @@ impl OnePiece {
         self.decision(best)
     }
 
-    /// [`OnePiece::walk_columns`], out of line for the integer sums (one copy per box
-    /// size: their loop keeps more of its values in registers) and inline for the others
-    /// (whose loops were measured faster there).
-    #[allow(clippy::too_many_arguments)] // as walk_columns
-    #[inline(always)]
-    fn walk_orientation<
-        const SET: u32,
-        const INTEGER: bool,
-        const PRUNE: bool,
-        const WIDTH: usize,
-        const HEIGHT: usize,
-    >(
-        &self,
-        rules: &dyn RuleSet,
-        view: &GameView,
-        summary: &ParentSummary,
-        bounds: &PruneBounds,
-        drop_bound: &DropBound,
-        k: usize,
-        shape: &DropShape,
-        weights: &[f64; FEATURE_COUNT],
-        integer: &[i64; FEATURE_COUNT],
-        best: &mut Option<(f64, i32, Placement)>,
-    ) {
-        if INTEGER {
-            self.walk_columns_out_of_line::<SET, INTEGER, PRUNE, WIDTH, HEIGHT>(
-                rules, view, summary, bounds, drop_bound, k, shape, weights, integer, best,
-            )
-        } else {
-            self.walk_columns::<SET, INTEGER, PRUNE, WIDTH, HEIGHT>(
-                rules, view, summary, bounds, drop_bound, k, shape, weights, integer, best,
-            )
-        }
-    }
-
-    /// [`OnePiece::walk_columns`] in a function of its own.
-    #[allow(clippy::too_many_arguments)] // as walk_columns
-    #[inline(never)]
-    fn walk_columns_out_of_line<
-        const SET: u32,
-        const INTEGER: bool,
-        const PRUNE: bool,
-        const WIDTH: usize,
-        const HEIGHT: usize,
-    >(
-        &self,
-        rules: &dyn RuleSet,
-        view: &GameView,
-        summary: &ParentSummary,
-        bounds: &PruneBounds,
-        drop_bound: &DropBound,
-        k: usize,
-        shape: &DropShape,
-        weights: &[f64; FEATURE_COUNT],
-        integer: &[i64; FEATURE_COUNT],
-        best: &mut Option<(f64, i32, Placement)>,
-    ) {
-        self.walk_columns::<SET, INTEGER, PRUNE, WIDTH, HEIGHT>(
-            rules, view, summary, bounds, drop_bound, k, shape, weights, integer, best,
-        )
-    }
-
     /// Every column of one orientation (number `k` of the piece's table, its box
-    /// `WIDTH` x `HEIGHT`, 0 for the shape's own) for [`OnePiece::walk_drops`].
+    /// `WIDTH` x `HEIGHT` as constants, 0 for the shape's own) for [`OnePiece::walk_drops`].
     #[allow(clippy::too_many_arguments)] // as walk_drops, with the orientation and the best so far
     #[inline(always)]
     fn walk_columns<const SET: u32, const INTEGER: bool, const PRUNE: bool, const WIDTH: usize, const HEIGHT: usize>(
@@ -437,6 +377,7 @@ impl OnePiece {
         drop_bound: &DropBound,
         k: usize,
         shape: &DropShape,
+        cells: &ShapeCells,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
         best: &mut Option<(f64, i32, Placement)>,
@@ -446,17 +387,16 @@ impl OnePiece {
         let board = view.board;
         let piece = view.current;
         let heights = board.heights();
-        // Built here, where the box size is a constant, so that its loops unroll.
-        let cells = &ShapeCells::new(shape);
         // The row-transition bound holds for shapes whose rows are runs of cells.
         let prune = PRUNE && rows_are_runs(shape);
         for left in 0..=(board.width() - piece_width) {
             // `DropShape::drop_row` with the box width a constant, and the gaps the drop
             // leaves under the piece (`incremental::gaps_at`) from the same differences.
+            let column_heights = &heights[left..left + piece_width];
             let mut need = [0i32; 4];
             let mut bottom = 0;
             for j in 0..piece_width {
-                need[j & 3] = heights[left + j] as i32 - shape.bottom[j & 3] as i32;
+                need[j & 3] = column_heights[j] as i32 - shape.bottom[j & 3] as i32;
                 bottom = bottom.max(need[j & 3]);
             }
             let mut gaps = [0u32; 4];
@@ -485,10 +425,9 @@ impl OnePiece {
                 // instructions where about a third of the drops are scored whole). The
                 // evaluator maximises: utilities are values.
                 if let Some((threshold, _, _)) = best {
-                    if prune
-                        && !completes_row(board, shape, piece_height, left, bottom)
-                        && drop_bound.below::<SET>(summary, bounds, heights, landing, *threshold)
-                    {
+                    let clears =
+                        drop_bound.may_complete(bottom, piece_height) && completes_row(board, shape, left, bottom);
+                    if prune && !clears && drop_bound.below::<SET>(summary, bounds, heights, landing, *threshold) {
                         continue;
                     }
                 }
@@ -539,9 +478,10 @@ impl OnePiece {
 
 /// Whether `shape` with its box at (`left`, `bottom`) completes a row of `board`.
 #[inline(always)]
-fn completes_row(board: &Board, shape: &DropShape, piece_height: usize, left: usize, bottom: usize) -> bool {
+fn completes_row(board: &Board, shape: &DropShape, left: usize, bottom: usize) -> bool {
     let full = board.full_row();
-    (0..piece_height).any(|i| board.rows()[bottom + i] | shape.rows[i & 3] << left == full)
+    let rows = &board.rows()[bottom..bottom + shape.height as usize];
+    rows.iter().zip(shape.rows).any(|(&row, piece_row)| row | piece_row << left == full)
 }
 
 /// Fahey's move priority (see [`TieBreak::FaheyPriority`]).

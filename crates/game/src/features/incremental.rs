@@ -1037,9 +1037,9 @@ impl ParentSummary {
 
     /// [`ParentSummary::score_at`] that may skip a placement that cannot win: for a drop
     /// that clears no row, once the features from its columns are known (landing height,
-    /// holes, column transitions, hole depth, rows with holes, D-T's wells and pattern
-    /// diversity), the row transitions and the wells, the costly part, are bounded from
-    /// below (see [`PruneBounds`]). With every weight of `SET` but the cleared-row features
+    /// holes, column transitions, hole depth, rows with holes, pattern diversity), the row
+    /// transitions and both wells, the costly part, are bounded from below (see
+    /// [`PruneBounds`]; D-T's wells: the parent's less those of the piece's columns). With every weight of `SET` but the cleared-row features
     /// at or below zero (the caller checks that once, [`prunable`]), the weighted sum with
     /// those bounds is an upper bound of the placement's value; if it stays below
     /// `threshold` (the best value so far; the caller gives minus infinity for a shape
@@ -1058,6 +1058,7 @@ impl ParentSummary {
         weights: &[f64; FEATURE_COUNT],
         bounds: &PruneBounds,
         threshold: f64,
+        rounding: PruneRounding,
     ) -> Scored {
         let needs = |index: usize| SET >> index & 1 == 1;
         let Landing { shape, height: piece_height, left, bottom, .. } = landing;
@@ -1085,8 +1086,18 @@ impl ParentSummary {
             };
         }
         let columns = self.columns_after::<SET>(board, landing);
-        // D-T's two (cheap from the columns): their own values, exact bounds.
-        let dt_wells = if needs(DT_WELLS) { self.dt_wells_after(landing) } else { 0 };
+        // D-T's wells from below: a column beside the piece keeps its cells and gains filled
+        // neighbours, so its well cells and each run's count can only grow, and the others
+        // but the piece's columns keep theirs. The pattern diversity is exact (cheap).
+        let dt_wells_below = if needs(DT_WELLS) {
+            let mut piece_columns = 0;
+            for j in 0..landing.width {
+                piece_columns += self.dt_wells_of[left + PAD + j];
+            }
+            self.dt_wells - piece_columns
+        } else {
+            0
+        };
         let pattern_diversity = if needs(PATTERN_DIVERSITY) { self.patterns_after(board, landing) } else { 0 };
         let doubled_landing = (2 * bottom + piece_height - 1) as i64;
         let mut values: [f64; FEATURE_COUNT] = [
@@ -1101,7 +1112,7 @@ impl ParentSummary {
             (columns.column_transitions - columns.top_row_cells) as f64,
             columns.holes as f64,
             bounds.wells_below[bottom] as f64,
-            dt_wells as f64,
+            dt_wells_below as f64,
             columns.hole_depth as f64,
             columns.cells_above_holes as f64,
             columns.hole_rows.count_ones() as f64,
@@ -1118,7 +1129,9 @@ impl ParentSummary {
         // exact sum, and the exact value is at most the exact bound: the computed value is
         // at most `bound + 2.6e-15 |bound|`, below `bound * (1 - 1e-6)` (which is itself
         // rounded by far less than the difference). A bound of 0 prunes only below 0.
-        if bound * PRUNE_MARGIN < threshold {
+        // With terms of both signs the margin covers the rounding of both sums instead (see
+        // `mixed_prune_margin`); adding a zero margin changes no comparison.
+        if bound * rounding.scale + rounding.margin < threshold {
             return Scored::Pruned;
         }
         if needs(ROW_TRANSITIONS) {
@@ -1126,6 +1139,9 @@ impl ParentSummary {
         }
         if needs(CUMULATIVE_WELLS) {
             values[CUMULATIVE_WELLS] = self.wells_after(landing, &new_rows) as f64;
+        }
+        if needs(DT_WELLS) {
+            values[DT_WELLS] = self.dt_wells_after(landing) as f64;
         }
         let mut total = 0.0;
         for (index, &weight) in weights.iter().enumerate() {
@@ -1493,6 +1509,44 @@ pub fn prunable(weights: &[f64; FEATURE_COUNT], set: u32) -> bool {
         let weight = weights[index];
         set >> index & 1 == 0 || (weight.is_finite() && (CLEARED_ROW_FEATURES >> index & 1 == 1 || weight <= 0.0))
     })
+}
+
+/// How [`ParentSummary::score_or_prune`] keeps its bound above the float sums' rounding:
+/// it prunes when `bound * scale + margin` is below the best so far.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PruneRounding {
+    scale: f64,
+    margin: f64,
+}
+
+impl PruneRounding {
+    /// Every weight but the cleared-row features' at or below zero ([`prunable`]): the
+    /// bound is moved towards zero by a millionth of it ([`PRUNE_MARGIN`]).
+    pub const NON_POSITIVE: PruneRounding = PruneRounding { scale: PRUNE_MARGIN, margin: 0.0 };
+
+    /// Weights of both signs ([`mixed_prune_margin`]): the bound is raised by `margin`.
+    pub fn mixed(margin: f64) -> PruneRounding {
+        PruneRounding { scale: 1.0, margin }
+    }
+}
+
+/// The margin of [`PruneRounding::Mixed`], when [`ParentSummary::score_or_prune`] may prune
+/// for these weights of `set` although some are above zero (D-T's `holes` and
+/// `pattern_diversity`): every weight finite, and those of the features it bounds from below
+/// (the row transitions and both wells) at or below zero; its other features are exact in
+/// the bound. `None` otherwise. Every feature value is below 2^17 (the largest,
+/// the wells and hole depths of a 16 x 44 board, stay below 40,000), so each term of the
+/// placement's sum and of the bound is at most `2^17 |w|`, and each sum (at most 14 terms)
+/// is within `15 * 2^-53` of their total `M = 2^17 * sum |w|` of its exact value: the
+/// computed value is at most the computed bound plus `4e-15 M`, far below the margin
+/// `1e-12 M` (whose own addition rounds by less than `2^-53 M`).
+pub fn mixed_prune_margin(weights: &[f64; FEATURE_COUNT], set: u32) -> Option<f64> {
+    let in_set = |index: usize| set >> index & 1 == 1;
+    let finite = (0..FEATURE_COUNT).all(|index| !in_set(index) || weights[index].is_finite());
+    let bounded_below =
+        [ROW_TRANSITIONS, CUMULATIVE_WELLS, DT_WELLS].iter().all(|&index| !in_set(index) || weights[index] <= 0.0);
+    let total: f64 = (0..FEATURE_COUNT).filter(|&index| in_set(index)).map(|index| weights[index].abs()).sum();
+    (finite && bounded_below).then_some(1e-12 * (1u64 << 17) as f64 * total)
 }
 
 /// Feature `index` as the features compute it, from [`Counts`]: the same real (the halved

@@ -4,9 +4,9 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
-    full_score, prunable, rows_are_runs, DropBound, HeightsAfter, Landing, ParentSummary, PruneBounds, Scored,
-    ShapeCells, ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, BERTSEKAS_SET, DELLACHERIE_SET, DROP_BOUND_SET, DT_SET,
-    ELTETRIS_SET, FEATURE_COUNT, WITH_HEIGHTS,
+    full_score, mixed_prune_margin, prunable, rows_are_runs, DropBound, HeightsAfter, Landing, ParentSummary,
+    PruneBounds, PruneRounding, Scored, ShapeCells, ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, BERTSEKAS_SET,
+    DELLACHERIE_SET, DROP_BOUND_SET, DT_SET, ELTETRIS_SET, FEATURE_COUNT, WITH_HEIGHTS,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
@@ -40,6 +40,9 @@ pub struct OnePiece {
     /// The same for an evaluator whose sums are in integers (Dellacherie's), its features
     /// all bounded by [`DropBound`]: its bound is then exact.
     prune_integer_sums: bool,
+    /// The margin that lets the walk prune where some weights are above zero (D-T's):
+    /// [`PruneRounding::Mixed`], when `prune` is off.
+    mixed_margin: Option<f64>,
 }
 
 impl OnePiece {
@@ -50,7 +53,10 @@ impl OnePiece {
         let prune_integer_sums = signs_allow
             && evaluator.fast_integer_weights().is_some()
             && evaluator.fast_weights().is_some_and(|(_, set)| set & !DROP_BOUND_SET == 0);
-        OnePiece { evaluator, tie_break, prune, prune_integer_sums }
+        let mixed_margin = (evaluator.sense == Sense::Maximize && !prune && evaluator.fast_integer_weights().is_none())
+            .then(|| evaluator.fast_weights().and_then(|(weights, set)| mixed_prune_margin(weights, *set)))
+            .flatten();
+        OnePiece { evaluator, tie_break, prune, prune_integer_sums, mixed_margin }
     }
 
     /// The same policy with pruning off: the same choices, every placement scored (the
@@ -58,6 +64,7 @@ impl OnePiece {
     pub fn without_pruning(mut self) -> OnePiece {
         self.prune = false;
         self.prune_integer_sums = false;
+        self.mixed_margin = None;
         self
     }
 }
@@ -246,12 +253,13 @@ impl OnePiece {
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
         let (s, b) = (summary, bounds);
+        let r = PruneRounding::NON_POSITIVE;
         match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
             (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
                 if self.prune_integer_sums {
-                    self.walk_drops::<DELLACHERIE_SET, true, true>(rules, table, view, s, b, &weights, integer)
+                    self.walk_drops::<DELLACHERIE_SET, true, true>(rules, table, view, s, b, &weights, integer, r)
                 } else {
-                    self.walk_drops::<DELLACHERIE_SET, true, false>(rules, table, view, s, b, &weights, integer)
+                    self.walk_drops::<DELLACHERIE_SET, true, false>(rules, table, view, s, b, &weights, integer, r)
                 }
             }
             (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
@@ -276,10 +284,10 @@ impl OnePiece {
                 if self.evaluator.fast_needs_heights()
                     && self.evaluator.fast_value_set() & !(BERTSEKAS_SET & !WITH_HEIGHTS) == 0 =>
             {
-                self.walk_drops::<BERTSEKAS_SET, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no)
+                self.walk_drops::<BERTSEKAS_SET, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no, r)
             }
             // Terms out of index order: the general sum, in the evaluator's order.
-            (None, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no),
+            (None, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no, r),
         }
     }
 
@@ -295,10 +303,14 @@ impl OnePiece {
         weights: &[f64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
+        let rounding = PruneRounding::NON_POSITIVE;
         if self.prune {
-            self.walk_drops::<SET, false, true>(rules, table, view, summary, bounds, weights, no)
+            self.walk_drops::<SET, false, true>(rules, table, view, summary, bounds, weights, no, rounding)
+        } else if let Some(margin) = self.mixed_margin {
+            let rounding = PruneRounding::mixed(margin);
+            self.walk_drops::<SET, false, true>(rules, table, view, summary, bounds, weights, no, rounding)
         } else {
-            self.walk_drops::<SET, false, false>(rules, table, view, summary, bounds, weights, no)
+            self.walk_drops::<SET, false, false>(rules, table, view, summary, bounds, weights, no, rounding)
         }
     }
 
@@ -317,6 +329,7 @@ impl OnePiece {
         bounds: &mut PruneBounds,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
+        rounding: PruneRounding,
     ) -> Option<Decision> {
         let board = view.board;
         summary.refill::<SET>(board);
@@ -337,22 +350,22 @@ impl OnePiece {
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
                 (4, 1) => self.walk_columns::<SET, INTEGER, PRUNE, 4, 1>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
                 ),
                 (1, 4) => self.walk_columns::<SET, INTEGER, PRUNE, 1, 4>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
                 ),
                 (2, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 2>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
                 ),
                 (3, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 3, 2>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
                 ),
                 (2, 3) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 3>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
                 ),
                 _ => self.walk_columns::<SET, INTEGER, PRUNE, 0, 0>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, &mut best,
+                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
                 ),
             }
         }
@@ -380,6 +393,7 @@ impl OnePiece {
         cells: &ShapeCells,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
+        rounding: PruneRounding,
         best: &mut Option<(f64, i32, Placement)>,
     ) {
         let piece_width = if WIDTH == 0 { shape.width as usize } else { WIDTH };
@@ -440,7 +454,7 @@ impl OnePiece {
                     Some((b, _, _)) if prune => *b,
                     _ => f64::NEG_INFINITY,
                 };
-                match summary.score_or_prune::<SET>(board, landing, weights, bounds, threshold) {
+                match summary.score_or_prune::<SET>(board, landing, weights, bounds, threshold, rounding) {
                     Scored::Value(value) => Some(value),
                     Scored::Pruned => continue,
                     Scored::Declined => None,
@@ -658,6 +672,26 @@ mod tests {
         // Terms out of index order: the general sum.
         assert!(!prunes(build(&[("holes", -1.5), ("landing_height", -0.5)], Sense::Maximize)));
         assert!(!OnePiece::new(preset_evaluator("bcts"), TieBreak::FirstBest).without_pruning().prune);
+    }
+
+    /// Where some weights are above zero (D-T's `holes` and `pattern_diversity`, exact in
+    /// the bound), the walk prunes with a margin for the sums' rounding; not where a feature
+    /// bounded from below weighs above zero, nor without pruning.
+    #[test]
+    fn mixed_signs_prune_with_a_margin() {
+        let preset_evaluator =
+            |name: &str| presets::find(name).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        let margin = |evaluator: Evaluator| OnePiece::new(evaluator, TieBreak::FirstBest).mixed_margin;
+        assert!(margin(preset_evaluator("dt-10")).is_some_and(|m| m > 0.0 && m < 1e-3));
+        assert!(margin(preset_evaluator("dt-20")).is_some());
+        // Every weight at or below zero: the plain bound instead.
+        assert!(margin(preset_evaluator("bcts")).is_none());
+        let build = |terms: &[(&str, f64)]| Evaluator::from_names(terms, Sense::Maximize, None).unwrap();
+        // Terms in index order (the specialised sums).
+        assert!(margin(build(&[("row_transitions", -1.0), ("holes", 1.5)])).is_some());
+        assert!(margin(build(&[("row_transitions", 1.0), ("holes", -1.5)])).is_none());
+        assert!(margin(build(&[("holes", 1.5), ("dt_wells", 0.5)])).is_none());
+        assert!(OnePiece::new(preset_evaluator("dt-10"), TieBreak::FirstBest).without_pruning().mixed_margin.is_none());
     }
 
     /// Walking the straight drops gives the same decision as scoring the listed

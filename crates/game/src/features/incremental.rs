@@ -1530,7 +1530,7 @@ impl PruneRounding {
     }
 }
 
-/// The margin of [`PruneRounding::Mixed`], when [`ParentSummary::score_or_prune`] may prune
+/// The margin of [`PruneRounding::mixed`], when [`ParentSummary::score_or_prune`] may prune
 /// for these weights of `set` although some are above zero (D-T's `holes` and
 /// `pattern_diversity`): every weight finite, and those of the features it bounds from below
 /// (the row transitions and both wells) at or below zero; its other features are exact in

@@ -256,6 +256,11 @@ impl ShapeCells {
     pub fn height(&self) -> usize {
         self.height
     }
+    /// One above the highest cell of each box column, from the box bottom.
+    #[inline]
+    pub fn column_tops(&self) -> &[u32; 4] {
+        &self.heights
+    }
     #[inline(always)]
     pub fn new(shape: &DropShape) -> ShapeCells {
         let width = shape.width as usize;
@@ -1035,6 +1040,59 @@ impl ParentSummary {
         }
     }
 
+    /// The weighted sum of the features of `SET` (cleared-row features left out) after
+    /// `landing`, a drop that clears no row, with the row transitions and both wells at the
+    /// lower bounds [`ParentSummary::score_or_prune`] takes and the others exact: at least
+    /// their weighted sum where the weights of those three are at or below zero. For the
+    /// bound of evaluators whose other terms read the column heights (Bertsekas').
+    #[inline(always)]
+    pub fn features_bound<const SET: u32>(
+        &self,
+        board: &Board,
+        landing: Landing,
+        bounds: &PruneBounds,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> f64 {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let Landing { height: piece_height, left, bottom, .. } = landing;
+        let columns = self.columns_after::<SET>(board, landing);
+        let dt_wells_below = if needs(DT_WELLS) {
+            let mut piece_columns = 0;
+            for j in 0..landing.width {
+                piece_columns += self.dt_wells_of[left + PAD + j];
+            }
+            self.dt_wells - piece_columns
+        } else {
+            0
+        };
+        let pattern_diversity = if needs(PATTERN_DIVERSITY) { self.patterns_after(board, landing) } else { 0 };
+        let doubled_landing = (2 * bottom + piece_height - 1) as i64;
+        let values: [f64; FEATURE_COUNT] = [
+            (doubled_landing + 2) as f64 / 2.0,
+            doubled_landing as f64 / 2.0,
+            0.0,
+            0.0,
+            (self.row_transitions - (bounds.transition_slack[bottom + piece_height] - bounds.transition_slack[bottom]))
+                as f64,
+            columns.column_transitions as f64,
+            (columns.column_transitions - columns.top_row_cells) as f64,
+            columns.holes as f64,
+            bounds.wells_below[bottom] as f64,
+            dt_wells_below as f64,
+            columns.hole_depth as f64,
+            columns.cells_above_holes as f64,
+            columns.hole_rows.count_ones() as f64,
+            pattern_diversity as f64,
+        ];
+        let mut bound = 0.0;
+        for (index, &weight) in weights.iter().enumerate() {
+            if needs(index) && CLEARED_ROW_FEATURES >> index & 1 == 0 {
+                bound += weight * values[index];
+            }
+        }
+        bound
+    }
+
     /// [`ParentSummary::score_at`] that may skip a placement that cannot win: for a drop
     /// that clears no row, once the features from its columns are known (landing height,
     /// holes, column transitions, hole depth, rows with holes, pattern diversity), the row
@@ -1131,7 +1189,7 @@ impl ParentSummary {
         // rounded by far less than the difference). A bound of 0 prunes only below 0.
         // With terms of both signs the margin covers the rounding of both sums instead (see
         // `mixed_prune_margin`); adding a zero margin changes no comparison.
-        if bound * rounding.scale + rounding.margin < threshold {
+        if rounding.raises(bound) < threshold {
             return Scored::Pruned;
         }
         if needs(ROW_TRANSITIONS) {
@@ -1527,6 +1585,12 @@ impl PruneRounding {
     /// Weights of both signs ([`mixed_prune_margin`]): the bound is raised by `margin`.
     pub fn mixed(margin: f64) -> PruneRounding {
         PruneRounding { scale: 1.0, margin }
+    }
+
+    /// `bound` as the prune compares it with the best so far.
+    #[inline(always)]
+    pub fn raises(self, bound: f64) -> f64 {
+        bound * self.scale + self.margin
     }
 }
 

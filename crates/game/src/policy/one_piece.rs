@@ -43,6 +43,9 @@ pub struct OnePiece {
     /// The margin that lets the walk prune where some weights are above zero (D-T's):
     /// [`PruneRounding::Mixed`], when `prune` is off.
     mixed_margin: Option<f64>,
+    /// The same for evaluators whose terms read the column heights (Bertsekas'): their
+    /// height terms are exact in the bound.
+    heights_margin: Option<f64>,
 }
 
 impl OnePiece {
@@ -56,7 +59,10 @@ impl OnePiece {
         let mixed_margin = (evaluator.sense == Sense::Maximize && !prune && evaluator.fast_integer_weights().is_none())
             .then(|| evaluator.fast_weights().and_then(|(weights, set)| mixed_prune_margin(weights, *set)))
             .flatten();
-        OnePiece { evaluator, tie_break, prune, prune_integer_sums, mixed_margin }
+        let heights_margin = (evaluator.sense == Sense::Maximize)
+            .then(|| evaluator.slot_weights().and_then(|weights| weights.prune_margin()))
+            .flatten();
+        OnePiece { evaluator, tie_break, prune, prune_integer_sums, mixed_margin, heights_margin }
     }
 
     /// The same policy with pruning off: the same choices, every placement scored (the
@@ -65,6 +71,7 @@ impl OnePiece {
         self.prune = false;
         self.prune_integer_sums = false;
         self.mixed_margin = None;
+        self.heights_margin = None;
         self
     }
 }
@@ -284,7 +291,14 @@ impl OnePiece {
                 if self.evaluator.fast_needs_heights()
                     && self.evaluator.fast_value_set() & !(BERTSEKAS_SET & !WITH_HEIGHTS) == 0 =>
             {
-                self.walk_drops::<BERTSEKAS_SET, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no, r)
+                let zero = &[0.0; FEATURE_COUNT];
+                match self.heights_margin {
+                    Some(margin) => {
+                        let r = PruneRounding::mixed(margin);
+                        self.walk_drops::<BERTSEKAS_SET, false, true>(rules, table, view, s, b, zero, no, r)
+                    }
+                    None => self.walk_drops::<BERTSEKAS_SET, false, false>(rules, table, view, s, b, zero, no, r),
+                }
             }
             // Terms out of index order: the general sum, in the evaluator's order.
             (None, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no, r),
@@ -342,6 +356,11 @@ impl OnePiece {
         }
         let bounds = &*bounds;
         let drop_bound = &drop_bound;
+        // Bertsekas' height terms of the board, for the bounds of its drops.
+        let heights_sum = match self.evaluator.slot_weights() {
+            Some(weights) if PRUNE && SET & WITH_HEIGHTS != 0 => weights.heights_sum(board.heights(), board.width()),
+            _ => 0.0,
+        };
         let mut best: Option<(f64, i32, Placement)> = None;
         let cells_of = table.cells_of(view.current);
         for (k, ((_, shape), cells)) in table.of(view.current).iter().zip(cells_of).enumerate() {
@@ -350,22 +369,94 @@ impl OnePiece {
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
                 (4, 1) => self.walk_columns::<SET, INTEGER, PRUNE, 4, 1>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
                 (1, 4) => self.walk_columns::<SET, INTEGER, PRUNE, 1, 4>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
                 (2, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 2>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
                 (3, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 3, 2>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
                 (2, 3) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 3>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
                 _ => self.walk_columns::<SET, INTEGER, PRUNE, 0, 0>(
-                    rules, view, summary, bounds, drop_bound, k, shape, cells, weights, integer, rounding, &mut best,
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
             }
         }
@@ -388,6 +479,7 @@ impl OnePiece {
         summary: &ParentSummary,
         bounds: &PruneBounds,
         drop_bound: &DropBound,
+        heights_sum: f64,
         k: usize,
         shape: &DropShape,
         cells: &ShapeCells,
@@ -403,6 +495,7 @@ impl OnePiece {
         let heights = board.heights();
         // The row-transition bound holds for shapes whose rows are runs of cells.
         let prune = PRUNE && rows_are_runs(shape);
+        let highest = board.stack_top() as u8;
         for left in 0..=(board.width() - piece_width) {
             // `DropShape::drop_row` with the box width a constant, and the gaps the drop
             // leaves under the piece (`incremental::gaps_at`) from the same differences.
@@ -424,6 +517,25 @@ impl OnePiece {
             let placement = || Placement::straight(piece, k, left, bottom, *shape);
             let landing = Landing { shape: cells, width: piece_width, height: piece_height, left, bottom, gaps: &gaps };
             let fast = if SET & WITH_HEIGHTS != 0 {
+                // Bertsekas' terms: the drop's bound, its height terms exact (the board's
+                // and the change in the piece's columns), its features from
+                // `ParentSummary::features_bound`.
+                if let (true, Some((threshold, _, _)), Some(slot_weights)) =
+                    (prune, &*best, self.evaluator.slot_weights())
+                {
+                    if !completes_row(board, shape, left, bottom) {
+                        let mut tops = [0u32; 4];
+                        for j in 0..piece_width {
+                            tops[j & 3] = bottom as u32 + cells.column_tops()[j & 3];
+                        }
+                        let change =
+                            slot_weights.heights_change(heights, board.width(), highest, left, &tops[..piece_width]);
+                        let features = summary.features_bound::<SET>(board, landing, bounds, &slot_weights.features);
+                        if rounding.raises(heights_sum + change + features) < *threshold {
+                            continue;
+                        }
+                    }
+                }
                 summary
                     .features_and_heights_for::<SET>(board, landing)
                     .map(|(values, heights)| self.evaluator.fast_utility(&values, &heights))
@@ -692,6 +804,10 @@ mod tests {
         assert!(margin(build(&[("row_transitions", 1.0), ("holes", -1.5)])).is_none());
         assert!(margin(build(&[("holes", 1.5), ("dt_wells", 0.5)])).is_none());
         assert!(OnePiece::new(preset_evaluator("dt-10"), TieBreak::FirstBest).without_pruning().mixed_margin.is_none());
+        // Bertsekas' height terms are exact in their bound: BDU prunes with a margin too.
+        let bdu = OnePiece::new(preset_evaluator("bdu"), TieBreak::FirstBest);
+        assert!(bdu.heights_margin.is_some() && bdu.without_pruning().heights_margin.is_none());
+        assert!(OnePiece::new(preset_evaluator("bcts"), TieBreak::FirstBest).heights_margin.is_none());
     }
 
     /// Walking the straight drops gives the same decision as scoring the listed

@@ -793,20 +793,20 @@ impl ParentSummary {
     fn counts_at<const SET: u32>(&self, board: &Board, landing: Landing) -> Option<(Counts, bool)> {
         let needs = |index: usize| SET >> index & 1 == 1;
         let Landing { shape, height: piece_height, left, bottom, .. } = landing;
-        let rows = board.rows();
+        // The piece's rows, checked once.
+        let rows = &board.rows()[bottom..bottom + piece_height];
+        let transitions_of = &self.row_transitions_of[bottom..bottom + piece_height];
         let mut row_transitions = self.row_transitions;
         let mut new_rows = [0u16; 4];
         let mut cleared = false;
         for i in 0..piece_height {
-            let y = bottom + i;
-            let old = rows[y];
             let mask = shape.rows[i % 4] << left;
-            let new = old | mask;
+            let new = rows[i] | mask;
             cleared |= new == self.full;
             new_rows[i & 3] = new;
             if needs(ROW_TRANSITIONS) {
                 row_transitions += self.transitions_in(new);
-                row_transitions -= self.row_transitions_of[y] as u32;
+                row_transitions -= transitions_of[i] as u32;
             }
         }
         if cleared {
@@ -876,7 +876,8 @@ impl ParentSummary {
             if needs(HOLE_DEPTH) {
                 covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
             }
-            if needs(ROWS_WITH_HOLES) {
+            // A gap is rare: its rows only then.
+            if needs(ROWS_WITH_HOLES) && gap != 0 {
                 hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
             }
         }
@@ -1120,11 +1121,12 @@ impl ParentSummary {
     ) -> Scored {
         let needs = |index: usize| SET >> index & 1 == 1;
         let Landing { shape, height: piece_height, left, bottom, .. } = landing;
-        let rows = board.rows();
+        // The piece's rows, checked once.
+        let rows = &board.rows()[bottom..bottom + piece_height];
         let mut new_rows = [0u16; 4];
         let mut cleared = false;
         for i in 0..piece_height {
-            let new = rows[bottom + i] | shape.rows[i & 3] << left;
+            let new = rows[i] | shape.rows[i & 3] << left;
             cleared |= new == self.full;
             new_rows[i & 3] = new;
         }

@@ -21,7 +21,7 @@ pub enum Sense {
 /// How a feature is computed.
 pub type FeatureFunction = fn(&FeatureContext) -> f64;
 
-/// Slots of the fast path's values ([`slot_value`]): its features by index, then the
+/// Slots of the fast path's values ([`Evaluator::fast_utility`]): its features by index, then the
 /// column heights after the drop, the differences of neighbouring columns, and the highest
 /// column (Bertsekas' features, read from [`HeightsAfter`]).
 const HEIGHT_SLOTS: usize = incremental::FEATURE_COUNT;
@@ -42,25 +42,81 @@ fn fast_slot(name: &str) -> Option<usize> {
         .or_else(|| column("column_difference_").map(|x| DIFFERENCE_SLOTS + x))
 }
 
-/// A slot's value: a feature's, or Bertsekas' from the heights (`highest`: the highest
-/// column), as the full features compute them (a column past the width reads 0, and so does
-/// a difference without a second column).
-#[inline(always)]
-fn slot_value(slot: usize, values: &[f64; incremental::FEATURE_COUNT], after: &HeightsAfter, highest: u8) -> f64 {
-    let heights = &after.heights;
-    if slot < HEIGHT_SLOTS {
-        values[slot]
-    } else if slot < DIFFERENCE_SLOTS {
-        heights[slot - HEIGHT_SLOTS] as f64
-    } else if slot < MAX_HEIGHT_SLOT {
-        let x = slot - DIFFERENCE_SLOTS;
-        if x + 1 < after.width {
-            heights[x].abs_diff(heights[x + 1]) as f64
-        } else {
-            0.0
+/// The weights of an evaluator whose terms read the column heights after the drop
+/// (Bertsekas'), by slot: what the one-piece walk bounds a drop's value with, the heights
+/// of a drop that clears no row being the board's but in the piece's columns.
+#[derive(Clone, Debug)]
+pub struct SlotWeights {
+    /// The fast path's features, by index.
+    pub features: [f64; incremental::FEATURE_COUNT],
+    /// Column `x`'s height and its difference with column `x + 1`.
+    pub heights: [f64; MAX_WIDTH],
+    pub differences: [f64; MAX_WIDTH],
+    /// The highest column.
+    pub highest: f64,
+}
+
+impl SlotWeights {
+    /// The margin of [`PruneRounding::mixed`](incremental::PruneRounding::mixed) for
+    /// bounds with these weights ([`incremental::mixed_prune_margin`] of the features, the
+    /// height terms added to the total it scales: the heights and their differences are
+    /// below 2^17 too); `None` where that gives none or a weight is not finite.
+    pub fn prune_margin(&self) -> Option<f64> {
+        let features = incremental::mixed_prune_margin(&self.features, incremental::ALL_SET)?;
+        let heights = self.heights.iter().chain(&self.differences).chain([&self.highest]);
+        let mut total = 0.0;
+        for w in heights {
+            if !w.is_finite() {
+                return None;
+            }
+            total += w.abs();
         }
-    } else {
-        highest as f64
+        Some(features + 1e-12 * (1u64 << 17) as f64 * total)
+    }
+
+    /// The height terms of the board's heights (`width` columns), summed.
+    #[inline]
+    pub fn heights_sum(&self, heights: &[u8; MAX_WIDTH], width: usize) -> f64 {
+        let mut total = 0.0;
+        for x in 0..width {
+            total += self.heights[x] * heights[x] as f64;
+            if x + 1 < width {
+                total += self.differences[x] * heights[x].abs_diff(heights[x + 1]) as f64;
+            }
+        }
+        total + self.highest * heights[..width].iter().copied().max().unwrap_or(0) as f64
+    }
+
+    /// What the height terms change by when the columns `left..left + tops.len()` of the
+    /// board's heights (`width` columns, highest `highest`) rise to `tops` (a drop that
+    /// clears no row).
+    #[inline(always)]
+    pub fn heights_change(
+        &self,
+        heights: &[u8; MAX_WIDTH],
+        width: usize,
+        highest: u8,
+        left: usize,
+        tops: &[u32],
+    ) -> f64 {
+        let height_after =
+            |x: usize| if x.wrapping_sub(left) < tops.len() { tops[x - left] } else { heights[x] as u32 };
+        let mut change = 0.0;
+        let mut top = highest as u32;
+        for (j, &new) in tops.iter().enumerate() {
+            let x = left + j;
+            change += self.heights[x] * (new - heights[x] as u32) as f64;
+            top = top.max(new);
+        }
+        // The differences that involve a piece column.
+        let first = left.saturating_sub(1);
+        let last = (left + tops.len()).min(width - 1);
+        for x in first..last {
+            let before = heights[x].abs_diff(heights[x + 1]) as f64;
+            let after = height_after(x).abs_diff(height_after(x + 1)) as f64;
+            change += self.differences[x] * (after - before);
+        }
+        change + self.highest * (top - highest as u32) as f64
     }
 }
 
@@ -72,10 +128,15 @@ pub struct Evaluator {
     /// The non-zero terms, the only ones computed during play.
     active: Vec<(FeatureFunction, f64)>,
     /// The active terms as slots of the incremental fast path (its features by index, then
-    /// Bertsekas' from the heights: [`slot_value`]), when it covers them all.
+    /// Bertsekas' from the heights, as the full features compute them: a column past the width
+    /// reads 0, and so does a difference without a second column), when it covers them all.
     fast: Option<Vec<(usize, f64)>>,
     /// Whether a fast term reads the column heights after the drop (Bertsekas').
     fast_needs_heights: bool,
+    /// Whether a fast term is the highest column's height.
+    fast_needs_highest: bool,
+    /// The fast terms' weights by slot, when they read the column heights.
+    slot_weights: Option<SlotWeights>,
     /// When the fast path's indices of the active terms ascend: the weights by index (zero
     /// elsewhere) and the set of active indices, for the specialised sums of
     /// [`incremental::ParentSummary::score_at`].
@@ -111,6 +172,29 @@ impl Evaluator {
             None
         };
         let fast_needs_heights = fast.as_ref().is_some_and(|terms| terms.iter().any(|(slot, _)| *slot >= HEIGHT_SLOTS));
+        let fast_needs_highest =
+            fast.as_ref().is_some_and(|terms| terms.iter().any(|(slot, _)| *slot == MAX_HEIGHT_SLOT));
+        let slot_weights = fast.as_ref().filter(|_| fast_needs_heights).map(|terms| {
+            let mut weights = SlotWeights {
+                features: [0.0; incremental::FEATURE_COUNT],
+                heights: [0.0; MAX_WIDTH],
+                differences: [0.0; MAX_WIDTH],
+                highest: 0.0,
+            };
+            for &(slot, w) in terms {
+                let weight = if slot < HEIGHT_SLOTS {
+                    &mut weights.features[slot]
+                } else if slot < DIFFERENCE_SLOTS {
+                    &mut weights.heights[slot - HEIGHT_SLOTS]
+                } else if slot < MAX_HEIGHT_SLOT {
+                    &mut weights.differences[slot - DIFFERENCE_SLOTS]
+                } else {
+                    &mut weights.highest
+                };
+                *weight += w;
+            }
+            weights
+        });
         // The specialised sums: the fast path's own features, in index order.
         let fast_indices = fast.as_ref().filter(|_| !fast_needs_heights);
         let fast_weights = fast_indices.and_then(|terms| {
@@ -144,6 +228,8 @@ impl Evaluator {
             active,
             fast,
             fast_needs_heights,
+            fast_needs_highest,
+            slot_weights,
             fast_weights,
             fast_integer_weights,
             sense,
@@ -240,9 +326,21 @@ impl Evaluator {
         let terms = self.fast.as_ref().expect("has_fast_path checked");
         let mut total = 0.0;
         if self.fast_needs_heights {
-            let highest = heights.heights.iter().copied().max().unwrap_or(0);
+            // Every slot's value once, then the terms in order (no branches per term).
+            let mut slots = [0.0; MAX_HEIGHT_SLOT + 1];
+            slots[..HEIGHT_SLOTS].copy_from_slice(values);
+            let width = heights.width.min(MAX_WIDTH);
+            for x in 0..width {
+                slots[HEIGHT_SLOTS + x] = heights.heights[x] as f64;
+            }
+            for x in 0..width.saturating_sub(1) {
+                slots[DIFFERENCE_SLOTS + x] = heights.heights[x].abs_diff(heights.heights[x + 1]) as f64;
+            }
+            if self.fast_needs_highest {
+                slots[MAX_HEIGHT_SLOT] = heights.heights.iter().copied().max().unwrap_or(0) as f64;
+            }
             for &(slot, w) in terms {
-                total += w * slot_value(slot, values, heights, highest);
+                total += w * slots[slot];
             }
         } else {
             for &(index, w) in terms {
@@ -253,6 +351,13 @@ impl Evaluator {
             Sense::Maximize => total,
             Sense::Minimize => -total,
         }
+    }
+
+    /// The fast terms' weights by slot, when they read the column heights (see
+    /// [`SlotWeights`]).
+    #[inline]
+    pub fn slot_weights(&self) -> Option<&SlotWeights> {
+        self.slot_weights.as_ref()
     }
 
     /// The fast path's weights by index and the set of active indices, when the active

@@ -256,6 +256,11 @@ impl ShapeCells {
     pub fn height(&self) -> usize {
         self.height
     }
+    /// One above the highest cell of each box column, from the box bottom.
+    #[inline]
+    pub fn column_tops(&self) -> &[u32; 4] {
+        &self.heights
+    }
     #[inline(always)]
     pub fn new(shape: &DropShape) -> ShapeCells {
         let width = shape.width as usize;
@@ -740,6 +745,29 @@ impl ParentSummary {
         Some(std::array::from_fn(|index| if SET >> index & 1 == 1 { real(&counts, index) } else { 0.0 }))
     }
 
+    /// [`ParentSummary::features_for`] and [`ParentSummary::heights_at`] of the same drop:
+    /// a drop that clears no row leaves the board's heights but in its own columns, where
+    /// the piece's tops are the new ones (it rests on the old).
+    #[inline(always)]
+    pub fn features_and_heights_for<const SET: u32>(
+        &self,
+        board: &Board,
+        landing: Landing,
+    ) -> Option<([f64; FEATURE_COUNT], HeightsAfter)> {
+        let (counts, cleared) = self.counts_at::<SET>(board, landing)?;
+        let values = std::array::from_fn(|index| if SET >> index & 1 == 1 { real(&counts, index) } else { 0.0 });
+        let heights = if cleared {
+            self.heights_at(landing)
+        } else {
+            let mut heights = HeightsAfter { heights: *board.heights(), width: self.width };
+            for j in 0..landing.width {
+                heights.heights[landing.left + j] = (landing.bottom as u32 + landing.shape.heights[j & 3]) as u8;
+            }
+            heights
+        };
+        Some((values, heights))
+    }
+
     /// The weighted sum of the features of `SET` (a set of [`SUPPORTED`] indices) after the
     /// same drop, summed in index order: `weights` by index, zero outside the evaluator's
     /// terms, reals (`[f64; FEATURE_COUNT]`) or integers (`[i64; FEATURE_COUNT]`, see
@@ -765,20 +793,20 @@ impl ParentSummary {
     fn counts_at<const SET: u32>(&self, board: &Board, landing: Landing) -> Option<(Counts, bool)> {
         let needs = |index: usize| SET >> index & 1 == 1;
         let Landing { shape, height: piece_height, left, bottom, .. } = landing;
-        let rows = board.rows();
+        // The piece's rows, checked once.
+        let rows = &board.rows()[bottom..bottom + piece_height];
+        let transitions_of = &self.row_transitions_of[bottom..bottom + piece_height];
         let mut row_transitions = self.row_transitions;
         let mut new_rows = [0u16; 4];
         let mut cleared = false;
         for i in 0..piece_height {
-            let y = bottom + i;
-            let old = rows[y];
             let mask = shape.rows[i % 4] << left;
-            let new = old | mask;
+            let new = rows[i] | mask;
             cleared |= new == self.full;
             new_rows[i & 3] = new;
             if needs(ROW_TRANSITIONS) {
                 row_transitions += self.transitions_in(new);
-                row_transitions -= self.row_transitions_of[y] as u32;
+                row_transitions -= transitions_of[i] as u32;
             }
         }
         if cleared {
@@ -848,7 +876,8 @@ impl ParentSummary {
             if needs(HOLE_DEPTH) {
                 covered_cells += shape.cells[j & 3] * self.columns[left + PAD + j].count_ones();
             }
-            if needs(ROWS_WITH_HOLES) {
+            // A gap is rare: its rows only then.
+            if needs(ROWS_WITH_HOLES) && gap != 0 {
                 hole_rows |= ((1u64 << gap) - 1) << heights[left + j];
             }
         }
@@ -945,6 +974,54 @@ impl ParentSummary {
         seen.count_ones()
     }
 
+    /// The [`DropBound`] of this summary's board for the weights of `SET` (a subset of
+    /// [`DROP_BOUND_SET`], every weight but the cleared-row features' at or below zero),
+    /// once per decision; `top` is the board's stack top.
+    #[inline(always)]
+    pub fn drop_bound<const SET: u32>(&self, weights: &[f64; FEATURE_COUNT], top: usize) -> DropBound {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let weight = |index: usize| if needs(index) { weights[index] } else { 0.0 };
+        // The features that only grow with a drop that clears no row, at their parent
+        // values: each term is at or below zero.
+        let mut constant = 0.0;
+        if needs(5) {
+            constant += weights[5] * self.column_transitions as f64;
+        }
+        if needs(7) {
+            constant += weights[7] * self.holes as f64;
+        }
+        // The rows with holes, at the parent's count: a drop that leaves gaps adds its new
+        // rows (see `DropBound::below`).
+        let hole_rows = self.hole_rows.count_ones();
+        if needs(ROWS_WITH_HOLES) {
+            constant += weights[ROWS_WITH_HOLES] * hole_rows as f64;
+        }
+        // A piece completes a row only where at most four of its cells are empty; the drops
+        // reach no higher than four rows above the stack.
+        let mut completable = 0u64;
+        for y in 0..(top + 4).min(self.height) {
+            if (self.full & !self.board_rows[y]).count_ones() <= 4 {
+                completable |= 1 << y;
+            }
+        }
+        DropBound {
+            constant,
+            completable,
+            landing: weight(0),
+            landing_0: weight(1),
+            row_transitions: weight(ROW_TRANSITIONS),
+            parent_row_transitions: self.row_transitions,
+            wells: weight(CUMULATIVE_WELLS),
+            gap_columns: 2.0 * weight(5),
+            gap_cells: weight(7),
+            rows_with_holes: weight(ROWS_WITH_HOLES),
+            hole_depth: weight(HOLE_DEPTH),
+            cells_above_holes: weight(CELLS_ABOVE_HOLES),
+            hole_rows: self.hole_rows,
+            parent_hole_rows: hole_rows,
+        }
+    }
+
     /// The lower bounds [`ParentSummary::score_or_prune`] reads, for this summary's board
     /// (`top`: its stack top), computed once per decision into `bounds`.
     #[inline(always)]
@@ -964,11 +1041,64 @@ impl ParentSummary {
         }
     }
 
+    /// The weighted sum of the features of `SET` (cleared-row features left out) after
+    /// `landing`, a drop that clears no row, with the row transitions and both wells at the
+    /// lower bounds [`ParentSummary::score_or_prune`] takes and the others exact: at least
+    /// their weighted sum where the weights of those three are at or below zero. For the
+    /// bound of evaluators whose other terms read the column heights (Bertsekas').
+    #[inline(always)]
+    pub fn features_bound<const SET: u32>(
+        &self,
+        board: &Board,
+        landing: Landing,
+        bounds: &PruneBounds,
+        weights: &[f64; FEATURE_COUNT],
+    ) -> f64 {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let Landing { height: piece_height, left, bottom, .. } = landing;
+        let columns = self.columns_after::<SET>(board, landing);
+        let dt_wells_below = if needs(DT_WELLS) {
+            let mut piece_columns = 0;
+            for j in 0..landing.width {
+                piece_columns += self.dt_wells_of[left + PAD + j];
+            }
+            self.dt_wells - piece_columns
+        } else {
+            0
+        };
+        let pattern_diversity = if needs(PATTERN_DIVERSITY) { self.patterns_after(board, landing) } else { 0 };
+        let doubled_landing = (2 * bottom + piece_height - 1) as i64;
+        let values: [f64; FEATURE_COUNT] = [
+            (doubled_landing + 2) as f64 / 2.0,
+            doubled_landing as f64 / 2.0,
+            0.0,
+            0.0,
+            (self.row_transitions - (bounds.transition_slack[bottom + piece_height] - bounds.transition_slack[bottom]))
+                as f64,
+            columns.column_transitions as f64,
+            (columns.column_transitions - columns.top_row_cells) as f64,
+            columns.holes as f64,
+            bounds.wells_below[bottom] as f64,
+            dt_wells_below as f64,
+            columns.hole_depth as f64,
+            columns.cells_above_holes as f64,
+            columns.hole_rows.count_ones() as f64,
+            pattern_diversity as f64,
+        ];
+        let mut bound = 0.0;
+        for (index, &weight) in weights.iter().enumerate() {
+            if needs(index) && CLEARED_ROW_FEATURES >> index & 1 == 0 {
+                bound += weight * values[index];
+            }
+        }
+        bound
+    }
+
     /// [`ParentSummary::score_at`] that may skip a placement that cannot win: for a drop
     /// that clears no row, once the features from its columns are known (landing height,
-    /// holes, column transitions, hole depth, rows with holes, D-T's wells and pattern
-    /// diversity), the row transitions and the wells, the costly part, are bounded from
-    /// below (see [`PruneBounds`]). With every weight of `SET` but the cleared-row features
+    /// holes, column transitions, hole depth, rows with holes, pattern diversity), the row
+    /// transitions and both wells, the costly part, are bounded from below (see
+    /// [`PruneBounds`]; D-T's wells: the parent's less those of the piece's columns). With every weight of `SET` but the cleared-row features
     /// at or below zero (the caller checks that once, [`prunable`]), the weighted sum with
     /// those bounds is an upper bound of the placement's value; if it stays below
     /// `threshold` (the best value so far; the caller gives minus infinity for a shape
@@ -987,14 +1117,16 @@ impl ParentSummary {
         weights: &[f64; FEATURE_COUNT],
         bounds: &PruneBounds,
         threshold: f64,
+        rounding: PruneRounding,
     ) -> Scored {
         let needs = |index: usize| SET >> index & 1 == 1;
         let Landing { shape, height: piece_height, left, bottom, .. } = landing;
-        let rows = board.rows();
+        // The piece's rows, checked once.
+        let rows = &board.rows()[bottom..bottom + piece_height];
         let mut new_rows = [0u16; 4];
         let mut cleared = false;
         for i in 0..piece_height {
-            let new = rows[bottom + i] | shape.rows[i & 3] << left;
+            let new = rows[i] | shape.rows[i & 3] << left;
             cleared |= new == self.full;
             new_rows[i & 3] = new;
         }
@@ -1014,8 +1146,18 @@ impl ParentSummary {
             };
         }
         let columns = self.columns_after::<SET>(board, landing);
-        // D-T's two (cheap from the columns): their own values, exact bounds.
-        let dt_wells = if needs(DT_WELLS) { self.dt_wells_after(landing) } else { 0 };
+        // D-T's wells from below: a column beside the piece keeps its cells and gains filled
+        // neighbours, so its well cells and each run's count can only grow, and the others
+        // but the piece's columns keep theirs. The pattern diversity is exact (cheap).
+        let dt_wells_below = if needs(DT_WELLS) {
+            let mut piece_columns = 0;
+            for j in 0..landing.width {
+                piece_columns += self.dt_wells_of[left + PAD + j];
+            }
+            self.dt_wells - piece_columns
+        } else {
+            0
+        };
         let pattern_diversity = if needs(PATTERN_DIVERSITY) { self.patterns_after(board, landing) } else { 0 };
         let doubled_landing = (2 * bottom + piece_height - 1) as i64;
         let mut values: [f64; FEATURE_COUNT] = [
@@ -1030,7 +1172,7 @@ impl ParentSummary {
             (columns.column_transitions - columns.top_row_cells) as f64,
             columns.holes as f64,
             bounds.wells_below[bottom] as f64,
-            dt_wells as f64,
+            dt_wells_below as f64,
             columns.hole_depth as f64,
             columns.cells_above_holes as f64,
             columns.hole_rows.count_ones() as f64,
@@ -1047,7 +1189,9 @@ impl ParentSummary {
         // exact sum, and the exact value is at most the exact bound: the computed value is
         // at most `bound + 2.6e-15 |bound|`, below `bound * (1 - 1e-6)` (which is itself
         // rounded by far less than the difference). A bound of 0 prunes only below 0.
-        if bound * PRUNE_MARGIN < threshold {
+        // With terms of both signs the margin covers the rounding of both sums instead (see
+        // `mixed_prune_margin`); adding a zero margin changes no comparison.
+        if rounding.raises(bound) < threshold {
             return Scored::Pruned;
         }
         if needs(ROW_TRANSITIONS) {
@@ -1055,6 +1199,9 @@ impl ParentSummary {
         }
         if needs(CUMULATIVE_WELLS) {
             values[CUMULATIVE_WELLS] = self.wells_after(landing, &new_rows) as f64;
+        }
+        if needs(DT_WELLS) {
+            values[DT_WELLS] = self.dt_wells_after(landing) as f64;
         }
         let mut total = 0.0;
         for (index, &weight) in weights.iter().enumerate() {
@@ -1269,6 +1416,123 @@ pub enum Scored {
     Declined,
 }
 
+/// The features [`DropBound`] bounds: the landing heights and the cleared-row features
+/// (exact), the row transitions and the wells (from below, as [`PruneBounds`] does), the
+/// column transitions and the holes (exact, from the gaps under the piece) and BCTS' three
+/// (from below: a drop that clears no row keeps every hole and the cells above it).
+pub const DROP_BOUND_SET: u32 = feature_set(&[0, 1, 2, 3, 4, 5, 7, 8, HOLE_DEPTH, CELLS_ABOVE_HOLES, ROWS_WITH_HOLES]);
+
+/// A bound of a drop's value from its drop row and the gaps under the piece alone, for the
+/// weights of a set of [`DROP_BOUND_SET`] whose every weight but the cleared-row features'
+/// is at or below zero ([`prunable`]): the weighted sum with each feature at its exact
+/// value or a lower bound, so at least the drop's value, for a drop that clears no row
+/// (see [`DropBound::completes_no_row`]). Every term is at or below zero, so the float
+/// sums stay within [`PRUNE_MARGIN`] of the exact ones (see
+/// [`ParentSummary::score_or_prune`]), in whatever order they are summed. Built once per
+/// decision ([`ParentSummary::drop_bound`]); a drop is then bounded with a few
+/// multiplications, before any of its features is counted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DropBound {
+    /// The terms that do not depend on the drop, summed.
+    constant: f64,
+    /// Bit y set when row y has at most four empty cells.
+    completable: u64,
+    /// The weights of the landing heights, the row transitions and the wells.
+    landing: f64,
+    landing_0: f64,
+    row_transitions: f64,
+    parent_row_transitions: u32,
+    wells: f64,
+    /// What each gap-leaving piece column and each gap cell add (column transitions:
+    /// 2 per column; holes: 1 per cell).
+    gap_columns: f64,
+    gap_cells: f64,
+    /// The weight of the rows with holes, the parent's rows with holes (bit y = row y) and
+    /// their count (its term is in `constant`).
+    rows_with_holes: f64,
+    hole_rows: u64,
+    parent_hole_rows: u32,
+    /// The weights of BCTS' hole depths (exact, from the columns).
+    hole_depth: f64,
+    cells_above_holes: f64,
+}
+
+impl DropBound {
+    /// Whether a piece `piece_height` rows tall with its box bottom at `bottom` may
+    /// complete a row (it cannot otherwise).
+    #[inline(always)]
+    pub fn may_complete(&self, bottom: usize, piece_height: usize) -> bool {
+        (self.completable >> bottom) & ((1u64 << piece_height) - 1) != 0
+    }
+
+    /// Whether `landing`, a drop that completes no row, has a value below `threshold` by
+    /// more than the float sums' rounding: then it cannot win or tie.
+    #[inline(always)]
+    pub fn below<const SET: u32>(
+        &self,
+        summary: &ParentSummary,
+        bounds: &PruneBounds,
+        heights: &[u8; MAX_WIDTH],
+        landing: Landing,
+        threshold: f64,
+    ) -> bool {
+        let needs = |index: usize| SET >> index & 1 == 1;
+        let Landing { shape, width: piece_width, height: piece_height, left, bottom, gaps } = landing;
+        let (mut gap_columns, mut gap_cells) = (0, 0);
+        for &gap in gaps.iter().take(piece_width) {
+            gap_columns += (gap != 0) as u32;
+            gap_cells += gap;
+        }
+        let doubled = (2 * bottom + piece_height - 1) as f64;
+        let mut bound = self.constant;
+        if needs(0) {
+            bound += self.landing * ((doubled + 2.0) / 2.0);
+        }
+        if needs(1) {
+            bound += self.landing_0 * (doubled / 2.0);
+        }
+        if needs(ROW_TRANSITIONS) {
+            let slack = bounds.transition_slack[bottom + piece_height] - bounds.transition_slack[bottom];
+            bound += self.row_transitions * (self.parent_row_transitions - slack) as f64;
+        }
+        if needs(CUMULATIVE_WELLS) {
+            bound += self.wells * bounds.wells_below[bottom] as f64;
+        }
+        // BCTS' hole depths, as `ParentSummary::columns_after` counts them.
+        if needs(HOLE_DEPTH) {
+            let mut covered_cells = 0;
+            for j in 0..piece_width {
+                covered_cells += shape.cells[j & 3] * summary.columns[left + PAD + j].count_ones();
+            }
+            let hole_depth =
+                summary.hole_depth + shape.cell_count * bottom as u32 + shape.cells_bottom_sum - covered_cells;
+            bound += self.hole_depth * hole_depth as f64;
+        }
+        if needs(CELLS_ABOVE_HOLES) {
+            let mut cells_above_holes = summary.cells_above_holes;
+            for j in 0..piece_width {
+                let column = summary.columns[left + PAD + j];
+                cells_above_holes += cells_above_holes_gained(column, gaps[j & 3], shape.cells[j & 3]);
+            }
+            bound += self.cells_above_holes * cells_above_holes as f64;
+        }
+        if gap_columns != 0 {
+            bound += self.gap_columns * gap_columns as f64 + self.gap_cells * gap_cells as f64;
+            if needs(ROWS_WITH_HOLES) {
+                // The gaps' rows join the rows with holes.
+                let mut hole_rows = self.hole_rows;
+                for j in 0..piece_width {
+                    let below_piece = (1u64 << (bottom as u32 + shape.bottoms[j & 3])) - 1;
+                    hole_rows |= below_piece & !((1u64 << heights[left + j]) - 1);
+                }
+                let new_rows = hole_rows.count_ones() - self.parent_hole_rows;
+                bound += self.rows_with_holes * new_rows as f64;
+            }
+        }
+        bound * PRUNE_MARGIN < threshold
+    }
+}
+
 /// `bound * PRUNE_MARGIN` moves a bound at or below zero towards zero by a millionth of
 /// it, far more than the float sums' rounding (see [`ParentSummary::score_or_prune`]).
 const PRUNE_MARGIN: f64 = 1.0 - 1e-6;
@@ -1305,6 +1569,50 @@ pub fn prunable(weights: &[f64; FEATURE_COUNT], set: u32) -> bool {
         let weight = weights[index];
         set >> index & 1 == 0 || (weight.is_finite() && (CLEARED_ROW_FEATURES >> index & 1 == 1 || weight <= 0.0))
     })
+}
+
+/// How [`ParentSummary::score_or_prune`] keeps its bound above the float sums' rounding:
+/// it prunes when `bound * scale + margin` is below the best so far.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PruneRounding {
+    scale: f64,
+    margin: f64,
+}
+
+impl PruneRounding {
+    /// Every weight but the cleared-row features' at or below zero ([`prunable`]): the
+    /// bound is moved towards zero by a millionth of it ([`PRUNE_MARGIN`]).
+    pub const NON_POSITIVE: PruneRounding = PruneRounding { scale: PRUNE_MARGIN, margin: 0.0 };
+
+    /// Weights of both signs ([`mixed_prune_margin`]): the bound is raised by `margin`.
+    pub fn mixed(margin: f64) -> PruneRounding {
+        PruneRounding { scale: 1.0, margin }
+    }
+
+    /// `bound` as the prune compares it with the best so far.
+    #[inline(always)]
+    pub fn raises(self, bound: f64) -> f64 {
+        bound * self.scale + self.margin
+    }
+}
+
+/// The margin of [`PruneRounding::mixed`], when [`ParentSummary::score_or_prune`] may prune
+/// for these weights of `set` although some are above zero (D-T's `holes` and
+/// `pattern_diversity`): every weight finite, and those of the features it bounds from below
+/// (the row transitions and both wells) at or below zero; its other features are exact in
+/// the bound. `None` otherwise. Every feature value is below 2^17 (the largest,
+/// the wells and hole depths of a 16 x 44 board, stay below 40,000), so each term of the
+/// placement's sum and of the bound is at most `2^17 |w|`, and each sum (at most 14 terms)
+/// is within `15 * 2^-53` of their total `M = 2^17 * sum |w|` of its exact value: the
+/// computed value is at most the computed bound plus `4e-15 M`, far below the margin
+/// `1e-12 M` (whose own addition rounds by less than `2^-53 M`).
+pub fn mixed_prune_margin(weights: &[f64; FEATURE_COUNT], set: u32) -> Option<f64> {
+    let in_set = |index: usize| set >> index & 1 == 1;
+    let finite = (0..FEATURE_COUNT).all(|index| !in_set(index) || weights[index].is_finite());
+    let bounded_below =
+        [ROW_TRANSITIONS, CUMULATIVE_WELLS, DT_WELLS].iter().all(|&index| !in_set(index) || weights[index] <= 0.0);
+    let total: f64 = (0..FEATURE_COUNT).filter(|&index| in_set(index)).map(|index| weights[index].abs()).sum();
+    (finite && bounded_below).then_some(1e-12 * (1u64 << 17) as f64 * total)
 }
 
 /// Feature `index` as the features compute it, from [`Counts`]: the same real (the halved

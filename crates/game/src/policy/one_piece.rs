@@ -4,9 +4,9 @@
 use super::{Decision, GameView, Policy, Scratch};
 use crate::eval::{Evaluator, Sense};
 use crate::features::incremental::{
-    full_score, prunable, rows_are_runs, HeightsAfter, Landing, ParentSummary, PruneBounds, Scored, ShapeCells,
-    ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, BERTSEKAS_SET, DELLACHERIE_SET, DT_SET, ELTETRIS_SET, FEATURE_COUNT,
-    WITH_HEIGHTS,
+    full_score, mixed_prune_margin, prunable, rows_are_runs, DropBound, HeightsAfter, Landing, ParentSummary,
+    PruneBounds, PruneRounding, Scored, ShapeCells, ALL_SET, BCTS_MDPTETRIS_SET, BCTS_SET, BERTSEKAS_SET,
+    DELLACHERIE_SET, DROP_BOUND_SET, DT_SET, ELTETRIS_SET, FEATURE_COUNT, WITH_HEIGHTS,
 };
 
 /// Stand-in integer weights for the scorers that sum reals.
@@ -37,20 +37,41 @@ pub struct OnePiece {
     /// path's features in index order, summed in reals, every weight but the cleared-row
     /// features' at or below zero.
     prune: bool,
+    /// The same for an evaluator whose sums are in integers (Dellacherie's), its features
+    /// all bounded by [`DropBound`]: its bound is then exact.
+    prune_integer_sums: bool,
+    /// The margin that lets the walk prune where some weights are above zero (D-T's):
+    /// [`PruneRounding::Mixed`], when `prune` is off.
+    mixed_margin: Option<f64>,
+    /// The same for evaluators whose terms read the column heights (Bertsekas'): their
+    /// height terms are exact in the bound.
+    heights_margin: Option<f64>,
 }
 
 impl OnePiece {
     pub fn new(evaluator: Evaluator, tie_break: TieBreak) -> OnePiece {
-        let prune = evaluator.sense == Sense::Maximize
-            && evaluator.fast_integer_weights().is_none()
+        let signs_allow = evaluator.sense == Sense::Maximize
             && evaluator.fast_weights().is_some_and(|(weights, set)| prunable(weights, *set));
-        OnePiece { evaluator, tie_break, prune }
+        let prune = signs_allow && evaluator.fast_integer_weights().is_none();
+        let prune_integer_sums = signs_allow
+            && evaluator.fast_integer_weights().is_some()
+            && evaluator.fast_weights().is_some_and(|(_, set)| set & !DROP_BOUND_SET == 0);
+        let mixed_margin = (evaluator.sense == Sense::Maximize && !prune && evaluator.fast_integer_weights().is_none())
+            .then(|| evaluator.fast_weights().and_then(|(weights, set)| mixed_prune_margin(weights, *set)))
+            .flatten();
+        let heights_margin = (evaluator.sense == Sense::Maximize)
+            .then(|| evaluator.slot_weights().and_then(|weights| weights.prune_margin()))
+            .flatten();
+        OnePiece { evaluator, tie_break, prune, prune_integer_sums, mixed_margin, heights_margin }
     }
 
     /// The same policy with pruning off: the same choices, every placement scored (the
     /// reference of the tests).
     pub fn without_pruning(mut self) -> OnePiece {
         self.prune = false;
+        self.prune_integer_sums = false;
+        self.mixed_margin = None;
+        self.heights_margin = None;
         self
     }
 }
@@ -239,9 +260,14 @@ impl OnePiece {
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
         let (s, b) = (summary, bounds);
+        let r = PruneRounding::NON_POSITIVE;
         match (self.evaluator.fast_weights(), self.evaluator.fast_integer_weights()) {
             (Some(&(weights, set)), Some(integer)) if set & !DELLACHERIE_SET == 0 => {
-                self.walk_drops::<DELLACHERIE_SET, true, false>(rules, table, view, s, b, &weights, integer)
+                if self.prune_integer_sums {
+                    self.walk_drops::<DELLACHERIE_SET, true, true>(rules, table, view, s, b, &weights, integer, r)
+                } else {
+                    self.walk_drops::<DELLACHERIE_SET, true, false>(rules, table, view, s, b, &weights, integer, r)
+                }
             }
             (Some(&(weights, set)), _) if set & !DELLACHERIE_SET == 0 => {
                 self.walk_real_drops::<DELLACHERIE_SET>(rules, table, view, s, b, &weights)
@@ -265,10 +291,17 @@ impl OnePiece {
                 if self.evaluator.fast_needs_heights()
                     && self.evaluator.fast_value_set() & !(BERTSEKAS_SET & !WITH_HEIGHTS) == 0 =>
             {
-                self.walk_drops::<BERTSEKAS_SET, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no)
+                let zero = &[0.0; FEATURE_COUNT];
+                match self.heights_margin {
+                    Some(margin) => {
+                        let r = PruneRounding::mixed(margin);
+                        self.walk_drops::<BERTSEKAS_SET, false, true>(rules, table, view, s, b, zero, no, r)
+                    }
+                    None => self.walk_drops::<BERTSEKAS_SET, false, false>(rules, table, view, s, b, zero, no, r),
+                }
             }
             // Terms out of index order: the general sum, in the evaluator's order.
-            (None, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no),
+            (None, _) => self.walk_drops::<0, false, false>(rules, table, view, s, b, &[0.0; FEATURE_COUNT], no, r),
         }
     }
 
@@ -284,18 +317,23 @@ impl OnePiece {
         weights: &[f64; FEATURE_COUNT],
     ) -> Option<Decision> {
         let no = &NO_INTEGER_WEIGHTS;
+        let rounding = PruneRounding::NON_POSITIVE;
         if self.prune {
-            self.walk_drops::<SET, false, true>(rules, table, view, summary, bounds, weights, no)
+            self.walk_drops::<SET, false, true>(rules, table, view, summary, bounds, weights, no, rounding)
+        } else if let Some(margin) = self.mixed_margin {
+            let rounding = PruneRounding::mixed(margin);
+            self.walk_drops::<SET, false, true>(rules, table, view, summary, bounds, weights, no, rounding)
         } else {
-            self.walk_drops::<SET, false, false>(rules, table, view, summary, bounds, weights, no)
+            self.walk_drops::<SET, false, false>(rules, table, view, summary, bounds, weights, no, rounding)
         }
     }
 
     /// [`OnePiece::choose_straight_drops`] scoring the features of `SET` (0: every feature,
     /// summed by [`Evaluator::fast_utility`]), summed in integers with `integer` when
-    /// `INTEGER`, skipping the placements that cannot win when `PRUNE` (real sums only).
+    /// `INTEGER`, skipping the placements that cannot win when `PRUNE`. Out of line, one
+    /// function per scorer: what is loaded once per decision stays out of the loops.
     #[allow(clippy::too_many_arguments)] // the walk's rules, table, view, summary, bounds and both weight vectors
-    #[inline(always)]
+    #[inline(never)]
     fn walk_drops<const SET: u32, const INTEGER: bool, const PRUNE: bool>(
         &self,
         rules: &dyn RuleSet,
@@ -305,36 +343,120 @@ impl OnePiece {
         bounds: &mut PruneBounds,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
+        rounding: PruneRounding,
     ) -> Option<Decision> {
         let board = view.board;
         summary.refill::<SET>(board);
+        let mut drop_bound = DropBound::default();
         if PRUNE {
             summary.fill_prune_bounds(board.stack_top(), bounds);
+            if INTEGER && SET & !DROP_BOUND_SET == 0 {
+                drop_bound = summary.drop_bound::<SET>(weights, board.stack_top());
+            }
         }
         let bounds = &*bounds;
+        let drop_bound = &drop_bound;
+        // Bertsekas' height terms of the board, for the bounds of its drops.
+        let heights_sum = match self.evaluator.slot_weights() {
+            Some(weights) if PRUNE && SET & WITH_HEIGHTS != 0 => weights.heights_sum(board.heights(), board.width()),
+            _ => 0.0,
+        };
         let mut best: Option<(f64, i32, Placement)> = None;
-        for (k, (_, shape)) in table.of(view.current).iter().enumerate() {
+        let cells_of = table.cells_of(view.current);
+        for (k, ((_, shape), cells)) in table.of(view.current).iter().zip(cells_of).enumerate() {
             let summary = &*summary;
             // Every tetromino orientation's box, as constants: the per-row and per-column
             // loops of the scorer unroll.
             match (shape.width as usize, shape.height as usize) {
-                (4, 1) => self.walk_columns::<SET, INTEGER, PRUNE>(
-                    rules, view, summary, bounds, k, shape, 4, 1, weights, integer, &mut best,
+                (4, 1) => self.walk_columns::<SET, INTEGER, PRUNE, 4, 1>(
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
-                (1, 4) => self.walk_columns::<SET, INTEGER, PRUNE>(
-                    rules, view, summary, bounds, k, shape, 1, 4, weights, integer, &mut best,
+                (1, 4) => self.walk_columns::<SET, INTEGER, PRUNE, 1, 4>(
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
-                (2, 2) => self.walk_columns::<SET, INTEGER, PRUNE>(
-                    rules, view, summary, bounds, k, shape, 2, 2, weights, integer, &mut best,
+                (2, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 2>(
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
-                (3, 2) => self.walk_columns::<SET, INTEGER, PRUNE>(
-                    rules, view, summary, bounds, k, shape, 3, 2, weights, integer, &mut best,
+                (3, 2) => self.walk_columns::<SET, INTEGER, PRUNE, 3, 2>(
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
-                (2, 3) => self.walk_columns::<SET, INTEGER, PRUNE>(
-                    rules, view, summary, bounds, k, shape, 2, 3, weights, integer, &mut best,
+                (2, 3) => self.walk_columns::<SET, INTEGER, PRUNE, 2, 3>(
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
-                (w, h) => self.walk_columns::<SET, INTEGER, PRUNE>(
-                    rules, view, summary, bounds, k, shape, w, h, weights, integer, &mut best,
+                _ => self.walk_columns::<SET, INTEGER, PRUNE, 0, 0>(
+                    rules,
+                    view,
+                    summary,
+                    bounds,
+                    drop_bound,
+                    heights_sum,
+                    k,
+                    shape,
+                    cells,
+                    weights,
+                    integer,
+                    rounding,
+                    &mut best,
                 ),
             }
         }
@@ -347,37 +469,41 @@ impl OnePiece {
     }
 
     /// Every column of one orientation (number `k` of the piece's table, its box
-    /// `piece_width` x `piece_height`) for [`OnePiece::walk_drops`].
+    /// `WIDTH` x `HEIGHT` as constants, 0 for the shape's own) for [`OnePiece::walk_drops`].
     #[allow(clippy::too_many_arguments)] // as walk_drops, with the orientation and the best so far
     #[inline(always)]
-    fn walk_columns<const SET: u32, const INTEGER: bool, const PRUNE: bool>(
+    fn walk_columns<const SET: u32, const INTEGER: bool, const PRUNE: bool, const WIDTH: usize, const HEIGHT: usize>(
         &self,
         rules: &dyn RuleSet,
         view: &GameView,
         summary: &ParentSummary,
         bounds: &PruneBounds,
+        drop_bound: &DropBound,
+        heights_sum: f64,
         k: usize,
         shape: &DropShape,
-        piece_width: usize,
-        piece_height: usize,
+        cells: &ShapeCells,
         weights: &[f64; FEATURE_COUNT],
         integer: &[i64; FEATURE_COUNT],
+        rounding: PruneRounding,
         best: &mut Option<(f64, i32, Placement)>,
     ) {
+        let piece_width = if WIDTH == 0 { shape.width as usize } else { WIDTH };
+        let piece_height = if HEIGHT == 0 { shape.height as usize } else { HEIGHT };
         let board = view.board;
         let piece = view.current;
         let heights = board.heights();
-        // Built here, where the box size is a constant, so that its loops unroll.
-        let cells = &ShapeCells::new(shape);
         // The row-transition bound holds for shapes whose rows are runs of cells.
         let prune = PRUNE && rows_are_runs(shape);
+        let highest = board.stack_top() as u8;
         for left in 0..=(board.width() - piece_width) {
             // `DropShape::drop_row` with the box width a constant, and the gaps the drop
             // leaves under the piece (`incremental::gaps_at`) from the same differences.
+            let column_heights = &heights[left..left + piece_width];
             let mut need = [0i32; 4];
             let mut bottom = 0;
             for j in 0..piece_width {
-                need[j & 3] = heights[left + j] as i32 - shape.bottom[j & 3] as i32;
+                need[j & 3] = column_heights[j] as i32 - shape.bottom[j & 3] as i32;
                 bottom = bottom.max(need[j & 3]);
             }
             let mut gaps = [0u32; 4];
@@ -391,15 +517,47 @@ impl OnePiece {
             let placement = || Placement::straight(piece, k, left, bottom, *shape);
             let landing = Landing { shape: cells, width: piece_width, height: piece_height, left, bottom, gaps: &gaps };
             let fast = if SET & WITH_HEIGHTS != 0 {
+                // Bertsekas' terms: the drop's bound, its height terms exact (the board's
+                // and the change in the piece's columns), its features from
+                // `ParentSummary::features_bound`.
+                if let (true, Some((threshold, _, _)), Some(slot_weights)) =
+                    (prune, &*best, self.evaluator.slot_weights())
+                {
+                    if !completes_row(board, shape, left, bottom) {
+                        let mut tops = [0u32; 4];
+                        for j in 0..piece_width {
+                            tops[j & 3] = bottom as u32 + cells.column_tops()[j & 3];
+                        }
+                        let change =
+                            slot_weights.heights_change(heights, board.width(), highest, left, &tops[..piece_width]);
+                        let features = summary.features_bound::<SET>(board, landing, bounds, &slot_weights.features);
+                        if rounding.raises(heights_sum + change + features) < *threshold {
+                            continue;
+                        }
+                    }
+                }
                 summary
-                    .features_for::<SET>(board, landing)
-                    .map(|values| self.evaluator.fast_utility(&values, &summary.heights_at(landing)))
+                    .features_and_heights_for::<SET>(board, landing)
+                    .map(|(values, heights)| self.evaluator.fast_utility(&values, &heights))
             } else if SET == 0 {
                 summary.features_at(board, landing).map(|values| {
                     let heights =
                         if self.evaluator.fast_needs_heights() { summary.heights_at(landing) } else { NO_HEIGHTS };
                     self.evaluator.fast_utility(&values, &heights)
                 })
+            } else if PRUNE && INTEGER && SET & !DROP_BOUND_SET == 0 {
+                // Integer sums, bounded before any feature is counted (real sums bound a
+                // drop with its column features counted, sharing them with its value: fewer
+                // instructions where about a third of the drops are scored whole). The
+                // evaluator maximises: utilities are values.
+                if let Some((threshold, _, _)) = best {
+                    let clears =
+                        drop_bound.may_complete(bottom, piece_height) && completes_row(board, shape, left, bottom);
+                    if prune && !clears && drop_bound.below::<SET>(summary, bounds, heights, landing, *threshold) {
+                        continue;
+                    }
+                }
+                summary.score_at::<SET, _>(board, landing, integer)
             } else if INTEGER {
                 summary.score_at::<SET, _>(board, landing, integer).map(|value| self.evaluator.utility_of_value(value))
             } else if PRUNE {
@@ -408,7 +566,7 @@ impl OnePiece {
                     Some((b, _, _)) if prune => *b,
                     _ => f64::NEG_INFINITY,
                 };
-                match summary.score_or_prune::<SET>(board, landing, weights, bounds, threshold) {
+                match summary.score_or_prune::<SET>(board, landing, weights, bounds, threshold, rounding) {
                     Scored::Value(value) => Some(value),
                     Scored::Pruned => continue,
                     Scored::Declined => None,
@@ -442,6 +600,14 @@ impl OnePiece {
             }
         }
     }
+}
+
+/// Whether `shape` with its box at (`left`, `bottom`) completes a row of `board`.
+#[inline(always)]
+fn completes_row(board: &Board, shape: &DropShape, left: usize, bottom: usize) -> bool {
+    let full = board.full_row();
+    let rows = &board.rows()[bottom..bottom + shape.height as usize];
+    rows.iter().zip(shape.rows).any(|(&row, piece_row)| row | piece_row << left == full)
 }
 
 /// Fahey's move priority (see [`TieBreak::FaheyPriority`]).
@@ -618,6 +784,30 @@ mod tests {
         // Terms out of index order: the general sum.
         assert!(!prunes(build(&[("holes", -1.5), ("landing_height", -0.5)], Sense::Maximize)));
         assert!(!OnePiece::new(preset_evaluator("bcts"), TieBreak::FirstBest).without_pruning().prune);
+    }
+
+    /// Where some weights are above zero (D-T's `holes` and `pattern_diversity`, exact in
+    /// the bound), the walk prunes with a margin for the sums' rounding; not where a feature
+    /// bounded from below weighs above zero, nor without pruning.
+    #[test]
+    fn mixed_signs_prune_with_a_margin() {
+        let preset_evaluator =
+            |name: &str| presets::find(name).unwrap().build(None, None).unwrap().policy.evaluator().clone();
+        let margin = |evaluator: Evaluator| OnePiece::new(evaluator, TieBreak::FirstBest).mixed_margin;
+        assert!(margin(preset_evaluator("dt-10")).is_some_and(|m| m > 0.0 && m < 1e-3));
+        assert!(margin(preset_evaluator("dt-20")).is_some());
+        // Every weight at or below zero: the plain bound instead.
+        assert!(margin(preset_evaluator("bcts")).is_none());
+        let build = |terms: &[(&str, f64)]| Evaluator::from_names(terms, Sense::Maximize, None).unwrap();
+        // Terms in index order (the specialised sums).
+        assert!(margin(build(&[("row_transitions", -1.0), ("holes", 1.5)])).is_some());
+        assert!(margin(build(&[("row_transitions", 1.0), ("holes", -1.5)])).is_none());
+        assert!(margin(build(&[("holes", 1.5), ("dt_wells", 0.5)])).is_none());
+        assert!(OnePiece::new(preset_evaluator("dt-10"), TieBreak::FirstBest).without_pruning().mixed_margin.is_none());
+        // Bertsekas' height terms are exact in their bound: BDU prunes with a margin too.
+        let bdu = OnePiece::new(preset_evaluator("bdu"), TieBreak::FirstBest);
+        assert!(bdu.heights_margin.is_some() && bdu.without_pruning().heights_margin.is_none());
+        assert!(OnePiece::new(preset_evaluator("bcts"), TieBreak::FirstBest).heights_margin.is_none());
     }
 
     /// Walking the straight drops gives the same decision as scoring the listed

@@ -76,7 +76,7 @@ impl ElTetris {
                 })
                 .collect();
         }
-        ElTetris { table: OrientationTable { shapes } }
+        ElTetris { table: OrientationTable::new(shapes) }
     }
 }
 

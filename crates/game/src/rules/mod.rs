@@ -3,6 +3,7 @@
 //! One file per rule set; [`REGISTRY`] lists them for the CLI and the presets.
 
 use crate::board::Board;
+use crate::features::incremental::ShapeCells;
 use crate::guideline::SpawnFrame;
 use crate::piece::{DropShape, Piece, Shape};
 use crate::placement::{Placement, PlacementInfo};
@@ -104,10 +105,18 @@ pub trait RuleSet: Send + Sync {
 #[derive(Clone, Debug)]
 pub struct OrientationTable {
     /// `shapes[piece][k]` = orientation `k` of `piece`.
-    pub shapes: [Vec<(Shape, DropShape)>; 7],
+    shapes: [Vec<(Shape, DropShape)>; 7],
+    /// What the one-piece walk needs of each orientation, computed once (same indices).
+    cells: [Vec<ShapeCells>; 7],
 }
 
 impl OrientationTable {
+    /// The table of these orientations, `shapes[piece][k]` orientation `k` of `piece`.
+    pub fn new(shapes: [Vec<(Shape, DropShape)>; 7]) -> OrientationTable {
+        let cells = std::array::from_fn(|piece| shapes[piece].iter().map(|(_, drop)| ShapeCells::new(drop)).collect());
+        OrientationTable { shapes, cells }
+    }
+
     /// Builds the table from pictures of every orientation of every piece, in the order
     /// the candidates are tried: rows top first, `X` a cell, `.` empty, `/` between rows.
     pub fn from_pictures(pictures: &[(Piece, &[&str])]) -> OrientationTable {
@@ -118,11 +127,16 @@ impl OrientationTable {
                 shapes[piece.index()].push((shape, shape.drop_shape()));
             }
         }
-        OrientationTable { shapes }
+        OrientationTable::new(shapes)
     }
     #[inline]
     pub fn of(&self, piece: Piece) -> &[(Shape, DropShape)] {
         &self.shapes[piece.index()]
+    }
+    /// [`ShapeCells`] of every orientation of `piece`, in the order of [`OrientationTable::of`].
+    #[inline]
+    pub fn cells_of(&self, piece: Piece) -> &[ShapeCells] {
+        &self.cells[piece.index()]
     }
 }
 

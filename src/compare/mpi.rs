@@ -11,13 +11,11 @@ use super::{Controller, Finished, Job, Local, Players, Setup, Sides};
 use crate::sim::{GameEnd, GameRecord};
 use crate::tune::objective::Fitness;
 use anyhow::{bail, Context, Result};
-use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{Destination, Source};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// A controller as rank 0 sends it: its preset and its weights file's name and text.
 #[derive(Serialize, Deserialize)]
@@ -72,17 +70,9 @@ fn decode<T: for<'a> Deserialize<'a>>(bytes: &[u8], from: i32) -> Result<T> {
     serde_json::from_slice(bytes).with_context(|| format!("MPI rank {from} sent a message this version cannot read"))
 }
 
-/// Waits for the next message from `source`, sleeping between polls (Open MPI's blocking
-/// receive would spin a core the games need).
+/// The next message from `source` (waiting as tune's ranks wait, without spinning).
 fn receive(source: &impl Source) -> Vec<u8> {
-    let mut pause = Duration::from_micros(20);
-    loop {
-        if let Some(probed) = source.immediate_matched_probe() {
-            return probed.matched_receive_vec::<u8>().0;
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(1));
-    }
+    crate::tune::mpi::receive(source).0
 }
 
 /// The loop of ranks other than 0: build the comparison rank 0 sends, play the batches,

@@ -429,6 +429,11 @@ impl Cbmpi {
     }
 }
 
+/// The policies' weights in `f32`, as the classifier scores placements.
+fn single_precision(betas: &[Vec<f64>]) -> Vec<Vec<f32>> {
+    betas.iter().map(|beta| beta.iter().map(|b| *b as f32).collect()).collect()
+}
+
 /// The value features (and the constant) of a board and the placement that made it.
 fn value_row(features: &[&Feature], board: &crate::board::Board, info: crate::placement::PlacementInfo) -> Vec<f64> {
     let mut row = Vec::new();
@@ -502,27 +507,31 @@ impl Classes {
     #[cfg(test)]
     fn losses(&self, betas: &[Vec<f64>]) -> Vec<f64> {
         use rayon::prelude::*;
-        let chunks: Vec<Vec<f64>> =
-            (0..self.spans.len().div_ceil(Self::CHUNK)).into_par_iter().map(|c| self.chunk_regrets(c, betas)).collect();
+        let weights = single_precision(betas);
+        let chunks: Vec<Vec<f64>> = (0..self.spans.len().div_ceil(Self::CHUNK))
+            .into_par_iter()
+            .map(|c| self.chunk_regrets(c, &weights))
+            .collect();
         self.mean_regrets(&chunks, betas.len())
     }
 
     /// [`Classes::losses`] with the chunks handed to `world` (across MPI ranks, when
     /// there are several).
     fn losses_on(&self, world: &World, betas: &[Vec<f64>]) -> Result<Vec<f64>> {
-        let chunks = world.map(self.spans.len().div_ceil(Self::CHUNK), |c| self.chunk_regrets(c, betas))?;
+        let weights = single_precision(betas);
+        let chunks = world.map(self.spans.len().div_ceil(Self::CHUNK), |c| self.chunk_regrets(c, &weights))?;
         Ok(self.mean_regrets(&chunks, betas.len()))
     }
 
     const CHUNK: usize = 2048;
 
-    /// The total regret of each policy on chunk `chunk` of the states.
-    fn chunk_regrets(&self, chunk: usize, betas: &[Vec<f64>]) -> Vec<f64> {
-        let weights: Vec<Vec<f32>> = betas.iter().map(|beta| beta.iter().map(|b| *b as f32).collect()).collect();
+    /// The total regret of each policy (its weights in `f32`) on chunk `chunk` of the
+    /// states.
+    fn chunk_regrets(&self, chunk: usize, weights: &[Vec<f32>]) -> Vec<f64> {
         let dimension = self.dimension;
         let range = chunk * Self::CHUNK..((chunk + 1) * Self::CHUNK).min(self.spans.len());
         let (spans, best) = (&self.spans[range.clone()], &self.best[range]);
-        let mut totals = vec![0.0; betas.len()];
+        let mut totals = vec![0.0; weights.len()];
         let widest = spans.iter().map(|span| span.2).max().unwrap_or(0);
         let mut scores = vec![0f32; widest.div_ceil(LANES) * LANES];
         for (&(first_block, first, count), best) in spans.iter().zip(best) {

@@ -12,11 +12,9 @@ use super::run;
 use super::spread::{RunStart, Spread};
 use super::Stopped;
 use anyhow::{bail, Context, Result};
-use mpi::point_to_point::MatchedReceiveVec;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{Destination, Source};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 const RUN: u8 = 0;
 const RESULTS: u8 = 1;
@@ -71,18 +69,9 @@ impl Message {
     }
 }
 
-/// Waits for the next message from `source`, sleeping between polls (Open MPI's blocking
-/// receive would spin a core the jobs need).
+/// The next message from `source` (waiting as tune's ranks wait, without spinning).
 fn receive(source: &impl Source, from: i32) -> Result<Message> {
-    let mut pause = Duration::from_micros(20);
-    loop {
-        if let Some(probed) = source.immediate_matched_probe() {
-            let (bytes, _) = probed.matched_receive_vec::<u8>();
-            return Message::decode(&bytes, from);
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(1));
-    }
+    Message::decode(&crate::tune::mpi::receive(source).0, from)
 }
 
 /// Rank 0's side.
@@ -141,7 +130,7 @@ impl Spread for Coordinator {
         self.played.borrow_mut()[0] += mine.len() as u64;
         shares[0] = Some(mine);
         let mut total = samples;
-        for rank in 1..ranks {
+        for (rank, share) in shares.iter_mut().enumerate().skip(1) {
             let from = self.world.process_at_rank(rank as i32);
             // A share of an exchange this run has left behind (a run stopped early) is
             // dropped.
@@ -153,7 +142,7 @@ impl Spread for Coordinator {
             };
             total += message.samples;
             self.played.borrow_mut()[rank] += message.items.len() as u64;
-            shares[rank] = Some(message.items);
+            *share = Some(message.items);
         }
         if super::stopping() {
             self.end();

@@ -79,7 +79,7 @@ fn decode<T: for<'a> Deserialize<'a>>(bytes: &[u8], from: i32) -> Result<T> {
 /// receive polls at full speed, which would take a core from the games (rank 0 waits for
 /// workers during every round). Polling with a sleep that backs off to 1 ms costs at most
 /// a millisecond per batch.
-fn receive(source: &impl Source) -> (Vec<u8>, i32) {
+pub(crate) fn receive(source: &impl Source) -> (Vec<u8>, i32) {
     let mut pause = Duration::from_micros(20);
     loop {
         if let Some(probed) = source.immediate_matched_probe() {
